@@ -1,0 +1,43 @@
+export { contractJsonSchemas } from "./json-schema.js";
+export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./limits.js";
+export {
+  type AgentExecuteRequest,
+  AgentExecuteRequestSchema,
+  createAgentExecuteRequestSchema,
+  createAgentExecuteRequestValidator,
+  isToolContinuationRequest,
+  validateAgentExecuteRequest,
+} from "./request/agent-execute-request.js";
+export { CLIPBOARD_IMAGE_MIME_TYPES, type ClipboardImage } from "./request/clipboard-image.js";
+export type { InputArtifact } from "./request/input-artifact.js";
+export { RAG_SCOPE_OPERATORS, type RagScopeCondition } from "./request/rag-scope-condition.js";
+export type { ToolContinuationRequest } from "./request/tool-continuation-request.js";
+export type { ToolResult } from "./request/tool-result.js";
+export { USER_TURN_INPUT_FIELDS, type UserTurnRequest } from "./request/user-turn-request.js";
+export {
+  type AgentExecuteResponse,
+  AgentExecuteResponseSchema,
+  AgentExecuteResultSchema,
+  type ClientToolContinuationResponse,
+  ClientToolContinuationResponseSchema,
+  type FinalResponse,
+  FinalResponseSchema,
+  validateAgentExecuteResponse,
+} from "./response/agent-execute-response.js";
+export { type ExecutedToolResult, ExecutedToolResultSchema } from "./response/executed-tool-result.js";
+export { type FileRef, FileRefSchema } from "./response/file-ref.js";
+export { type ToolCall, ToolCallSchema } from "./response/tool-call.js";
+export { type Usage, UsageSchema } from "./response/usage.js";
+export { type UserWarning, UserWarningSchema } from "./response/user-warning.js";
+export { ERROR_CODES, ERROR_HTTP_STATUS, type ErrorCode, httpStatusOf } from "./result/error-code.js";
+export { type InvokeError, InvokeErrorSchema } from "./result/invoke-error.js";
+export {
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  type InvokeSuccess,
+  invokeResultSchema,
+  ok,
+} from "./result/invoke-result.js";
+export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
+export { type FieldError, formatFieldPath } from "./validation/field-error.js";

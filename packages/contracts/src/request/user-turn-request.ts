@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { RequestLimits } from "../limits.js";
+import { IdentifierSchema } from "../text/identifier.js";
+import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from "../text/no-nul.js";
+import { utf8ByteLength } from "../text/utf8-byte-length.js";
+import { clipboardImageSchema } from "./clipboard-image.js";
+import { inputArtifactSchema } from "./input-artifact.js";
+import { ragScopeConditionSchema } from "./rag-scope-condition.js";
+
+/** The fields that carry user input; a user turn needs at least one of them (AGN-034 §2.1). */
+export const USER_TURN_INPUT_FIELDS = ["instruction", "inputArtifacts", "clipboardImages"] as const;
+
+/** A new agent turn (AGN-034 §2.1). Mode, provider ids and tool definitions are server-owned and refused. */
+export function userTurnRequestSchema(limits: RequestLimits) {
+  const hint = (max: number) =>
+    z
+      .string()
+      .min(1, "must not be empty")
+      .max(max, `must be at most ${max} characters`)
+      .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE);
+  return z
+    .strictObject({
+      sessionId: IdentifierSchema,
+      turnId: IdentifierSchema,
+      instruction: z
+        .string()
+        .max(limits.maxInstructionChars, `must be at most ${limits.maxInstructionChars} characters`)
+        .regex(/\S/, "must contain some non-whitespace text")
+        .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE)
+        .optional(),
+      inputArtifacts: z
+        .array(inputArtifactSchema(limits))
+        .max(limits.maxInputArtifacts, `must hold at most ${limits.maxInputArtifacts} artifacts`)
+        .optional(),
+      clipboardImages: z
+        .array(clipboardImageSchema(limits))
+        .max(limits.maxClipboardImages, `must hold at most ${limits.maxClipboardImages} images`)
+        .optional(),
+      ragScope: z
+        .array(ragScopeConditionSchema(limits))
+        .max(limits.maxRagScopeConditions, `must hold at most ${limits.maxRagScopeConditions} conditions`)
+        .optional(),
+      /** Session-latched (AGN-034 §4.5): a value replaces the stored one, `""` clears it, absence keeps it. */
+      solutionContextText: z
+        .string()
+        .max(limits.maxSolutionContextChars, `must be at most ${limits.maxSolutionContextChars} characters`)
+        .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE)
+        .optional(),
+      workspaceId: hint(256).optional(),
+      repo: hint(512).optional(),
+      language: hint(64).optional(),
+      stream: z.boolean().optional(),
+      agentContextId: IdentifierSchema.optional(),
+      conversationContextId: IdentifierSchema.optional(),
+    })
+    .superRefine((request, ctx) => {
+      const hasInput =
+        request.instruction !== undefined ||
+        (request.inputArtifacts?.length ?? 0) > 0 ||
+        (request.clipboardImages?.length ?? 0) > 0;
+      if (!hasInput) {
+        ctx.addIssue({
+          code: "custom",
+          path: [],
+          message: "a user turn needs at least one of instruction, inputArtifacts or clipboardImages",
+        });
+      }
+      const totalBytes = (request.inputArtifacts ?? []).reduce(
+        (sum, artifact) =>
+          sum +
+          // Base64 counts whole 3-byte quanta, the same rounding the per-artifact cap uses.
+          (artifact.encoding === "base64"
+            ? (artifact.contents.length / 4) * 3
+            : utf8ByteLength(artifact.contents)),
+        0,
+      );
+      if (totalBytes > limits.maxArtifactTotalBytes) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["inputArtifacts"],
+          message: `must hold at most ${limits.maxArtifactTotalBytes} bytes of contents in all`,
+        });
+      }
+      const imageIds = new Set<string>();
+      request.clipboardImages?.forEach((image, index) => {
+        if (imageIds.has(image.id)) {
+          ctx.addIssue({ code: "custom", path: ["clipboardImages", index, "id"], message: "must be unique" });
+        }
+        imageIds.add(image.id);
+      });
+    })
+    .meta({
+      anyOf: [
+        { required: ["instruction"] },
+        { required: ["inputArtifacts"], properties: { inputArtifacts: { minItems: 1 } } },
+        { required: ["clipboardImages"], properties: { clipboardImages: { minItems: 1 } } },
+      ],
+    });
+}
+
+export type UserTurnRequest = z.infer<ReturnType<typeof userTurnRequestSchema>>;

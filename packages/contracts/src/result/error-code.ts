@@ -1,0 +1,48 @@
+/**
+ * Every error code the service answers with, and the HTTP status that carries it.
+ * The HTTP status of a response mirrors its first error.
+ */
+export const ERROR_HTTP_STATUS = {
+  /** The body is not a valid request; `details.fields` names each failing field. */
+  VALIDATION_FAILED: 400,
+  /** No or a wrong API key. */
+  UNAUTHORIZED: 401,
+  /** No session of this principal has this id. */
+  SESSION_NOT_FOUND: 404,
+  /** The session has no turn with this id. */
+  TURN_NOT_FOUND: 404,
+  /** No file of this principal has this id. */
+  FILE_NOT_FOUND: 404,
+  /** No route answers this method and path. */
+  ROUTE_NOT_FOUND: 404,
+  /** Another turn of the session is running. Retry once it has finished. */
+  SESSION_BUSY: 409,
+  /** The turn id was used before with a different body. */
+  TURN_ID_CONFLICT: 409,
+  /** Tool results do not match the turn's tool calls in count, ids and order (AGN-033 §3.3). The turn failed. */
+  TOOL_RESULTS_MISMATCH: 409,
+  /** A tool continuation names a turn that is not awaiting client tools. */
+  TURN_NOT_AWAITING_TOOLS: 409,
+  /** The body is larger than the server accepts. */
+  PAYLOAD_TOO_LARGE: 413,
+  /** The body is not `application/json`. */
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  /** The LLM provider failed or answered with something unusable; `details` carries its status and request id. */
+  PROVIDER_ERROR: 502,
+  /** The reasoner reached its iteration limit without a final answer or a client tool call. */
+  ITERATION_LIMIT_EXCEEDED: 502,
+  /** The server is starting, stopping, or cannot reach its database. */
+  NOT_READY: 503,
+  /** A server-side tool failed while executing. */
+  SERVER_TOOL_FAILED: 500,
+  /** A bug in the service. */
+  INTERNAL: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_HTTP_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_HTTP_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_HTTP_STATUS[code];
+}

@@ -1,0 +1,4 @@
+import { createAgentExecuteRequestValidator } from "@aptix/contracts";
+
+// The limits a server published; the others keep their defaults.
+export const validateForServer = createAgentExecuteRequestValidator({ maxArtifactBytes: 512 * 1024 });

@@ -1,0 +1,121 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AgentExecuteRequest,
+  createAgentExecuteRequestValidator,
+  httpStatusOf,
+  isToolContinuationRequest,
+  type RequestLimits,
+  validateAgentExecuteRequest,
+} from "../src/index.js";
+import { expectVectorFailure } from "./support/expect-failure.js";
+import { requestVectors } from "./vectors/request-vectors.js";
+import type { InvalidVector, RequestVector, ValidVector } from "./vectors/vector.js";
+
+const validatorFor = (limits: Partial<RequestLimits> | undefined) =>
+  limits === undefined ? validateAgentExecuteRequest : createAgentExecuteRequestValidator(limits);
+
+const isObject = (value: unknown): value is object =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const valid = requestVectors.filter((vector): vector is ValidVector & RequestVector => vector.valid);
+const invalid = requestVectors.filter((vector): vector is InvalidVector & RequestVector => !vector.valid);
+
+describe("request vectors", () => {
+  it("are JSON documents with unique names", () => {
+    const names = requestVectors.map((vector) => vector.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const vector of requestVectors)
+      expect(JSON.parse(JSON.stringify(vector.input))).toEqual(vector.input);
+  });
+
+  it("cover both outcomes and both JSON Schema verdicts", () => {
+    expect(valid.length).toBeGreaterThanOrEqual(15);
+    expect(invalid.filter((vector) => vector.jsonSchema === "rejects").length).toBeGreaterThanOrEqual(40);
+    expect(invalid.filter((vector) => vector.jsonSchema === "zod-only").length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+describe("validateAgentExecuteRequest accepts valid requests", () => {
+  it.each(valid)("$name", (vector) => {
+    const result = validatorFor(vector.limits)(vector.input);
+    expect(result).toEqual({ successful: true, result: vector.input, errors: [], warnings: [] });
+    if (!result.successful) return;
+    const request: AgentExecuteRequest = result.result;
+    expect(isToolContinuationRequest(request)).toBe("toolResults" in (vector.input as object));
+  });
+});
+
+describe("validateAgentExecuteRequest rejects invalid requests with exactly the failing paths", () => {
+  it.each(invalid)("$name", (vector) => {
+    const result = validatorFor(vector.limits)(vector.input);
+    expectVectorFailure(result, vector);
+    if (result.successful) return;
+    const [error] = result.errors;
+    expect(httpStatusOf(error.code)).toBe(400);
+    // The scenario the validator judged the body as: told apart by the presence of toolResults (AGN-034 §3).
+    const expectedScenario = !isObject(vector.input)
+      ? undefined
+      : "toolResults" in vector.input
+        ? "tool continuation"
+        : "user turn";
+    expect(error.details?.scenario).toBe(expectedScenario);
+    if (expectedScenario !== undefined)
+      expect(error.message).toMatch(new RegExp(`^Invalid ${expectedScenario}: `));
+  });
+});
+
+describe("vectors with overridden limits", () => {
+  const limited = invalid.filter((vector) => vector.limits !== undefined);
+
+  it.each(limited)(
+    "$name: passes the default limits, so the overridden limit is what it breaks",
+    (vector) => {
+      expect(validateAgentExecuteRequest(vector.input).successful).toBe(true);
+    },
+  );
+});
+
+describe("validator", () => {
+  it("summarizes at most three fields and counts the rest", () => {
+    const result = validateAgentExecuteRequest({
+      a: 1,
+      b: 2,
+      c: 3,
+      d: 4,
+      e: 5,
+      sessionId: "s",
+      turnId: "t",
+      instruction: "x",
+    });
+    expect(result.successful).toBe(false);
+    if (result.successful) return;
+    expect(result.errors[0].message).toBe(
+      "Invalid user turn: a is not a field of AgentExecuteRequest; b is not a field of AgentExecuteRequest; " +
+        "c is not a field of AgentExecuteRequest (and 2 more).",
+    );
+  });
+
+  it("reads a whole-document error as a sentence in the summary", () => {
+    const result = validateAgentExecuteRequest({ sessionId: "s", turnId: "t" });
+    expect(result.successful).toBe(false);
+    if (result.successful) return;
+    expect(result.errors[0].message).toBe(
+      "Invalid user turn: a user turn needs at least one of instruction, inputArtifacts or clipboardImages.",
+    );
+  });
+
+  it("does not share state between validators with different limits", () => {
+    const small = createAgentExecuteRequestValidator({ maxInstructionChars: 3 });
+    const body = { sessionId: "s", turnId: "t", instruction: "four" };
+    expect(small(body).successful).toBe(false);
+    expect(validateAgentExecuteRequest(body).successful).toBe(true);
+    expect(small({ ...body, instruction: "abc" }).successful).toBe(true);
+  });
+
+  it("never throws on values JSON cannot carry", () => {
+    for (const input of [undefined, Symbol("x"), () => 1, 10n, new Date(0), new Map(), Object.create(null)]) {
+      expect(() => validateAgentExecuteRequest(input)).not.toThrow();
+      expect(validateAgentExecuteRequest(input).successful).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,39 @@
+import { systemClock } from "../defaults/system-clock.js";
+import type { Clock } from "../ports/clock.js";
+import type { FileStore, StoredFile } from "../ports/file-store.js";
+
+/**
+ * A `FileStore` in process memory. Files are kept per (principal, fileId): another principal's id answers
+ * exactly as an unknown one does. A file whose `expiresAt <= clock.now()` is gone (`get` answers undefined);
+ * nothing sweeps it, it is simply never served again. Metadata and content go in and come out as copies.
+ */
+export class InMemoryFileStore implements FileStore {
+  readonly #files = new Map<string, { file: StoredFile; content: Uint8Array }>();
+  readonly #clock: Clock;
+
+  constructor(clock: Clock = systemClock) {
+    this.#clock = clock;
+  }
+
+  async put(file: StoredFile, content: Uint8Array): Promise<void> {
+    this.#files.set(keyOf(file.principal, file.fileId), {
+      file: structuredClone(file),
+      content: Uint8Array.from(content),
+    });
+  }
+
+  async get(
+    principal: string,
+    fileId: string,
+  ): Promise<{ file: StoredFile; content: Uint8Array } | undefined> {
+    const stored = this.#files.get(keyOf(principal, fileId));
+    if (stored === undefined) return undefined;
+    const { expiresAt } = stored.file;
+    if (expiresAt !== null && expiresAt.getTime() <= this.#clock.now().getTime()) return undefined;
+    return { file: structuredClone(stored.file), content: Uint8Array.from(stored.content) };
+  }
+}
+
+function keyOf(principal: string, fileId: string): string {
+  return JSON.stringify([principal, fileId]);
+}

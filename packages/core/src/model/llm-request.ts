@@ -1,0 +1,26 @@
+import type { ToolDefinition } from "./tool-definition.js";
+import type { TranscriptItem } from "./transcript-item.js";
+
+/** How the model picks tools on one call. `tool` forces the named tool. */
+export type ToolChoice = { type: "auto" } | { type: "tool"; name: string };
+
+/** Where the provider picks up the conversation before this call's `input`. */
+export type LlmContinuation =
+  /** The session's first call: nothing comes before `input`. */
+  | { type: "none" }
+  /** Continue from a response the provider stored (OpenAI `previous_response_id`). */
+  | { type: "previous_response"; responseId: string }
+  /** The provider keeps no state (or lost it): these items come first, in order. */
+  | { type: "replay"; items: TranscriptItem[] };
+
+/** One provider-neutral LLM call, written by the Composition layer and sent by the LLM Call layer. */
+export interface LlmRequest {
+  model: string;
+  continuation: LlmContinuation;
+  /** The items this call adds to the conversation, in order. */
+  input: TranscriptItem[];
+  /** Every call carries the full tool list: the Responses API does not carry tools over `previous_response_id`. */
+  tools: ToolDefinition[];
+  toolChoice: ToolChoice;
+  maxOutputTokens?: number;
+}

@@ -1,0 +1,28 @@
+import type { ConversationCursor } from "./conversation-cursor.js";
+
+/** Sessions are named by principal and client-minted id: two principals' equal ids name unrelated sessions. */
+export interface SessionKey {
+  principal: string;
+  sessionId: string;
+}
+
+export interface SessionRecord extends SessionKey {
+  conversationContextId: string;
+  agentContextId: string | null;
+  /** The authoritative current mode id (AGN-011 §3.2). */
+  mode: string;
+  /** Latched by user turns (AGN-034 §4.5); null when never set or cleared. */
+  solutionContextText: string | null;
+  cursor: ConversationCursor;
+  /** The turn that is running or awaiting client tools; null when the session is idle. */
+  openTurnId: string | null;
+  /** Turns started so far; the next turn's sequence number. */
+  turnCount: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The session fields a turn may change. */
+export type SessionPatch = Partial<
+  Pick<SessionRecord, "mode" | "solutionContextText" | "cursor" | "openTurnId">
+>;

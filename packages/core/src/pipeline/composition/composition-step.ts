@@ -1,0 +1,69 @@
+import { type InvokeResult, ok } from "@aptix/contracts";
+import type { ConversationContext } from "../../catalog/conversation-context.js";
+import type { Mode } from "../../catalog/mode.js";
+import { type ConversationCursor, isFreshCursor } from "../../model/conversation-cursor.js";
+import type { LlmContinuation, LlmRequest } from "../../model/llm-request.js";
+import type { ToolDefinition } from "../../model/tool-definition.js";
+import type { TranscriptItem } from "../../model/transcript-item.js";
+import type { PipelineStep } from "../pipeline-step.js";
+
+export interface CompositionInput {
+  context: ConversationContext;
+  /** The turn's mode: it picks the forced tool choice; its instructions open a fresh session. */
+  mode: Mode;
+  /** The turn's tools, fixed for the whole reasoner loop. */
+  tools: ToolDefinition[];
+  cursor: ConversationCursor;
+  /** The new items of this call: the user message, or the outputs of the previous call's tool calls. */
+  newItems: TranscriptItem[];
+  /** The session's first `cursor.transcriptLength` transcript items, when `needsReplay` said so. */
+  replay?: TranscriptItem[];
+  /** The first LLM call of the user turn: only it gets the mode's forced tool choice. */
+  firstCallOfTurn: boolean;
+}
+
+/** Whether the next call must replay the transcript rather than continue from a stored provider response. */
+export function needsReplay(
+  cursor: ConversationCursor,
+  storesResponses: boolean,
+  continuationLost: boolean,
+): boolean {
+  if (cursor.transcriptLength === 0) return false;
+  return !storesResponses || continuationLost || cursor.responseId === null;
+}
+
+/**
+ * Layer 1 — Composition (AGN-027 B): assembles everything the LLM sees. It calls nothing and loops on
+ * nothing; adapters only translate its output into their wire format (DESIGN.md §5).
+ */
+export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
+  async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
+    const { context, mode, cursor } = input;
+    // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
+    const system: TranscriptItem[] = isFreshCursor(cursor)
+      ? [
+          {
+            type: "system_message",
+            text: mode.instructions ? `${context.bootPrompt}\n\n${mode.instructions}` : context.bootPrompt,
+          },
+        ]
+      : [];
+    const continuation: LlmContinuation = input.replay
+      ? { type: "replay", items: input.replay }
+      : cursor.responseId !== null
+        ? { type: "previous_response", responseId: cursor.responseId }
+        : { type: "none" };
+    // A forced tool applies to the turn's first call only: forcing it again after its output would
+    // loop until the iteration limit (the reason the OpenAI Agents SDK resets tool_choice after a tool use).
+    const forced = input.firstCallOfTurn && mode.toolChoice !== null;
+    const request: LlmRequest = {
+      model: context.model,
+      continuation,
+      input: [...system, ...cursor.pendingInput, ...input.newItems],
+      tools: input.tools,
+      toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
+    };
+    if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
+    return ok(request);
+  }
+}

@@ -1,0 +1,237 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import type { ConversationContext } from "../catalog/conversation-context.js";
+import type { Mode } from "../catalog/mode.js";
+import type { ConversationCursor } from "../model/conversation-cursor.js";
+import type { LlmCallRecord, TracedContinuation } from "../model/llm-call-record.js";
+import type { LlmContinuation, LlmRequest } from "../model/llm-request.js";
+import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../model/llm-response.js";
+import type { SessionRecord } from "../model/session-record.js";
+import type { ToolDefinition } from "../model/tool-definition.js";
+import type { FunctionCallOutputItem, TranscriptItem } from "../model/transcript-item.js";
+import type { PendingToolCalls } from "../model/turn-record.js";
+import type { Clock } from "../ports/clock.js";
+import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
+import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../tools/change-mode-tool.js";
+import type { CompositionStep } from "./composition/composition-step.js";
+import { needsReplay } from "./composition/composition-step.js";
+import type { FileKeeper } from "./file-keeper.js";
+import type { LlmCallStep } from "./llm-call-step.js";
+import type { PipelineStep } from "./pipeline-step.js";
+import type { ServerToolExecutionStep } from "./server-tool-execution-step.js";
+import type { SessionLease } from "./turn-persistence.js";
+import { addUsage, type TurnProgress } from "./turn-progress.js";
+
+export interface ReasonerInput {
+  lease: SessionLease;
+  provider: LlmProvider;
+  context: ConversationContext;
+  /** The turn's mode: its tools and forced choice hold for the whole loop (AGN-011 §4.4). */
+  mode: Mode;
+  tools: ToolDefinition[];
+  /** The session as the turn sees it; `mode` follows mode changes as they are applied. */
+  session: SessionRecord;
+  turnId: string;
+  /** The first call's new items: the user message, or the outputs a tool continuation completes. */
+  newItems: TranscriptItem[];
+  firstCallOfTurn: boolean;
+  progress: TurnProgress;
+  onTextDelta?: (delta: string) => void;
+}
+
+export type ReasonerOutcome =
+  | { kind: "final"; text: string; finishReason: LlmFinishReason }
+  | { kind: "client_tools"; text: string; clientCalls: LlmToolCall[]; pending: PendingToolCalls };
+
+/**
+ * Layer 4 — Reasoner (AGN-027 E): the only layer that loops. Compose → call → server tools → compose with
+ * their outputs, until the model answers with text (final) or asks for a client tool (continuation).
+ * It applies mode changes and bounds the loop.
+ */
+export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome> {
+  constructor(
+    private readonly composition: CompositionStep,
+    private readonly llmCall: LlmCallStep,
+    private readonly serverTools: ServerToolExecutionStep,
+    private readonly files: FileKeeper,
+    private readonly clock: Clock,
+    private readonly maxLlmCalls: number,
+  ) {}
+
+  async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
+    const { lease, provider, session, progress } = input;
+    let newItems = input.newItems;
+    let continuationLost = false;
+    // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
+    let firstCallOfTurn = input.firstCallOfTurn;
+    for (let calls = 0; ; calls++) {
+      if (calls >= this.maxLlmCalls) {
+        return fail(
+          "ITERATION_LIMIT_EXCEEDED",
+          `The model made ${this.maxLlmCalls} calls in a row without a final answer or a client tool call.`,
+          { maxLlmCalls: this.maxLlmCalls },
+        );
+      }
+      const cursor = progress.cursor;
+      const replay = needsReplay(cursor, provider.storesResponses, continuationLost)
+        ? await lease.loadTranscript(cursor.transcriptLength)
+        : undefined;
+      const composed = await this.composition.run({
+        context: input.context,
+        mode: input.mode,
+        tools: input.tools,
+        cursor,
+        newItems,
+        firstCallOfTurn,
+        ...(replay ? { replay } : {}),
+      });
+      if (!composed.successful) return composed;
+      const request = composed.result;
+
+      const startedAt = this.clock.now();
+      const answered = await this.llmCall.run({
+        provider,
+        request,
+        ...(input.onTextDelta ? { options: { onTextDelta: input.onTextDelta } } : {}),
+      });
+      const record = this.#callRecord(input, request, startedAt, answered);
+      if (!answered.successful) {
+        const kept = await lease.recordLlmCall(record);
+        if (!kept.successful) return kept;
+        // The provider forgot the response we continued from: replay the transcript once instead of failing.
+        if (isContinuationLost(answered) && !continuationLost && cursor.transcriptLength > 0) {
+          continuationLost = true;
+          continue;
+        }
+        return answered;
+      }
+      const response = answered.result;
+      const advanced: ConversationCursor = {
+        responseId: response.responseId ?? null,
+        pendingInput: [],
+        transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
+      };
+      const kept = await lease.recordLlmCall(record, {
+        items: [...request.input, ...response.output],
+        fromPosition: cursor.transcriptLength,
+        cursor: advanced,
+      });
+      if (!kept.successful) return kept;
+      progress.cursor = advanced;
+      progress.usage = addUsage(progress.usage, response.usage);
+      continuationLost = false;
+      firstCallOfTurn = false;
+
+      if (response.toolCalls.length === 0) {
+        return ok({ kind: "final", text: response.text, finishReason: response.finishReason });
+      }
+      const executed = await this.serverTools.run({
+        calls: response.toolCalls,
+        context: {
+          principal: session.principal,
+          sessionId: session.sessionId,
+          turnId: input.turnId,
+          mode: input.mode.id,
+        },
+      });
+      if (!executed.successful) return executed;
+      const { outputs, executions, clientCalls, files, results } = executed.result;
+      progress.toolExecutions.push(...executions);
+      for (const file of files) progress.files.push(await this.files.keep(session.principal, file));
+
+      const modeChanged = await this.#applyModeChange(input, response.toolCalls, results);
+      if (!modeChanged.successful) return modeChanged;
+
+      if (clientCalls.length > 0) {
+        return ok({
+          kind: "client_tools",
+          text: response.text,
+          clientCalls,
+          pending: {
+            calls: response.toolCalls,
+            clientCallIds: clientCalls.map((call) => call.callId),
+            serverOutputs: outputs,
+            // Before the call that asked for these tools, with that call's input still to send: an abandoned
+            // turn restores it, so the provider never sees these calls without outputs.
+            resumeCursor: {
+              // A continuation that was lost and replayed must not be named again: replay from there too.
+              responseId: request.continuation.type === "previous_response" ? cursor.responseId : null,
+              pendingInput: request.input,
+              transcriptLength: cursor.transcriptLength,
+            },
+          },
+        });
+      }
+      newItems = orderOutputs(response.toolCalls, outputs);
+    }
+  }
+
+  /** AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at once. */
+  async #applyModeChange(
+    input: ReasonerInput,
+    calls: LlmToolCall[],
+    results: Map<string, unknown>,
+  ): Promise<InvokeResult<void>> {
+    const changes = calls
+      .filter((call) => call.name === CHANGE_MODE_TOOL_NAME && results.has(call.callId))
+      .map((call) => results.get(call.callId) as ChangeModeResult);
+    const last = changes.at(-1);
+    if (!last) return ok(undefined);
+    if (changes.length > 1) {
+      input.progress.warnings.push({
+        code: "MULTIPLE_MODE_CHANGES",
+        message: `The model changed mode ${changes.length} times in one response; the last change (${last.mode}) applies.`,
+      });
+    }
+    const session = input.session;
+    if (last.mode === session.mode) return ok(undefined);
+    const changed = await input.lease.changeMode({
+      principal: session.principal,
+      sessionId: session.sessionId,
+      turnId: input.turnId,
+      previousMode: session.mode,
+      newMode: last.mode,
+      reason: last.reason,
+      changedBy: session.principal,
+      changedAt: this.clock.now(),
+    });
+    if (changed.successful) session.mode = last.mode;
+    return changed;
+  }
+
+  #callRecord(
+    input: ReasonerInput,
+    request: LlmRequest,
+    startedAt: Date,
+    answered: InvokeResult<LlmResponse>,
+  ): LlmCallRecord {
+    const { trace, ...response } = answered.successful ? answered.result : { trace: undefined };
+    return {
+      principal: input.session.principal,
+      sessionId: input.session.sessionId,
+      turnId: input.turnId,
+      index: input.progress.llmCallCount++,
+      request: { ...request, continuation: traced(request.continuation) },
+      response: answered.successful ? (response as Omit<LlmResponse, "trace">) : null,
+      providerRequest: trace?.providerRequest ?? null,
+      providerResponse: trace?.providerResponse ?? null,
+      error: answered.successful ? null : answered.errors[0],
+      startedAt,
+      durationMs: this.clock.now().getTime() - startedAt.getTime(),
+    };
+  }
+}
+
+function traced(continuation: LlmContinuation): TracedContinuation {
+  return continuation.type === "replay"
+    ? { type: "replay", itemCount: continuation.items.length }
+    : continuation;
+}
+
+/** Tool outputs go back in the order the model made the calls. */
+export function orderOutputs(
+  calls: readonly LlmToolCall[],
+  outputs: readonly FunctionCallOutputItem[],
+): FunctionCallOutputItem[] {
+  const byCallId = new Map(outputs.map((output) => [output.callId, output]));
+  return calls.flatMap((call) => byCallId.get(call.callId) ?? []);
+}

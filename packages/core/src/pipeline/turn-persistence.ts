@@ -1,0 +1,154 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import type { ConversationCursor } from "../model/conversation-cursor.js";
+import type { LlmCallRecord } from "../model/llm-call-record.js";
+import type { ModeHistoryEntry } from "../model/mode-history-entry.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../model/session-record.js";
+import type { TranscriptItem } from "../model/transcript-item.js";
+import type { TurnPatch, TurnRecord, TurnStatus } from "../model/turn-record.js";
+import type { Clock } from "../ports/clock.js";
+import type { IdGenerator } from "../ports/id-generator.js";
+import type { ClaimSessionInput, SessionStore } from "../ports/session-store.js";
+
+const LEASE_LOST =
+  "This server instance lost the session's lease while the turn ran; another instance failed the turn.";
+
+/**
+ * Layer 5 — Persistence (AGN-027 F): the only layer that reads and writes sessions and turns. Reads are
+ * open to anyone; writes go through a SessionLease, which exists only while this instance holds the
+ * session's lease, so one turn runs per session across every instance.
+ */
+export class TurnPersistence {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly leaseMs: number,
+  ) {}
+
+  getSession(key: SessionKey): Promise<SessionRecord | undefined> {
+    return this.store.getSession(key);
+  }
+
+  getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
+    return this.store.getTurn(key, turnId);
+  }
+
+  listTurns(key: SessionKey): Promise<TurnRecord[]> {
+    return this.store.listTurns(key);
+  }
+
+  listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]> {
+    return this.store.listModeHistory(key);
+  }
+
+  listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
+    return this.store.listLlmCalls(key, turnId);
+  }
+
+  findExpiredLeases(now: Date, limit: number): Promise<SessionKey[]> {
+    return this.store.findExpiredLeases(now, limit);
+  }
+
+  /** Takes the session's lease (creating the session first when `create` is given). */
+  async claim(
+    key: SessionKey,
+    create?: ClaimSessionInput["create"],
+  ): Promise<InvokeResult<{ session: SessionRecord; lease: SessionLease }>> {
+    const now = this.clock.now();
+    const owner = this.ids.newId("lease");
+    const claimed = await this.store.claimSession({
+      key,
+      lease: { owner, expiresAt: new Date(now.getTime() + this.leaseMs) },
+      now,
+      ...(create ? { create } : {}),
+    });
+    if (claimed.outcome === "busy") {
+      return fail("SESSION_BUSY", "Another turn of this session is running; retry when it has finished.", {
+        sessionId: key.sessionId,
+      });
+    }
+    if (claimed.outcome === "not_found") {
+      return fail("SESSION_NOT_FOUND", `No session ${JSON.stringify(key.sessionId)}.`, {
+        sessionId: key.sessionId,
+      });
+    }
+    return ok({
+      session: claimed.session,
+      lease: new SessionLease(this.store, this.clock, key, owner, this.leaseMs),
+    });
+  }
+}
+
+/** Writes of one turn execution, valid while its lease holds. Each answers INTERNAL when the lease was lost. */
+export class SessionLease {
+  constructor(
+    private readonly store: SessionStore,
+    private readonly clock: Clock,
+    readonly key: SessionKey,
+    readonly owner: string,
+    private readonly leaseMs: number,
+  ) {}
+
+  async startTurn(
+    turn: TurnRecord,
+    sessionPatch: SessionPatch,
+    abandonTurnId?: string,
+  ): Promise<InvokeResult<void>> {
+    const started = await this.store.startTurn({
+      turn,
+      sessionPatch,
+      leaseOwner: this.owner,
+      ...(abandonTurnId ? { abandonTurnId } : {}),
+    });
+    if (started === "turn_exists") {
+      return fail("TURN_ID_CONFLICT", `Turn ${JSON.stringify(turn.turnId)} already exists in this session.`, {
+        turnId: turn.turnId,
+      });
+    }
+    return started === "started" ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+  }
+
+  /** Changes the turn and the session together; `expectStatus` makes it a conditional transition. */
+  async updateTurn(
+    turnId: string,
+    turnPatch: TurnPatch,
+    options: { sessionPatch?: SessionPatch; expectStatus?: TurnStatus; release?: boolean } = {},
+  ): Promise<InvokeResult<void>> {
+    const updated = await this.store.updateTurn({
+      key: this.key,
+      turnId,
+      turnPatch,
+      leaseOwner: this.owner,
+      ...(options.sessionPatch ? { sessionPatch: options.sessionPatch } : {}),
+      ...(options.expectStatus ? { expectStatus: options.expectStatus } : {}),
+      ...(options.release ? { releaseLease: true } : {}),
+    });
+    return updated ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+  }
+
+  /** Ends the lease without touching a turn: for requests that fail before their turn starts. */
+  release(): Promise<void> {
+    return this.store.releaseLease(this.key, this.owner);
+  }
+
+  /** Keeps the call's trace; after a success, also the transcript items it added and the new cursor. */
+  async recordLlmCall(
+    call: LlmCallRecord,
+    progress?: { items: TranscriptItem[]; fromPosition: number; cursor: ConversationCursor },
+  ): Promise<InvokeResult<void>> {
+    const recorded = await this.store.recordLlmCall({
+      call,
+      lease: { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs) },
+      ...(progress ? { progress } : {}),
+    });
+    return recorded ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+  }
+
+  loadTranscript(length: number): Promise<TranscriptItem[]> {
+    return this.store.loadTranscript(this.key, length);
+  }
+
+  async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {
+    return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+  }
+}

@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { FileStore } from "../ports/file-store.js";
+import type { ManualClock } from "./manual-clock.js";
+import { newStoredFile } from "./store-fixtures.js";
+
+/** What a contract run needs from the file store under test, made afresh (over empty data) for every test. */
+export interface FileStoreHarness {
+  store: FileStore;
+  /** The clock the store judges `expiresAt` by. */
+  clock: ManualClock;
+  close(): Promise<void>;
+}
+
+/**
+ * The behaviour every `FileStore` shares: what is put comes back exactly (as copies), only to its principal,
+ * and not once `expiresAt <= now`. Call it at the top level of a test file.
+ */
+export function describeFileStoreContract(
+  name: string,
+  makeFileStore: () => Promise<FileStoreHarness>,
+): void {
+  describe(`FileStore contract: ${name}`, () => {
+    let harness: FileStoreHarness | undefined;
+    let store: FileStore;
+    let clock: ManualClock;
+
+    beforeEach(async () => {
+      harness = await makeFileStore();
+      store = harness.store;
+      clock = harness.clock;
+    });
+
+    afterEach(async () => {
+      await harness?.close();
+      harness = undefined;
+    });
+
+    /** Every byte value, so no encoding step can go unnoticed. */
+    const allBytes = () => Uint8Array.from({ length: 256 }, (_, index) => index);
+
+    it("gives back what was put: metadata exactly and the content byte for byte", async () => {
+      const file = newStoredFile("principal-a", "file_1", {
+        sizeBytes: 256,
+        createdAt: clock.now(),
+        expiresAt: new Date(clock.now().getTime() + 60_000),
+      });
+      await store.put(file, allBytes());
+      const got = await store.get("principal-a", "file_1");
+      expect(got?.file).toStrictEqual(file);
+      expect(got?.file.createdAt).toBeInstanceOf(Date);
+      expect(got?.content).toBeInstanceOf(Uint8Array);
+      expect(Array.from(got?.content ?? [])).toEqual(Array.from(allBytes()));
+
+      const empty = newStoredFile("principal-a", "file_2", {
+        sizeBytes: 0,
+        name: "empty.txt",
+        mimeType: "text/plain",
+      });
+      await store.put(empty, new Uint8Array(0));
+      const gotEmpty = await store.get("principal-a", "file_2");
+      expect(gotEmpty?.file).toStrictEqual(empty);
+      expect(gotEmpty?.content.length).toBe(0);
+    });
+
+    it("answers undefined for an unknown id and for another principal's file", async () => {
+      await store.put(newStoredFile("principal-a", "file_1"), allBytes());
+      expect(await store.get("principal-a", "file_404")).toBeUndefined();
+      expect(await store.get("principal-b", "file_1")).toBeUndefined();
+      expect(await store.get("principal-a", "file_1")).toBeDefined();
+    });
+
+    it("serves a file until its expiry and never after (expiresAt <= now); a null expiry never expires", async () => {
+      const expiresAt = new Date(clock.now().getTime() + 60_000);
+      await store.put(newStoredFile("principal-a", "file_expiring", { expiresAt }), allBytes());
+      await store.put(newStoredFile("principal-a", "file_forever", { expiresAt: null }), allBytes());
+      clock.advance(59_999);
+      expect(await store.get("principal-a", "file_expiring")).toBeDefined();
+      clock.advance(1);
+      expect(await store.get("principal-a", "file_expiring")).toBeUndefined();
+      clock.advance(365 * 24 * 3_600_000);
+      expect((await store.get("principal-a", "file_forever"))?.file.expiresAt).toBeNull();
+    });
+
+    it("keeps copies: changing the given or returned bytes does not change the stored file", async () => {
+      const content = allBytes();
+      await store.put(newStoredFile("principal-a", "file_1"), content);
+      content.fill(0);
+      const first = await store.get("principal-a", "file_1");
+      first?.content.fill(7);
+      first?.file.createdAt.setTime(0);
+      const second = await store.get("principal-a", "file_1");
+      expect(Array.from(second?.content ?? [])).toEqual(Array.from(allBytes()));
+      expect(second?.file).toStrictEqual(newStoredFile("principal-a", "file_1"));
+    });
+  });
+}

@@ -1,0 +1,911 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ConversationCursor } from "../model/conversation-cursor.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../model/session-record.js";
+import type { TranscriptItem } from "../model/transcript-item.js";
+import type { TurnPatch, TurnRecord } from "../model/turn-record.js";
+import type { ClaimSessionInput, Lease, SessionStore } from "../ports/session-store.js";
+import type { ManualClock } from "./manual-clock.js";
+import {
+  newCallRecord,
+  newContinuationResult,
+  newCursor,
+  newFailedCallRecord,
+  newFailureResult,
+  newFileRef,
+  newFinalResult,
+  newLease,
+  newModeHistoryEntry,
+  newPendingToolCalls,
+  newRound,
+  newSessionKey,
+  newTurnRecord,
+  sampleTranscriptItems,
+} from "./store-fixtures.js";
+
+/** What a contract run needs from the store under test, made afresh (over empty data) for every test. */
+export interface SessionStoreHarness {
+  store: SessionStore;
+  /** The clock the store stamps `updatedAt` with; the suite also takes its `now` values from it. */
+  clock: ManualClock;
+  /** Releases whatever `makeStore` (and `newConnection`) opened. */
+  close(): Promise<void>;
+}
+
+export interface SessionStoreContractOptions {
+  /**
+   * A second store over the same data as the one the current test's `makeStore` answered, but on its own
+   * database connection, so concurrent claims race in the database rather than in one connection's queue.
+   * The harness's `close()` must close it too.
+   */
+  newConnection?: () => Promise<SessionStore>;
+}
+
+const LEASE_MS = 60_000;
+const CREATE = { conversationContextId: "conv-1", agentContextId: "agent-1", mode: "code" } as const;
+
+/**
+ * The behaviour every `SessionStore` shares (see `InMemorySessionStore` for the rules in prose). Call it at
+ * the top level of a test file; each check is its own `it` and starts from an empty store.
+ */
+export function describeSessionStoreContract(
+  name: string,
+  makeStore: () => Promise<SessionStoreHarness>,
+  options: SessionStoreContractOptions = {},
+): void {
+  describe(`SessionStore contract: ${name}`, () => {
+    let harness: SessionStoreHarness | undefined;
+    let store: SessionStore;
+    let clock: ManualClock;
+
+    beforeEach(async () => {
+      harness = await makeStore();
+      store = harness.store;
+      clock = harness.clock;
+    });
+
+    afterEach(async () => {
+      await harness?.close();
+      harness = undefined;
+    });
+
+    const key = newSessionKey("session-1", "principal-a");
+
+    function leaseFor(owner: string, ms = LEASE_MS): Lease {
+      return newLease(owner, new Date(clock.now().getTime() + ms));
+    }
+
+    function claimInput(owner: string, k: SessionKey = key, ms = LEASE_MS): ClaimSessionInput {
+      return { key: k, lease: leaseFor(owner, ms), now: clock.now(), create: { ...CREATE } };
+    }
+
+    /** Claims `k` for `owner` (creating it if needed) and expects the claim to succeed. */
+    async function claim(owner: string, k: SessionKey = key, ms = LEASE_MS): Promise<SessionRecord> {
+      const result = await store.claimSession(claimInput(owner, k, ms));
+      if (result.outcome !== "claimed") throw new Error(`expected claimed, got ${result.outcome}`);
+      return result.session;
+    }
+
+    /** Starts a running turn that becomes the session's open turn, and expects it to start. */
+    async function start(
+      owner: string,
+      turnId: string,
+      overrides: Partial<TurnRecord> = {},
+      k: SessionKey = key,
+      sessionPatch: SessionPatch = { openTurnId: turnId },
+    ): Promise<TurnRecord> {
+      const turn = newTurnRecord(k, turnId, { createdAt: clock.now(), ...overrides });
+      expect(await store.startTurn({ turn, sessionPatch, leaseOwner: owner })).toBe("started");
+      return turn;
+    }
+
+    /** Everything the store holds about `k` (and the given turns' calls), for nothing-changed checks. */
+    async function snapshot(k: SessionKey, turnIds: string[]) {
+      return {
+        session: await store.getSession(k),
+        turns: await store.listTurns(k),
+        transcript: await store.loadTranscript(k, 1_000),
+        modeHistory: await store.listModeHistory(k),
+        calls: await Promise.all(turnIds.map((turnId) => store.listLlmCalls(k, turnId))),
+      };
+    }
+
+    function progress(items: TranscriptItem[], fromPosition: number, cursor: ConversationCursor) {
+      return { items, fromPosition, cursor };
+    }
+
+    it("creates a missing session on claim when asked, and answers not_found without create", async () => {
+      const now = clock.now();
+      expect(await store.claimSession({ key, lease: leaseFor("owner-1"), now })).toEqual({
+        outcome: "not_found",
+      });
+      expect(await store.getSession(key)).toBeUndefined();
+
+      const result = await store.claimSession(claimInput("owner-1"));
+      const expected: SessionRecord = {
+        principal: key.principal,
+        sessionId: key.sessionId,
+        conversationContextId: "conv-1",
+        agentContextId: "agent-1",
+        mode: "code",
+        solutionContextText: null,
+        cursor: { responseId: null, pendingInput: [], transcriptLength: 0 },
+        openTurnId: null,
+        turnCount: 0,
+        createdAt: now,
+        updatedAt: now,
+      };
+      expect(result).toStrictEqual({ outcome: "claimed", session: expected });
+      expect(await store.getSession(key)).toStrictEqual(expected);
+
+      const other = newSessionKey("session-2", "principal-a");
+      const created = await store.claimSession({
+        key: other,
+        lease: leaseFor("owner-2"),
+        now,
+        create: { conversationContextId: "conv-2", agentContextId: null, mode: "plan" },
+      });
+      expect(created).toStrictEqual({
+        outcome: "claimed",
+        session: {
+          ...expected,
+          sessionId: "session-2",
+          conversationContextId: "conv-2",
+          agentContextId: null,
+          mode: "plan",
+        },
+      });
+
+      // An existing session ignores `create`.
+      clock.advance(LEASE_MS);
+      const again = await store.claimSession({
+        key,
+        lease: leaseFor("owner-3"),
+        now: clock.now(),
+        create: { conversationContextId: "conv-x", agentContextId: null, mode: "review" },
+      });
+      expect(again).toStrictEqual({ outcome: "claimed", session: expected });
+    });
+
+    it("answers busy while the lease is held, even to the same owner", async () => {
+      await claim("owner-1");
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await store.claimSession(claimInput("owner-1"))).toEqual({ outcome: "busy" });
+      clock.advance(LEASE_MS - 1);
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+    });
+
+    it("lets a new claimant take an expired lease (expiresAt <= now), locking out the old holder", async () => {
+      await claim("owner-1");
+      clock.advance(LEASE_MS);
+      const session = await claim("owner-2");
+      expect(session.turnCount).toBe(0);
+      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-1" })).toBe("lease_lost");
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-2" })).toBe("started");
+    });
+
+    it("lets the holder keep writing after its lease expired, until another claim takes it", async () => {
+      await claim("owner-1");
+      clock.advance(2 * LEASE_MS);
+      await start("owner-1", "turn-1");
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(true);
+      await claim("owner-2");
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { status: "failed" },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(false);
+      expect((await store.getTurn(key, "turn-1"))?.status).toBe("running");
+    });
+
+    it("grants exactly one of two concurrent claims of a new session", async () => {
+      const other = options.newConnection === undefined ? store : await options.newConnection();
+      const results = await Promise.all([
+        store.claimSession(claimInput("owner-a")),
+        other.claimSession(claimInput("owner-b")),
+      ]);
+      expect(results.map((result) => result.outcome).sort()).toEqual(["busy", "claimed"]);
+      const winner = results[0]?.outcome === "claimed" ? "owner-a" : "owner-b";
+      const loser = winner === "owner-a" ? "owner-b" : "owner-a";
+      expect((await store.getSession(key))?.turnCount).toBe(0);
+      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: loser })).toBe("lease_lost");
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: winner })).toBe("started");
+    });
+
+    it("grants exactly one of two concurrent claims of an expired lease", async () => {
+      await claim("owner-0");
+      clock.advance(LEASE_MS + 1);
+      const other = options.newConnection === undefined ? store : await options.newConnection();
+      const results = await Promise.all([
+        store.claimSession(claimInput("owner-a")),
+        other.claimSession(claimInput("owner-b")),
+      ]);
+      expect(results.map((result) => result.outcome).sort()).toEqual(["busy", "claimed"]);
+      const winner = results[0]?.outcome === "claimed" ? "owner-a" : "owner-b";
+      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-0" })).toBe("lease_lost");
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: winner })).toBe("started");
+    });
+
+    it("refuses every lease-guarded write of a non-owner and changes nothing", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems().slice(0, 3);
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          progress: progress(items, 0, newCursor({ responseId: "resp_0", transcriptLength: 3 })),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
+        true,
+      );
+      const before = await snapshot(key, ["turn-1", "turn-2"]);
+
+      const intruder = "owner-2";
+      const turn2 = newTurnRecord(key, "turn-2", { sequence: 1, createdAt: clock.now() });
+      expect(
+        await store.startTurn({ turn: turn2, sessionPatch: { openTurnId: "turn-2" }, leaseOwner: intruder }),
+      ).toBe("lease_lost");
+      expect(
+        await store.startTurn({
+          turn: turn2,
+          sessionPatch: { mode: "review" },
+          abandonTurnId: "turn-1",
+          leaseOwner: intruder,
+        }),
+      ).toBe("lease_lost");
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { status: "failed", error: newFailureResult().errors[0] },
+          sessionPatch: { openTurnId: null, mode: "review" },
+          leaseOwner: intruder,
+          releaseLease: true,
+        }),
+      ).toBe(false);
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 1),
+          progress: progress(
+            sampleTranscriptItems(),
+            0,
+            newCursor({ responseId: "resp_x", transcriptLength: 7 }),
+          ),
+          lease: newLease(intruder, new Date(clock.now().getTime() + 100 * LEASE_MS)),
+        }),
+      ).toBe(false);
+      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "plan", "review"), intruder)).toBe(
+        false,
+      );
+      await store.releaseLease(key, intruder);
+
+      expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual(before);
+      // The refused writes neither released nor extended the holder's lease.
+      expect(await store.claimSession(claimInput("owner-3"))).toEqual({ outcome: "busy" });
+      clock.advance(LEASE_MS);
+      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
+    });
+
+    it("refuses writes to a session that does not exist", async () => {
+      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-1" })).toBe("lease_lost");
+      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
+        false,
+      );
+      expect(
+        await store.recordLlmCall({ call: newCallRecord(key, "turn-1", 0), lease: leaseFor("owner-1") }),
+      ).toBe(false);
+      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
+        false,
+      );
+      expect(await store.getSession(key)).toBeUndefined();
+      expect(await store.getTurn(key, "turn-1")).toBeUndefined();
+    });
+
+    it("answers turn_exists to a second startTurn with the same turnId, changing nothing", async () => {
+      await claim("owner-1");
+      const turn = await start("owner-1", "turn-1");
+      const before = await snapshot(key, ["turn-1"]);
+      clock.advance(1_000);
+      const again = newTurnRecord(key, "turn-1", {
+        sequence: 1,
+        status: "completed",
+        createdAt: clock.now(),
+      });
+      expect(
+        await store.startTurn({
+          turn: again,
+          sessionPatch: { mode: "plan", openTurnId: null },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe("turn_exists");
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
+      expect((await store.getSession(key))?.turnCount).toBe(1);
+    });
+
+    it("startTurn abandons the named turn, applies the session patch and bumps turnCount", async () => {
+      const created = await claim("owner-1");
+      const first = await start("owner-1", "turn-1", {}, key, {
+        openTurnId: "turn-1",
+        solutionContextText: "latched",
+      });
+      const pending = newPendingToolCalls();
+      clock.advance(1_000);
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          expectStatus: "running",
+          turnPatch: { status: "awaiting_client_tools", pending },
+          sessionPatch: { cursor: newCursor({ responseId: "resp_1", transcriptLength: 4 }) },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+        }),
+      ).toBe(true);
+      const awaiting = await store.getTurn(key, "turn-1");
+      expect(awaiting?.status).toBe("awaiting_client_tools");
+
+      clock.advance(5_000);
+      await claim("owner-2");
+      const startedAt = clock.now();
+      const second = newTurnRecord(key, "turn-2", {
+        sequence: 1,
+        createdAt: startedAt,
+        startCursor: pending.resumeCursor,
+      });
+      expect(
+        await store.startTurn({
+          turn: second,
+          sessionPatch: {
+            openTurnId: "turn-2",
+            cursor: pending.resumeCursor,
+            solutionContextText: null,
+            mode: "plan",
+          },
+          abandonTurnId: "turn-1",
+          leaseOwner: "owner-2",
+        }),
+      ).toBe("started");
+
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual({
+        ...first,
+        status: "abandoned",
+        pending: null,
+        updatedAt: startedAt,
+        completedAt: startedAt,
+      });
+      expect(await store.getTurn(key, "turn-2")).toStrictEqual(second);
+      expect(await store.getSession(key)).toStrictEqual({
+        ...created,
+        mode: "plan",
+        solutionContextText: null,
+        cursor: pending.resumeCursor,
+        openTurnId: "turn-2",
+        turnCount: 2,
+        updatedAt: startedAt,
+      });
+    });
+
+    it("updateTurn refuses a status mismatch or a missing turn, changing nothing", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const before = await snapshot(key, ["turn-1"]);
+      clock.advance(1_000);
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          expectStatus: "awaiting_client_tools",
+          turnPatch: { status: "running" },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+        }),
+      ).toBe(false);
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-404",
+          turnPatch: { status: "failed" },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+        }),
+      ).toBe(false);
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+
+      const completedAt = clock.now();
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          expectStatus: "running",
+          turnPatch: { status: "completed", completedAt },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(true);
+      const turn = await store.getTurn(key, "turn-1");
+      expect(turn?.status).toBe("completed");
+      expect(turn?.updatedAt).toStrictEqual(completedAt);
+      expect(turn?.completedAt).toStrictEqual(completedAt);
+    });
+
+    it("releaseLease frees the session for the next claim", async () => {
+      await claim("owner-1", key, 100 * LEASE_MS);
+      await start("owner-1", "turn-1");
+      const usage = { inputTokens: 5, outputTokens: 6, totalTokens: 11 };
+      expect(
+        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-1" }),
+      ).toBe(true);
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { status: "completed", completedAt: clock.now() },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+        }),
+      ).toBe(true);
+      const session = await claim("owner-2");
+      expect(session.openTurnId).toBeNull();
+      expect(
+        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-1" }),
+      ).toBe(false);
+      expect(
+        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-2" }),
+      ).toBe(true);
+    });
+
+    it("releaseLease gives the lease up for its holder only", async () => {
+      await claim("owner-1", key, 100 * LEASE_MS);
+      await start("owner-1", "turn-1");
+      const before = await snapshot(key, ["turn-1"]);
+      await store.releaseLease(key, "owner-2");
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      await store.releaseLease(key, "owner-1");
+      // Only the lease changed: the session keeps its open turn.
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      expect((await claim("owner-2")).openTurnId).toBe("turn-1");
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { status: "failed" },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(false);
+      await store.releaseLease(key, "owner-1");
+      expect(await store.claimSession(claimInput("owner-3"))).toEqual({ outcome: "busy" });
+      // Releasing a session that does not exist is a no-op too.
+      await store.releaseLease(newSessionKey("session-404"), "owner-1");
+      expect(await store.getSession(newSessionKey("session-404"))).toBeUndefined();
+    });
+
+    it("round-trips turn rounds, pending calls, tool runs and stored results exactly", async () => {
+      await claim("owner-1");
+      const turn = await start("owner-1", "turn-1", {
+        mode: "review",
+        stream: true,
+        startCursor: newCursor({
+          responseId: "resp_prev",
+          pendingInput: sampleTranscriptItems(),
+          transcriptLength: 9,
+        }),
+      });
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
+
+      clock.advance(1_000);
+      const paused: TurnPatch = {
+        status: "awaiting_client_tools",
+        rounds: [{ ...newRound(key, "turn-1", "1"), result: newContinuationResult(key, "turn-1") }],
+        pending: newPendingToolCalls(),
+        toolExecutions: [
+          {
+            toolCallId: "call_s",
+            name: "read_file",
+            argumentsJson: '{"path":"a.ts"}',
+            resultJson: '{"content":"x"}',
+            executionMs: 3,
+          },
+          {
+            toolCallId: "call_t",
+            name: "search",
+            argumentsJson: "{}",
+            errorMessage: "index unavailable",
+            executionMs: 0,
+          },
+        ],
+        usage: {
+          inputTokens: 100,
+          outputTokens: 20,
+          totalTokens: 120,
+          cachedInputTokens: 64,
+          reasoningTokens: 8,
+          llmCalls: 1,
+        },
+        llmCallCount: 1,
+      };
+      expect(
+        await store.updateTurn({ key, turnId: "turn-1", turnPatch: paused, leaseOwner: "owner-1" }),
+      ).toBe(true);
+      const afterPause = { ...turn, ...paused, updatedAt: clock.now() };
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(afterPause);
+
+      clock.advance(1_000);
+      const failure = newFailureResult();
+      const failed: TurnPatch = {
+        status: "failed",
+        rounds: [
+          ...(paused.rounds ?? []),
+          { ...newRound(key, "turn-1", "2"), result: failure },
+          newRound(key, "turn-1", "3"),
+        ],
+        pending: null,
+        error: failure.errors[0],
+        files: [newFileRef("file_9")],
+        llmCallCount: 3,
+        completedAt: clock.now(),
+      };
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          expectStatus: "awaiting_client_tools",
+          turnPatch: failed,
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(true);
+      const afterFailure = { ...afterPause, ...failed, updatedAt: clock.now() };
+      const stored = await store.getTurn(key, "turn-1");
+      expect(stored).toStrictEqual(afterFailure);
+      expect(stored?.createdAt).toBeInstanceOf(Date);
+      expect(stored?.updatedAt).toBeInstanceOf(Date);
+      expect(stored?.completedAt).toBeInstanceOf(Date);
+      expect(await store.listTurns(key)).toStrictEqual([afterFailure]);
+
+      const final = newFinalResult(key, "turn-2");
+      const second = await start("owner-1", "turn-2", { sequence: 1 });
+      const completed: TurnPatch = {
+        status: "completed",
+        rounds: [{ ...newRound(key, "turn-1", "4"), result: final }],
+        files: [newFileRef("file_1"), newFileRef("file_2")],
+        completedAt: clock.now(),
+      };
+      expect(
+        await store.updateTurn({ key, turnId: "turn-2", turnPatch: completed, leaseOwner: "owner-1" }),
+      ).toBe(true);
+      expect(await store.getTurn(key, "turn-2")).toStrictEqual({
+        ...second,
+        ...completed,
+        updatedAt: clock.now(),
+      });
+    });
+
+    it("recordLlmCall writes transcript items in order and the cursor; a later write overwrites the tail", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems();
+      const firstCursor = newCursor({ responseId: "resp_0", transcriptLength: 5 });
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          progress: progress(items.slice(0, 5), 0, firstCursor),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.loadTranscript(key, 5)).toStrictEqual(items.slice(0, 5));
+      expect((await store.getSession(key))?.cursor).toStrictEqual(firstCursor);
+
+      const rewritten: TranscriptItem[] = [
+        { type: "user_message", content: [{ type: "text", text: "instead" }] },
+        { type: "assistant_message", text: "rewritten" },
+      ];
+      const secondCursor = newCursor({
+        responseId: "resp_1",
+        pendingInput: [{ type: "function_call_output", callId: "call_9", output: "{}", isError: false }],
+        transcriptLength: 4,
+      });
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 1),
+          progress: progress(rewritten, 2, secondCursor),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.loadTranscript(key, 100)).toStrictEqual([...items.slice(0, 2), ...rewritten]);
+      expect((await store.getSession(key))?.cursor).toStrictEqual(secondCursor);
+
+      // A call without progress (e.g. a failed one) keeps its trace only.
+      expect(
+        await store.recordLlmCall({
+          call: newFailedCallRecord(key, "turn-1", 2),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.loadTranscript(key, 100)).toStrictEqual([...items.slice(0, 2), ...rewritten]);
+      expect((await store.getSession(key))?.cursor).toStrictEqual(secondCursor);
+      expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
+    });
+
+    it("recordLlmCall extends the lease to the given expiry", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          lease: leaseFor("owner-1", 5 * LEASE_MS),
+        }),
+      ).toBe(true);
+      clock.advance(2 * LEASE_MS);
+      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      clock.advance(3 * LEASE_MS);
+      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("claimed");
+    });
+
+    it("loadTranscript answers only the first `length` items", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems();
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          progress: progress(items, 0, newCursor({ responseId: "resp_0", transcriptLength: items.length })),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.loadTranscript(key, 0)).toStrictEqual([]);
+      expect(await store.loadTranscript(key, 1)).toStrictEqual(items.slice(0, 1));
+      expect(await store.loadTranscript(key, 3)).toStrictEqual(items.slice(0, 3));
+      expect(await store.loadTranscript(key, items.length)).toStrictEqual(items);
+      expect(await store.loadTranscript(key, items.length + 10)).toStrictEqual(items);
+      expect(await store.loadTranscript(newSessionKey("session-404"), 10)).toStrictEqual([]);
+    });
+
+    it("round-trips every transcript item variant exactly, in the transcript and the cursor", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems();
+      expect(new Set(items.map((item) => item.type))).toEqual(
+        new Set([
+          "system_message",
+          "user_message",
+          "assistant_message",
+          "function_call",
+          "function_call_output",
+          "reasoning",
+        ]),
+      );
+      const cursor = newCursor({
+        responseId: null,
+        pendingInput: sampleTranscriptItems(),
+        transcriptLength: items.length,
+      });
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          progress: progress(items, 0, cursor),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      expect(await store.loadTranscript(key, items.length)).toStrictEqual(sampleTranscriptItems());
+      expect((await store.getSession(key))?.cursor).toStrictEqual(cursor);
+    });
+
+    it("changeMode sets the session's mode and lists the history in order with every field", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const first = newModeHistoryEntry(key, "turn-1", "code", "plan", {
+        reason: "The user asked for a plan first.",
+        changedAt: clock.advance(1_000),
+      });
+      const second = newModeHistoryEntry(key, "turn-1", "plan", "review", {
+        reason: "Plan done; reviewing.",
+        changedBy: "principal-a",
+        changedAt: clock.advance(1_000),
+      });
+      expect(await store.changeMode(first, "owner-1")).toBe(true);
+      expect((await store.getSession(key))?.mode).toBe("plan");
+      expect(await store.changeMode(second, "owner-1")).toBe(true);
+      expect((await store.getSession(key))?.mode).toBe("review");
+      const history = await store.listModeHistory(key);
+      expect(history).toStrictEqual([first, second]);
+      expect(history[0]?.changedAt).toBeInstanceOf(Date);
+      expect(await store.listModeHistory(newSessionKey("session-2"))).toStrictEqual([]);
+    });
+
+    it("lists turns by sequence", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-a", { sequence: 1 });
+      clock.advance(1_000);
+      await start("owner-1", "turn-z", { sequence: 0 });
+      clock.advance(1_000);
+      await start("owner-1", "turn-m", { sequence: 2 });
+      const turns = await store.listTurns(key);
+      expect(turns.map((turn) => [turn.sequence, turn.turnId])).toEqual([
+        [0, "turn-z"],
+        [1, "turn-a"],
+        [2, "turn-m"],
+      ]);
+      expect((await store.getSession(key))?.turnCount).toBe(3);
+      expect(await store.listTurns(newSessionKey("session-2"))).toStrictEqual([]);
+    });
+
+    it("findExpiredLeases finds only expired leases held over an open turn", async () => {
+      const expiredOpen = newSessionKey("s-expired-open", "principal-a");
+      const expiredOpenOther = newSessionKey("s-expired-open", "principal-b");
+      const expiredIdle = newSessionKey("s-expired-idle", "principal-a");
+      const liveOpen = newSessionKey("s-live-open", "principal-a");
+      const releasedOpen = newSessionKey("s-released-open", "principal-a");
+
+      await claim("owner-1", expiredOpen);
+      await start("owner-1", "turn-1", {}, expiredOpen);
+      await claim("owner-2", expiredOpenOther);
+      await start("owner-2", "turn-1", {}, expiredOpenOther);
+      await claim("owner-3", expiredIdle);
+      await claim("owner-4", liveOpen, 10 * LEASE_MS);
+      await start("owner-4", "turn-1", {}, liveOpen);
+      await claim("owner-5", releasedOpen);
+      await start("owner-5", "turn-1", {}, releasedOpen);
+      expect(
+        await store.updateTurn({
+          key: releasedOpen,
+          turnId: "turn-1",
+          turnPatch: { status: "awaiting_client_tools", pending: newPendingToolCalls() },
+          leaseOwner: "owner-5",
+          releaseLease: true,
+        }),
+      ).toBe(true);
+
+      expect(await store.findExpiredLeases(clock.now(), 10)).toStrictEqual([]);
+      clock.advance(LEASE_MS); // expiresAt == now: expired.
+      const byName = (a: SessionKey, b: SessionKey) =>
+        `${a.principal}/${a.sessionId}`.localeCompare(`${b.principal}/${b.sessionId}`);
+      const found = await store.findExpiredLeases(clock.now(), 10);
+      expect([...found].sort(byName)).toStrictEqual([expiredOpen, expiredOpenOther]);
+
+      const limited = await store.findExpiredLeases(clock.now(), 1);
+      expect(limited).toHaveLength(1);
+      expect([expiredOpen, expiredOpenOther]).toContainEqual(limited[0]);
+    });
+
+    it("scopes sessions by principal: one sessionId under two principals names two sessions", async () => {
+      const keyA = newSessionKey("shared", "principal-a");
+      const keyB = newSessionKey("shared", "principal-b");
+      await claim("owner-a", keyA);
+      const resultB = await store.claimSession({
+        key: keyB,
+        lease: leaseFor("owner-b"),
+        now: clock.now(),
+        create: { conversationContextId: "conv-b", agentContextId: null, mode: "plan" },
+      });
+      expect(resultB.outcome).toBe("claimed");
+
+      await start("owner-a", "turn-1", {}, keyA);
+      await start("owner-a", "turn-only-a", { sequence: 1 }, keyA);
+      await start("owner-b", "turn-1", {}, keyB);
+      expect(await store.getTurn(keyB, "turn-only-a")).toBeUndefined();
+      expect((await store.getTurn(keyB, "turn-1"))?.principal).toBe("principal-b");
+      expect((await store.listTurns(keyB)).map((turn) => turn.turnId)).toEqual(["turn-1"]);
+      expect((await store.listTurns(keyA)).map((turn) => turn.turnId)).toEqual(["turn-1", "turn-only-a"]);
+
+      const turnB = newTurnRecord(keyB, "turn-x", { sequence: 1, createdAt: clock.now() });
+      expect(await store.startTurn({ turn: turnB, sessionPatch: {}, leaseOwner: "owner-a" })).toBe(
+        "lease_lost",
+      );
+
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(keyA, "turn-1", 0),
+          progress: progress(
+            sampleTranscriptItems(),
+            0,
+            newCursor({ responseId: "resp_a", transcriptLength: 7 }),
+          ),
+          lease: leaseFor("owner-a"),
+        }),
+      ).toBe(true);
+      expect(await store.changeMode(newModeHistoryEntry(keyA, "turn-1", "code", "review"), "owner-a")).toBe(
+        true,
+      );
+
+      const sessionB = await store.getSession(keyB);
+      expect(sessionB).toMatchObject({
+        principal: "principal-b",
+        conversationContextId: "conv-b",
+        mode: "plan",
+        turnCount: 1,
+      });
+      expect(sessionB?.cursor).toStrictEqual(newCursor());
+      expect(await store.loadTranscript(keyB, 100)).toStrictEqual([]);
+      expect(await store.listLlmCalls(keyB, "turn-1")).toStrictEqual([]);
+      expect(await store.listModeHistory(keyB)).toStrictEqual([]);
+      expect((await store.getSession(keyA))?.mode).toBe("review");
+      expect(await store.getSession(newSessionKey("shared", "principal-c"))).toBeUndefined();
+    });
+
+    it("lists one turn's LLM calls by index, with request, response and error intact", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      await start("owner-1", "turn-2", { sequence: 1 });
+      const failed = newFailedCallRecord(key, "turn-1", 1, {
+        startedAt: clock.advance(1_000),
+        durationMs: 30_000,
+      });
+      const first = newCallRecord(key, "turn-1", 0);
+      const replay = newCallRecord(key, "turn-1", 2, {
+        request: {
+          ...newCallRecord(key, "turn-1", 2).request,
+          continuation: { type: "replay", itemCount: 7 },
+        },
+        startedAt: clock.advance(1_000),
+      });
+      const otherTurn = newCallRecord(key, "turn-2", 0);
+      for (const call of [failed, first, otherTurn, replay]) {
+        expect(await store.recordLlmCall({ call, lease: leaseFor("owner-1") })).toBe(true);
+      }
+      const calls = await store.listLlmCalls(key, "turn-1");
+      expect(calls).toStrictEqual([first, failed, replay]);
+      expect(calls[1]?.startedAt).toBeInstanceOf(Date);
+      expect(await store.listLlmCalls(key, "turn-2")).toStrictEqual([otherTurn]);
+      expect(await store.listLlmCalls(key, "turn-404")).toStrictEqual([]);
+    });
+
+    it("hands out copies: changing a given or returned record does not change the store", async () => {
+      const session = await claim("owner-1");
+      session.cursor.pendingInput.push({ type: "assistant_message", text: "mutated" });
+      session.createdAt.setTime(0);
+      expect((await store.getSession(key))?.cursor.pendingInput).toStrictEqual([]);
+      expect((await store.getSession(key))?.createdAt).toStrictEqual(clock.now());
+      const fresh = structuredClone(await store.getSession(key));
+      const got = await store.getSession(key);
+      got?.cursor.pendingInput.push({ type: "assistant_message", text: "mutated" });
+      got?.updatedAt.setTime(0);
+      if (got !== undefined) got.mode = "mutated";
+      expect(await store.getSession(key)).toStrictEqual(fresh);
+
+      const turn = await start("owner-1", "turn-1");
+      const expected = structuredClone(turn);
+      turn.rounds.push(newRound(key, "turn-1", "f"));
+      turn.usage.inputTokens = 999;
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(expected);
+      const returned = await store.getTurn(key, "turn-1");
+      returned?.rounds.splice(0);
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(expected);
+      const [listed] = await store.listTurns(key);
+      listed?.createdAt.setTime(0);
+      expect(await store.listTurns(key)).toStrictEqual([expected]);
+
+      const items = sampleTranscriptItems();
+      expect(
+        await store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
+          lease: leaseFor("owner-1"),
+        }),
+      ).toBe(true);
+      items.splice(0, 1, { type: "system_message", text: "mutated" });
+      const loaded = await store.loadTranscript(key, 100);
+      loaded.pop();
+      expect(await store.loadTranscript(key, 100)).toStrictEqual(sampleTranscriptItems());
+    });
+  });
+}

@@ -1,0 +1,126 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import { describe, expect, it } from "vitest";
+import {
+  LlmCallStep,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+  type LlmToolCall,
+} from "../../src/index.js";
+
+const request: LlmRequest = {
+  model: "gpt-test",
+  continuation: { type: "none" },
+  input: [{ type: "user_message", content: [{ type: "text", text: "Hi" }] }],
+  tools: [],
+  toolChoice: { type: "auto" },
+};
+
+function response(toolCalls: LlmToolCall[] = []): LlmResponse {
+  return {
+    responseId: "resp_1",
+    output: toolCalls.map((call) => ({ type: "function_call", ...call })),
+    text: "",
+    toolCalls,
+    usage: { inputTokens: 3, outputTokens: 2 },
+    finishReason: toolCalls.length > 0 ? "tool_calls" : "stop",
+    trace: { providerRequest: { wire: true }, providerResponse: { raw: true } },
+  };
+}
+
+function providerAnswering(
+  answer: () => Promise<InvokeResult<LlmResponse>>,
+): LlmProvider & { seen: LlmRequest[] } {
+  const seen: LlmRequest[] = [];
+  return {
+    id: "fake",
+    storesResponses: true,
+    seen,
+    call(sent) {
+      seen.push(sent);
+      return answer();
+    },
+  };
+}
+
+const call = (callId: string, name = "read_file"): LlmToolCall => ({ callId, name, argumentsJson: "{}" });
+
+describe("LlmCallStep (layer 2)", () => {
+  it("sends the request unchanged and passes a successful answer through", async () => {
+    const answer = ok(response([call("c1"), call("c2")]));
+    const provider = providerAnswering(async () => answer);
+    const result = await new LlmCallStep().run({ provider, request });
+    expect(result).toBe(answer);
+    expect(provider.seen).toEqual([request]);
+    expect(provider.seen[0]).toBe(request);
+  });
+
+  it("passes the provider's failure through as it is", async () => {
+    const failure = fail("PROVIDER_ERROR", "upstream 500", { status: 500, requestId: "req_9" });
+    const result = await new LlmCallStep().run({ provider: providerAnswering(async () => failure), request });
+    expect(result).toBe(failure);
+  });
+
+  it("turns an adapter that throws into PROVIDER_ERROR naming the provider", async () => {
+    const provider = providerAnswering(async () => {
+      throw new Error("socket hang up");
+    });
+    expect(await new LlmCallStep().run({ provider, request })).toEqual({
+      successful: false,
+      errors: [
+        {
+          code: "PROVIDER_ERROR",
+          message: "The fake adapter failed: socket hang up",
+          details: { provider: "fake" },
+        },
+      ],
+      warnings: [],
+    });
+    const throwsString = providerAnswering(() => {
+      throw "boom";
+    });
+    const result = await new LlmCallStep().run({ provider: throwsString, request });
+    expect(!result.successful && result.errors[0].message).toBe("The fake adapter failed: boom");
+  });
+
+  it("refuses tool calls with duplicate ids", async () => {
+    const provider = providerAnswering(async () => ok(response([call("c1"), call("c1", "lookup")])));
+    expect(await new LlmCallStep().run({ provider, request })).toEqual({
+      successful: false,
+      errors: [
+        {
+          code: "PROVIDER_ERROR",
+          message: "The fake response has tool calls without unique ids.",
+          details: { provider: "fake" },
+        },
+      ],
+      warnings: [],
+    });
+  });
+
+  it("refuses tool calls with an empty id", async () => {
+    const provider = providerAnswering(async () => ok(response([call("")])));
+    const result = await new LlmCallStep().run({ provider, request });
+    expect(!result.successful && result.errors[0].code).toBe("PROVIDER_ERROR");
+  });
+
+  it("hands the streaming callback to the provider", async () => {
+    const deltas: string[] = [];
+    const provider: LlmProvider = {
+      id: "fake",
+      storesResponses: true,
+      async call(_sent, options) {
+        options?.onTextDelta?.("Hel");
+        options?.onTextDelta?.("lo");
+        return ok({ ...response(), text: "Hello" });
+      },
+    };
+    const result = await new LlmCallStep().run({
+      provider,
+      request,
+      options: { onTextDelta: (delta) => deltas.push(delta) },
+    });
+    expect(result.successful && result.result.text).toBe("Hello");
+    expect(deltas).toEqual(["Hel", "lo"]);
+  });
+});

@@ -1,0 +1,228 @@
+import { fail } from "@aptix/contracts";
+import { describe, expect, it } from "vitest";
+import {
+  AgentCatalog,
+  CONTINUATION_LOST,
+  CompositionStep,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  LlmCallStep,
+  ReasonerStep,
+  type ServerTool,
+  ServerToolExecutionStep,
+  sha256ContentHashService,
+  type TranscriptItem,
+} from "../../src/index.js";
+import { FileKeeper } from "../../src/pipeline/file-keeper.js";
+import type { ReasonerInput } from "../../src/pipeline/reasoner-step.js";
+import { orderOutputs } from "../../src/pipeline/reasoner-step.js";
+import { TurnPersistence } from "../../src/pipeline/turn-persistence.js";
+import { NO_USAGE, type TurnProgress } from "../../src/pipeline/turn-progress.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
+import { ScriptedLlmProvider } from "../../src/testing/scripted-llm-provider.js";
+import { lookupTool, TEST_CATALOG } from "../support/test-agent.js";
+
+const key = { principal: "alice", sessionId: "s1" };
+
+async function setup(maxLlmCalls = 5) {
+  const clock = new ManualClock();
+  const created = AgentCatalog.create(TEST_CATALOG, [lookupTool as ServerTool]);
+  if (!created.successful) throw new Error(created.errors[0].message);
+  const catalog = created.result;
+  const store = new InMemorySessionStore(clock);
+  let ids = 0;
+  const idGen = { newId: (prefix: string) => `${prefix}_${++ids}` };
+  const persistence = new TurnPersistence(store, clock, idGen, 60_000);
+  const provider = new ScriptedLlmProvider();
+  const reasoner = new ReasonerStep(
+    new CompositionStep(),
+    new LlmCallStep(),
+    new ServerToolExecutionStep(catalog.serverTools, clock),
+    new FileKeeper(new InMemoryFileStore(clock), sha256ContentHashService, idGen, clock),
+    clock,
+    maxLlmCalls,
+  );
+  const claimed = await persistence.claim(key, {
+    conversationContextId: "default",
+    agentContextId: null,
+    mode: "general",
+  });
+  if (!claimed.successful) throw new Error(claimed.errors[0].message);
+  const { session, lease } = claimed.result;
+  const context = catalog.conversationContext("default");
+  if (!context) throw new Error("no context");
+  const mode = catalog.modes.get("general");
+  const progress: TurnProgress = {
+    cursor: session.cursor,
+    usage: NO_USAGE,
+    llmCallCount: 0,
+    toolExecutions: [],
+    files: [],
+    warnings: [],
+  };
+  const input = (newItems: TranscriptItem[], firstCallOfTurn = true): ReasonerInput => ({
+    lease,
+    provider,
+    context,
+    mode,
+    tools: catalog.toolsFor(mode),
+    session,
+    turnId: "t1",
+    newItems,
+    firstCallOfTurn,
+    progress,
+  });
+  return { clock, store, provider, reasoner, session, progress, input };
+}
+
+const hello: TranscriptItem = { type: "user_message", content: [{ type: "text", text: "Hello" }] };
+const system: TranscriptItem = { type: "system_message", text: "You are Aptix.\n\nHelp with anything." };
+
+describe("ReasonerStep (layer 4)", () => {
+  it("answers final on a text answer and advances the cursor and the stored transcript", async () => {
+    const { reasoner, provider, progress, store, input } = await setup();
+    provider.enqueue({ text: "Hi there.", usage: { inputTokens: 4, outputTokens: 2 } });
+    const outcome = await reasoner.run(input([hello]));
+    expect(outcome).toEqual({
+      successful: true,
+      result: { kind: "final", text: "Hi there.", finishReason: "stop" },
+      errors: [],
+      warnings: [],
+    });
+    expect(progress.cursor).toEqual({ responseId: "resp_1", pendingInput: [], transcriptLength: 3 });
+    expect(progress.usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6, llmCalls: 1 });
+    expect(progress.llmCallCount).toBe(1);
+    expect(await store.loadTranscript(key, 10)).toEqual([
+      system,
+      hello,
+      { type: "assistant_message", text: "Hi there." },
+    ]);
+    expect((await store.getSession(key))?.cursor).toEqual(progress.cursor);
+  });
+
+  it("loops through server tools and stops at client calls with what an abandon needs to roll back", async () => {
+    const { reasoner, provider, progress, input } = await setup();
+    provider.enqueue(
+      { toolCalls: [{ name: "lookup", arguments: { query: "a" }, callId: "s1" }] },
+      {
+        text: "Need files.",
+        toolCalls: [
+          { name: "read_file", arguments: { path: "x" }, callId: "c1" },
+          { name: "lookup", arguments: { query: "b" }, callId: "s2" },
+          { name: "read_file", arguments: { path: "y" }, callId: "c2" },
+        ],
+      },
+    );
+    const outcome = await reasoner.run(input([hello]));
+    if (!outcome.successful) throw new Error(outcome.errors[0].message);
+    const s1Output: TranscriptItem = {
+      type: "function_call_output",
+      callId: "s1",
+      output: '{"found":"answer to a"}',
+      isError: false,
+    };
+    expect(outcome.result).toEqual({
+      kind: "client_tools",
+      text: "Need files.",
+      clientCalls: [
+        { callId: "c1", name: "read_file", argumentsJson: '{"path":"x"}' },
+        { callId: "c2", name: "read_file", argumentsJson: '{"path":"y"}' },
+      ],
+      pending: {
+        calls: [
+          { callId: "c1", name: "read_file", argumentsJson: '{"path":"x"}' },
+          { callId: "s2", name: "lookup", argumentsJson: '{"query":"b"}' },
+          { callId: "c2", name: "read_file", argumentsJson: '{"path":"y"}' },
+        ],
+        clientCallIds: ["c1", "c2"],
+        serverOutputs: [
+          { type: "function_call_output", callId: "s2", output: '{"found":"answer to b"}', isError: false },
+        ],
+        resumeCursor: { responseId: "resp_1", pendingInput: [s1Output], transcriptLength: 3 },
+      },
+    });
+    expect(provider.requests[1]?.input).toEqual([s1Output]);
+    expect(progress.toolExecutions.map((execution) => execution.toolCallId)).toEqual(["s1", "s2"]);
+    expect(progress.files).toHaveLength(2);
+    expect(progress.cursor).toEqual({ responseId: "resp_2", pendingInput: [], transcriptLength: 8 });
+  });
+
+  it("counts every call against the limit, failed ones included", async () => {
+    const { reasoner, provider, progress, input } = await setup(2);
+    provider.enqueue(
+      { toolCalls: [{ name: "lookup", arguments: { query: "a" } }] },
+      { toolCalls: [{ name: "lookup", arguments: { query: "b" } }] },
+      { text: "never reached" },
+    );
+    const outcome = await reasoner.run(input([hello]));
+    expect(!outcome.successful && outcome.errors[0]).toEqual({
+      code: "ITERATION_LIMIT_EXCEEDED",
+      message: "The model made 2 calls in a row without a final answer or a client tool call.",
+      details: { maxLlmCalls: 2 },
+    });
+    expect(progress.llmCallCount).toBe(2);
+    expect(provider.remainingSteps).toBe(1);
+  });
+
+  it("replays a lost continuation once, and returns the failure when the replay is lost too", async () => {
+    const { reasoner, provider, store, input } = await setup();
+    provider.enqueue({ text: "First." });
+    expect((await reasoner.run(input([hello]))).successful).toBe(true);
+    provider.forget("resp_1");
+    const lostAgain = fail("PROVIDER_ERROR", "lost again", { status: 400, reason: CONTINUATION_LOST });
+    provider.enqueue({ failure: lostAgain });
+    const outcome = await reasoner.run(input([hello]));
+    expect(outcome).toEqual(lostAgain);
+    expect(provider.requests.map((request) => request.continuation.type)).toEqual([
+      "none",
+      "previous_response",
+      "replay",
+    ]);
+    expect((await store.listLlmCalls(key, "t1")).map((call) => call.error?.message ?? null)).toEqual([
+      null,
+      "Previous response with id 'resp_1' not found.",
+      "lost again",
+    ]);
+  });
+
+  it("does not retry a lost continuation when there is nothing to replay", async () => {
+    const { reasoner, provider, input } = await setup();
+    const lost = fail("PROVIDER_ERROR", "lost", { status: 400, reason: CONTINUATION_LOST });
+    provider.enqueue({ failure: lost }, { text: "unused" });
+    expect(await reasoner.run(input([hello]))).toEqual(lost);
+    expect(provider.requests).toHaveLength(1);
+  });
+
+  it("applies a mode change to the session but keeps the turn's mode and tools", async () => {
+    const { reasoner, provider, session, store, input } = await setup();
+    provider.enqueue(
+      {
+        toolCalls: [{ name: "agent_change_mode", arguments: { mode: "review", reason: "r", branch: false } }],
+      },
+      { text: "ok" },
+    );
+    const running = input([hello]);
+    const outcome = await reasoner.run(running);
+    expect(outcome.successful).toBe(true);
+    expect(session.mode).toBe("review");
+    expect((await store.getSession(key))?.mode).toBe("review");
+    expect(running.mode.id).toBe("general");
+    expect(provider.requests.map((request) => request.tools.map((tool) => tool.name))).toEqual([
+      ["read_file", "lookup", "agent_change_mode"],
+      ["read_file", "lookup", "agent_change_mode"],
+    ]);
+  });
+});
+
+describe("orderOutputs", () => {
+  it("puts outputs in the order of the calls and drops calls without output", () => {
+    const out = (callId: string): TranscriptItem & { type: "function_call_output" } => ({
+      type: "function_call_output",
+      callId,
+      output: callId,
+      isError: false,
+    });
+    const calls = ["a", "b", "c"].map((callId) => ({ callId, name: "x", argumentsJson: "{}" }));
+    expect(orderOutputs(calls, [out("c"), out("a")])).toEqual([out("a"), out("c")]);
+  });
+});

@@ -1,0 +1,266 @@
+import { describe, expect, it } from "vitest";
+import {
+  type LlmToolCall,
+  type ServerTool,
+  type ServerToolContext,
+  ServerToolExecutionStep,
+  ServerToolRegistry,
+} from "../../src/index.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
+
+const context: ServerToolContext = { principal: "alice", sessionId: "s1", turnId: "t1", mode: "general" };
+
+/** A tool that records its runs, takes `ms` of manual-clock time, and produces a file when asked. */
+function recordingTool(
+  name: string,
+  clock: ManualClock,
+  runs: string[],
+): ServerTool<{ value: string; ms?: number }> {
+  return {
+    definition: { name, description: `${name} tool`, parameters: { type: "object" } },
+    parseArguments(args) {
+      const { value, ms } = args as { value?: unknown; ms?: unknown };
+      if (typeof value !== "string") return { ok: false, message: "value must be a string" };
+      return { ok: true, value: { value, ...(typeof ms === "number" ? { ms } : {}) } };
+    },
+    async execute(args, seen) {
+      runs.push(`${name}:${args.value}:${seen.turnId}:${seen.mode}`);
+      clock.advance(args.ms ?? 0);
+      if (args.value === "explode") throw new Error("backend down");
+      if (args.value === "throw-string") throw "plain failure";
+      if (args.value === "unserializable") return { result: { big: 1n } };
+      return {
+        result: { echoed: args.value },
+        ...(args.value === "file"
+          ? { files: [{ name: "out.txt", mimeType: "text/plain", content: new TextEncoder().encode("out") }] }
+          : {}),
+      };
+    },
+  };
+}
+
+function setup() {
+  const clock = new ManualClock();
+  const runs: string[] = [];
+  const registry = new ServerToolRegistry([
+    recordingTool("alpha", clock, runs),
+    recordingTool("beta", clock, runs),
+  ]);
+  const step = new ServerToolExecutionStep(registry, clock);
+  const run = (...calls: LlmToolCall[]) => step.run({ calls, context });
+  return { clock, runs, run };
+}
+
+const call = (callId: string, name: string, args: unknown): LlmToolCall => ({
+  callId,
+  name,
+  argumentsJson: typeof args === "string" ? args : JSON.stringify(args),
+});
+
+describe("ServerToolExecutionStep (layer 3)", () => {
+  it("runs server calls sequentially in call order and answers their outputs in that order", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "beta", { value: "one", ms: 7 }),
+      call("c2", "alpha", { value: "two" }),
+      call("c3", "beta", { value: "three", ms: 2 }),
+    );
+    if (!result.successful) throw new Error(result.errors[0].message);
+    expect(runs).toEqual(["beta:one:t1:general", "alpha:two:t1:general", "beta:three:t1:general"]);
+    expect(result.result.outputs).toEqual([
+      { type: "function_call_output", callId: "c1", output: '{"echoed":"one"}', isError: false },
+      { type: "function_call_output", callId: "c2", output: '{"echoed":"two"}', isError: false },
+      { type: "function_call_output", callId: "c3", output: '{"echoed":"three"}', isError: false },
+    ]);
+    expect(result.result.executions).toEqual([
+      {
+        toolCallId: "c1",
+        name: "beta",
+        argumentsJson: '{"value":"one","ms":7}',
+        resultJson: '{"echoed":"one"}',
+        executionMs: 7,
+      },
+      {
+        toolCallId: "c2",
+        name: "alpha",
+        argumentsJson: '{"value":"two"}',
+        resultJson: '{"echoed":"two"}',
+        executionMs: 0,
+      },
+      {
+        toolCallId: "c3",
+        name: "beta",
+        argumentsJson: '{"value":"three","ms":2}',
+        resultJson: '{"echoed":"three"}',
+        executionMs: 2,
+      },
+    ]);
+    expect(result.result.clientCalls).toEqual([]);
+    expect([...result.result.results.entries()]).toEqual([
+      ["c1", { echoed: "one" }],
+      ["c2", { echoed: "two" }],
+      ["c3", { echoed: "three" }],
+    ]);
+  });
+
+  it("leaves calls to tools it does not hold to the client, in call order", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "read_file", { path: "a.ts" }),
+      call("c2", "alpha", { value: "x" }),
+      call("c3", "write_file", { path: "b.ts" }),
+    );
+    if (!result.successful) throw new Error(result.errors[0].message);
+    expect(result.result.clientCalls).toEqual([
+      { callId: "c1", name: "read_file", argumentsJson: '{"path":"a.ts"}' },
+      { callId: "c3", name: "write_file", argumentsJson: '{"path":"b.ts"}' },
+    ]);
+    expect(result.result.outputs.map((output) => output.callId)).toEqual(["c2"]);
+    expect(runs).toEqual(["alpha:x:t1:general"]);
+  });
+
+  it("answers arguments that are not a JSON object with an error output, for server and client tools alike", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "alpha", "{not json"),
+      call("c2", "alpha", "[1,2]"),
+      call("c3", "read_file", '"a.ts"'),
+      call("c4", "beta", "null"),
+    );
+    if (!result.successful) throw new Error(result.errors[0].message);
+    expect(runs).toEqual([]);
+    expect(result.result.clientCalls).toEqual([]);
+    expect(result.result.outputs).toEqual([
+      {
+        type: "function_call_output",
+        callId: "c1",
+        output: "Invalid arguments for alpha: arguments must be a JSON object",
+        isError: true,
+      },
+      {
+        type: "function_call_output",
+        callId: "c2",
+        output: "Invalid arguments for alpha: arguments must be a JSON object",
+        isError: true,
+      },
+      {
+        type: "function_call_output",
+        callId: "c3",
+        output: "Invalid arguments for read_file: arguments must be a JSON object",
+        isError: true,
+      },
+      {
+        type: "function_call_output",
+        callId: "c4",
+        output: "Invalid arguments for beta: arguments must be a JSON object",
+        isError: true,
+      },
+    ]);
+    expect(result.result.executions[0]).toEqual({
+      toolCallId: "c1",
+      name: "alpha",
+      argumentsJson: "{not json",
+      errorMessage: "Invalid arguments for alpha: arguments must be a JSON object",
+      executionMs: 0,
+    });
+    expect(result.result.results.size).toBe(0);
+  });
+
+  it("answers arguments the tool refuses with its reason as an error output and goes on", async () => {
+    const { runs, run } = setup();
+    const result = await run(call("c1", "alpha", { value: 3 }), call("c2", "beta", { value: "ok" }));
+    if (!result.successful) throw new Error(result.errors[0].message);
+    expect(result.result.outputs).toEqual([
+      {
+        type: "function_call_output",
+        callId: "c1",
+        output: "Invalid arguments for alpha: value must be a string",
+        isError: true,
+      },
+      { type: "function_call_output", callId: "c2", output: '{"echoed":"ok"}', isError: false },
+    ]);
+    expect(result.result.executions[0]?.errorMessage).toBe(
+      "Invalid arguments for alpha: value must be a string",
+    );
+    expect(result.result.executions[0]?.resultJson).toBeUndefined();
+    expect(runs).toEqual(["beta:ok:t1:general"]);
+    expect(result.result.results.has("c1")).toBe(false);
+  });
+
+  it("fails with SERVER_TOOL_FAILED naming the tool when an executor throws, and runs nothing after it", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "alpha", { value: "first" }),
+      call("c2", "beta", { value: "explode" }),
+      call("c3", "alpha", { value: "never" }),
+    );
+    expect(result).toEqual({
+      successful: false,
+      errors: [
+        {
+          code: "SERVER_TOOL_FAILED",
+          message: "Server tool beta failed: backend down",
+          details: { tool: "beta", toolCallId: "c2" },
+        },
+      ],
+      warnings: [],
+    });
+    expect(runs).toEqual(["alpha:first:t1:general", "beta:explode:t1:general"]);
+    const thrownString = await run(call("c9", "alpha", { value: "throw-string" }));
+    expect(!thrownString.successful && thrownString.errors[0].message).toBe(
+      "Server tool alpha failed: plain failure",
+    );
+  });
+
+  it("collects the files tools produce and writes a null result as JSON null", async () => {
+    const clock = new ManualClock();
+    const silent: ServerTool<Record<string, unknown>> = {
+      definition: { name: "silent", description: "returns nothing", parameters: { type: "object" } },
+      parseArguments: (args) => ({ ok: true, value: args as Record<string, unknown> }),
+      execute: async () => ({ result: undefined }),
+    };
+    const runs: string[] = [];
+    const step = new ServerToolExecutionStep(
+      new ServerToolRegistry([silent, recordingTool("alpha", clock, runs)]),
+      clock,
+    );
+    const result = await step.run({
+      calls: [call("c1", "silent", {}), call("c2", "alpha", { value: "file" })],
+      context,
+    });
+    if (!result.successful) throw new Error(result.errors[0].message);
+    expect(result.result.outputs[0]).toEqual({
+      type: "function_call_output",
+      callId: "c1",
+      output: "null",
+      isError: false,
+    });
+    expect(result.result.files.map((file) => [file.name, new TextDecoder().decode(file.content)])).toEqual([
+      ["out.txt", "out"],
+    ]);
+  });
+
+  it("refuses a call whose name no client could be handed, back to the model", async () => {
+    const { run } = setup();
+    const result = await run(call("c1", "files.read", { path: "a" }), call("c2", "read_file", { path: "a" }));
+    if (!result.successful) throw new Error("expected success");
+    expect(result.result.clientCalls.map((c) => c.callId)).toEqual(["c2"]);
+    expect(result.result.outputs).toEqual([
+      {
+        type: "function_call_output",
+        callId: "c1",
+        output: "Invalid arguments for files.read: no tool has this name",
+        isError: true,
+      },
+    ]);
+  });
+
+  it("fails the turn when a tool's result cannot be written as JSON", async () => {
+    const { run } = setup();
+    const result = await run(call("c1", "alpha", { value: "unserializable" }));
+    expect(!result.successful && result.errors[0]).toMatchObject({
+      code: "SERVER_TOOL_FAILED",
+      details: { tool: "alpha", toolCallId: "c1" },
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { InMemoryFileStore } from "../src/memory/in-memory-file-store.js";
+import { InMemorySessionStore } from "../src/memory/in-memory-session-store.js";
+import { InMemoryTurnEventLog } from "../src/memory/in-memory-turn-event-log.js";
+import { describeFileStoreContract } from "../src/testing/file-store-contract.js";
+import { ManualClock } from "../src/testing/manual-clock.js";
+import { describeSessionStoreContract } from "../src/testing/session-store-contract.js";
+import { describeTurnEventLogContract } from "../src/testing/turn-event-log-contract.js";
+
+describeSessionStoreContract("InMemorySessionStore", async () => {
+  const clock = new ManualClock();
+  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
+});
+
+// The in-memory store has no connections; handing the same store out as the "other connection" still runs
+// the suite's `newConnection` path.
+let current: InMemorySessionStore | undefined;
+describeSessionStoreContract(
+  "InMemorySessionStore (newConnection)",
+  async () => {
+    const clock = new ManualClock();
+    current = new InMemorySessionStore(clock);
+    return {
+      store: current,
+      clock,
+      close: async () => {
+        current = undefined;
+      },
+    };
+  },
+  {
+    newConnection: async () => {
+      if (current === undefined) throw new Error("newConnection called outside a test");
+      return current;
+    },
+  },
+);
+
+describeFileStoreContract("InMemoryFileStore", async () => {
+  const clock = new ManualClock();
+  return { store: new InMemoryFileStore(clock), clock, close: async () => {} };
+});
+
+describeTurnEventLogContract("InMemoryTurnEventLog", async () => ({
+  log: new InMemoryTurnEventLog(),
+  close: async () => {},
+}));

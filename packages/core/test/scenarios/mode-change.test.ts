@@ -1,0 +1,248 @@
+import { describe, expect, it } from "vitest";
+import { catalogWithModes, createTestAgent, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
+
+const toReview = { mode: "review", reason: "The user asked for a review.", branch: false };
+const GENERAL_TOOLS = ["read_file", "lookup", "agent_change_mode"];
+const REVIEW_TOOLS = ["read_file", "submit_review", "agent_change_mode"];
+
+describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
+  it("persists the mode and its history at once, shows it on the same turn, and switches tools from the next turn", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { toolCalls: [{ name: "lookup", arguments: { query: "guidelines" }, callId: "s1" }] },
+      { text: "Send me the diff." },
+      { text: "Looks good." },
+    );
+    const changedAt = agent.clock.now();
+    const first = responseOf(
+      await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Please review my change" }),
+    );
+    expect(first).toMatchObject({
+      kind: "final",
+      modeDisplayName: "Code Review",
+      primaryOutputText: "Switched to code review.\n\nSend me the diff.",
+    });
+    expect(first.kind === "final" && first.primaryOutputText.startsWith("Switched to code review.")).toBe(
+      true,
+    );
+
+    // The tool's output tells the model about the new mode; the rest of the turn keeps general's tools.
+    expect(agent.provider.requests[1]?.input).toEqual([
+      {
+        type: "function_call_output",
+        callId: "m1",
+        output: JSON.stringify({
+          mode: "review",
+          displayName: "Code Review",
+          instructions: "Review the code you are shown.",
+          reason: "The user asked for a review.",
+          branch: false,
+        }),
+        isError: false,
+      },
+    ]);
+    expect(
+      agent.provider.requests.slice(0, 3).map((request) => request.tools.map((tool) => tool.name)),
+    ).toEqual([GENERAL_TOOLS, GENERAL_TOOLS, GENERAL_TOOLS]);
+    expect(agent.provider.requests.slice(0, 3).map((request) => request.toolChoice)).toEqual([
+      { type: "auto" },
+      { type: "auto" },
+      { type: "auto" },
+    ]);
+
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.mode).toBe("review");
+    expect(session.modeDisplayName).toBe("Code Review");
+    expect(session.modeHistory).toEqual([
+      {
+        turnId: "t1",
+        previousMode: "general",
+        newMode: "review",
+        reason: "The user asked for a review.",
+        changedBy: PRINCIPAL,
+        changedAt,
+      },
+    ]);
+    // The turn keeps the mode it started in as its snapshot.
+    expect(session.turns[0]).toMatchObject({ turnId: "t1", mode: "general", status: "completed" });
+
+    const second = responseOf(
+      await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Here it is" }),
+    );
+    expect(second).toMatchObject({
+      kind: "final",
+      modeDisplayName: "Code Review",
+      primaryOutputText: "Looks good.",
+    });
+    const next = agent.provider.requests[3];
+    expect(next?.input).toEqual([
+      {
+        type: "user_message",
+        content: [{ type: "text", text: "[MODE: review]\n\n[INSTRUCTION]\nHere it is" }],
+      },
+    ]);
+    expect(next?.tools.map((tool) => tool.name)).toEqual(REVIEW_TOOLS);
+    expect(next?.toolChoice).toEqual({ type: "tool", name: "submit_review" });
+    expect(next?.continuation).toEqual({ type: "previous_response", responseId: "resp_3" });
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns[1]?.mode).toBe("review");
+  });
+
+  it("shows the new mode on a client tool continuation and keeps the old tools for the turn's continuation round", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          { name: "agent_change_mode", arguments: toReview, callId: "m1" },
+          { name: "read_file", arguments: { path: "a.ts" }, callId: "c1" },
+        ],
+      },
+      { text: "Reviewed." },
+    );
+    const paused = responseOf(
+      await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review a.ts" }),
+    );
+    expect(paused).toMatchObject({ kind: "client_tool_continuation", modeDisplayName: "Code Review" });
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).mode).toBe("review");
+
+    const final = responseOf(
+      await agent.execute({
+        sessionId: "s",
+        turnId: "t1",
+        toolResults: [{ toolCallId: "c1", executionMs: 1, resultJson: '"code"' }],
+      }),
+    );
+    expect(final).toMatchObject({
+      kind: "final",
+      modeDisplayName: "Code Review",
+      primaryOutputText: "Switched to code review.\n\nReviewed.",
+    });
+    expect(agent.provider.requests[1]?.tools.map((tool) => tool.name)).toEqual(GENERAL_TOOLS);
+    expect(agent.provider.requests[1]?.toolChoice).toEqual({ type: "auto" });
+    expect(
+      agent.provider.requests[1]?.input.map((item) => item.type === "function_call_output" && item.callId),
+    ).toEqual(["m1", "c1"]);
+  });
+
+  it("applies the last of several changes in one response and warns MULTIPLE_MODE_CHANGES", async () => {
+    const config = catalogWithModes({
+      id: "design",
+      displayName: "Design",
+      instructions: "Design the solution.",
+      welcomeMessage: "Let's design.",
+      tools: ["read_file"],
+      toolChoice: null,
+    });
+    const agent = await createTestAgent({ config });
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          { name: "agent_change_mode", arguments: toReview, callId: "m1" },
+          {
+            name: "agent_change_mode",
+            arguments: { mode: "design", reason: "Design first.", branch: false },
+            callId: "m2",
+          },
+        ],
+      },
+      { text: "Designing." },
+    );
+    const result = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Plan it" });
+    expect(responseOf(result)).toMatchObject({
+      kind: "final",
+      modeDisplayName: "Design",
+      primaryOutputText: "Let's design.\n\nDesigning.",
+    });
+    expect(result.warnings).toEqual([
+      {
+        code: "MULTIPLE_MODE_CHANGES",
+        message: "The model changed mode 2 times in one response; the last change (design) applies.",
+      },
+    ]);
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.mode).toBe("design");
+    expect(session.modeHistory.map((entry) => [entry.previousMode, entry.newMode, entry.reason])).toEqual([
+      ["general", "design", "Design first."],
+    ]);
+  });
+
+  it("answers an unknown mode with an error output to the model and changes nothing", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          {
+            name: "agent_change_mode",
+            arguments: { mode: "chaos", reason: "why not", branch: false },
+            callId: "m1",
+          },
+        ],
+      },
+      { text: "Staying in general." },
+      { text: "Still general." },
+    );
+    const result = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Switch to chaos" });
+    const final = responseOf(result);
+    expect(final).toMatchObject({
+      kind: "final",
+      modeDisplayName: "General",
+      primaryOutputText: "Staying in general.",
+    });
+    expect(result.warnings).toEqual([]);
+    const message = 'Invalid arguments for agent_change_mode: mode must be one of "general", "review"';
+    expect(agent.provider.requests[1]?.input).toEqual([
+      { type: "function_call_output", callId: "m1", output: message, isError: true },
+    ]);
+    expect(final.kind === "final" && final.toolResults).toEqual([
+      { toolCallId: "m1", name: "agent_change_mode", executionMs: 0, errorMessage: message },
+    ]);
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.mode).toBe("general");
+    expect(session.modeHistory).toEqual([]);
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "ok" }));
+    expect(agent.provider.requests[2]?.input[0]).toEqual({
+      type: "user_message",
+      content: [{ type: "text", text: "[MODE: general]\n\n[INSTRUCTION]\nok" }],
+    });
+  });
+
+  it("takes the last successful change when a later one in the same response is refused", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          { name: "agent_change_mode", arguments: toReview, callId: "m1" },
+          {
+            name: "agent_change_mode",
+            arguments: { mode: "nope", reason: "x", branch: false },
+            callId: "m2",
+          },
+        ],
+      },
+      { text: "Reviewing." },
+    );
+    const result = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review" });
+    expect(responseOf(result)).toMatchObject({ modeDisplayName: "Code Review" });
+    expect(result.warnings).toEqual([]);
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).modeHistory).toHaveLength(1);
+  });
+
+  it("records nothing and welcomes nobody when the model switches to the mode it is in", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          {
+            name: "agent_change_mode",
+            arguments: { mode: "general", reason: "stay", branch: false },
+            callId: "m1",
+          },
+        ],
+      },
+      { text: "Same mode." },
+    );
+    const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Stay" }));
+    expect(final).toMatchObject({ modeDisplayName: "General", primaryOutputText: "Same mode." });
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).modeHistory).toEqual([]);
+  });
+});

@@ -1,0 +1,230 @@
+import type {
+  AgentExecuteRequest,
+  AgentExecuteResponse,
+  InvokeFailure,
+  InvokeResult,
+} from "@aptix/contracts";
+import { validateAgentExecuteRequest } from "@aptix/contracts";
+import type { FileStore, LlmCallOptions, LlmRequest, LlmResponse } from "../../src/index.js";
+import {
+  AgentCatalog,
+  type AgentCatalogConfig,
+  AgentService,
+  type AgentServiceOptions,
+  InMemoryContextRetriever,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  type RagChunk,
+  type ServerTool,
+  type SessionStore,
+} from "../../src/index.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
+import "../../src/testing/scenario-stores.js";
+import { ScriptedLlmProvider } from "../../src/testing/scripted-llm-provider.js";
+
+export const PRINCIPAL = "alice";
+
+export const TEST_CATALOG: AgentCatalogConfig = {
+  conversationContexts: [
+    {
+      id: "default",
+      bootPrompt: "You are Aptix.",
+      model: "gpt-test",
+      provider: "scripted",
+      defaultMode: "general",
+    },
+    { id: "stateless", bootPrompt: "You are Aptix (replayed).", model: "claude-test", provider: "stateless" },
+    {
+      id: "reviewing",
+      bootPrompt: "You review code.",
+      model: "gpt-test",
+      provider: "scripted",
+      defaultMode: "review",
+    },
+  ],
+  modes: [
+    {
+      id: "general",
+      displayName: "General",
+      instructions: "Help with anything.",
+      welcomeMessage: "Back to general work.",
+      tools: ["read_file", "lookup"],
+      toolChoice: null,
+    },
+    {
+      id: "review",
+      displayName: "Code Review",
+      instructions: "Review the code you are shown.",
+      welcomeMessage: "Switched to code review.",
+      tools: ["read_file", "submit_review"],
+      toolChoice: "submit_review",
+    },
+  ],
+  clientTools: [
+    {
+      name: "read_file",
+      description: "Read a workspace file.",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+    },
+    { name: "submit_review", description: "Submit a review.", parameters: { type: "object" } },
+  ],
+};
+
+/** A server tool for tests: echoes its arguments, or throws when asked to. */
+export const lookupTool: ServerTool<{ query: string; explode?: boolean }> = {
+  definition: {
+    name: "lookup",
+    description: "Look something up on the server.",
+    parameters: { type: "object", properties: { query: { type: "string" } }, required: ["query"] },
+  },
+  parseArguments(args) {
+    const query = (args as { query?: unknown }).query;
+    if (typeof query !== "string") return { ok: false, message: "query must be a string" };
+    return { ok: true, value: { query, explode: (args as { explode?: boolean }).explode === true } };
+  },
+  async execute(args) {
+    if (args.explode) throw new Error("lookup backend is down");
+    return {
+      result: { found: `answer to ${args.query}` },
+      files: [
+        {
+          name: "answer.txt",
+          mimeType: "text/plain",
+          content: new TextEncoder().encode(`answer to ${args.query}`),
+        },
+      ],
+    };
+  },
+};
+
+/** A held provider call: `entered` resolves with the request once the call is waiting; `release` lets it answer. */
+export interface HeldCall {
+  entered: Promise<LlmRequest>;
+  release(): void;
+}
+
+/**
+ * A ScriptedLlmProvider whose next calls can be held until the test releases them: a turn that is still
+ * talking to its provider (SESSION_BUSY), or one whose instance crashed mid-call (lease expiry).
+ */
+export class GatedScriptedProvider extends ScriptedLlmProvider {
+  readonly #holds: Array<{ entered: (request: LlmRequest) => void; gate: Promise<void> }> = [];
+
+  /** Holds the next call that is not held yet. */
+  holdNextCall(): HeldCall {
+    let entered!: (request: LlmRequest) => void;
+    let release!: () => void;
+    const enteredPromise = new Promise<LlmRequest>((resolve) => {
+      entered = resolve;
+    });
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#holds.push({ entered, gate });
+    return { entered: enteredPromise, release };
+  }
+
+  override async call(request: LlmRequest, options?: LlmCallOptions): Promise<InvokeResult<LlmResponse>> {
+    const hold = this.#holds.shift();
+    if (hold) {
+      hold.entered(structuredClone(request));
+      await hold.gate;
+    }
+    return super.call(request, options);
+  }
+}
+
+export interface TestAgent {
+  service: AgentService;
+  provider: GatedScriptedProvider;
+  stateless: GatedScriptedProvider;
+  store: SessionStore;
+  files: FileStore;
+  retriever: InMemoryContextRetriever;
+  clock: ManualClock;
+  /** Validates like the server, then executes as PRINCIPAL (or `principal`). */
+  execute(request: AgentExecuteRequest, principal?: string): Promise<InvokeResult<AgentExecuteResponse>>;
+}
+
+export async function createTestAgent(
+  options: {
+    store?: SessionStore;
+    chunks?: RagChunk[];
+    config?: AgentCatalogConfig;
+    /** Server tools besides `agent_change_mode`; `[lookupTool]` unless given. */
+    serverTools?: ServerTool[];
+  } & Partial<AgentServiceOptions> = {},
+): Promise<TestAgent> {
+  const clock = new ManualClock(new Date("2026-01-01T00:00:00Z"));
+  const stores = options.store
+    ? { store: options.store }
+    : ((await globalThis.aptixScenarioStores?.(clock)) ?? { store: new InMemorySessionStore(clock) });
+  const created = AgentCatalog.create(
+    options.config ?? TEST_CATALOG,
+    options.serverTools ?? [lookupTool as ServerTool],
+  );
+  if (!created.successful) throw new Error(created.errors[0].message);
+  const provider = new GatedScriptedProvider({ id: "scripted" });
+  const stateless = new GatedScriptedProvider({ id: "stateless", storesResponses: false });
+  const { store } = stores;
+  const files = stores.files ?? new InMemoryFileStore(clock);
+  const retriever = new InMemoryContextRetriever(options.chunks ?? []);
+  let ids = 0;
+  const service = new AgentService({
+    catalog: created.result,
+    providers: [provider, stateless],
+    store,
+    files,
+    retriever,
+    clock,
+    ids: { newId: (prefix) => `${prefix}_${++ids}` },
+    ...(stores.events ? { events: stores.events } : {}),
+    ...options,
+  });
+  return {
+    service,
+    provider,
+    stateless,
+    store,
+    files,
+    retriever,
+    clock,
+    async execute(request, principal = PRINCIPAL) {
+      const valid = validateAgentExecuteRequest(request);
+      if (!valid.successful) throw new Error(`test sent an invalid request: ${valid.errors[0].message}`);
+      return service.execute(valid.result, principal);
+    },
+  };
+}
+
+/** Narrows a result to its response, failing the test with the errors otherwise. */
+export function responseOf(result: InvokeResult<AgentExecuteResponse>): AgentExecuteResponse {
+  if (!result.successful) throw new Error(`expected success, got ${JSON.stringify(result.errors)}`);
+  return result.result;
+}
+
+/** The file id behind a FileRef url (`/v1/files/{fileId}`). */
+export function fileIdOf(url: string): string {
+  const id = url.split("/").at(-1);
+  if (!url.startsWith("/v1/files/") || !id) throw new Error(`not a file url: ${url}`);
+  return id;
+}
+
+/** TEST_CATALOG with some modes replaced or added (matched by id), for agents that need other modes. */
+export function catalogWithModes(...modes: AgentCatalogConfig["modes"]): AgentCatalogConfig {
+  const byId = new Map(TEST_CATALOG.modes.map((mode) => [mode.id, mode]));
+  for (const mode of modes) byId.set(mode.id, mode);
+  return { ...TEST_CATALOG, modes: [...byId.values()] };
+}
+
+/** Narrows any result to its value, failing the test with the errors otherwise. */
+export function resultOf<T>(result: InvokeResult<T>): T {
+  if (!result.successful) throw new Error(`expected success, got ${JSON.stringify(result.errors)}`);
+  return result.result;
+}
+
+/** The errors of a failed result, failing the test when it succeeded. */
+export function errorsOf(result: InvokeResult<unknown>): InvokeFailure["errors"] {
+  if (result.successful) throw new Error(`expected a failure, got ${JSON.stringify(result.result)}`);
+  return result.errors;
+}

@@ -1,0 +1,14 @@
+export { DrizzleFileStore } from "./drizzle-file-store.js";
+export { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
+export { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
+export {
+  type AptixStore,
+  DEFAULT_SCHEMA,
+  MIGRATIONS_FOLDER,
+  MIGRATIONS_TABLE,
+  openPgliteStore,
+  openStore,
+  type Readiness,
+  type StoreOptions,
+} from "./open-store.js";
+export * as schema from "./schema.js";

@@ -1,0 +1,274 @@
+import { mkdir } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { type Clock, type FileStore, type SessionStore, systemClock, type TurnEventLog } from "@aptix/core";
+import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import { readMigrationFiles } from "drizzle-orm/migrator";
+import { bigint, pgTable, serial, text } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import { DrizzleFileStore } from "./drizzle-file-store.js";
+import { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
+import { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
+
+export interface StoreOptions {
+  /** The Postgres schema of every table and of drizzle's migrations table; created if missing. Default `aptix`. */
+  schema?: string;
+  /** Stamps `updatedAt` on writes that are not given a time, and judges file expiry. Default: the system clock. */
+  clock?: Clock;
+  /** Called once per SQL statement sent (BEGIN and COMMIT included), e.g. for tests that count statements. */
+  onQuery?: (sql: string) => void;
+}
+
+export interface Readiness {
+  ready: boolean;
+  /** Why the store is not ready; absent when it is. */
+  reason?: string;
+}
+
+export interface AptixStore {
+  sessions: SessionStore;
+  files: FileStore;
+  /** Streamed text deltas, so a client can resume a stream on any instance. */
+  events: TurnEventLog;
+  /** Ready when the database answers and every migration this package ships is applied. */
+  readiness(): Promise<Readiness>;
+  /** Closes what `openStore` opened; the store answers no more calls. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SCHEMA = "aptix";
+/** drizzle's migrations table, kept in the store's schema. */
+export const MIGRATIONS_TABLE = "__drizzle_migrations";
+/** The migrations drizzle-kit generated from `schema.ts` (`drizzle/` at the package root, beside `src/` and `dist/`). */
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../drizzle/", import.meta.url));
+
+/** Connections of one store's postgres.js pool. */
+const POOL_SIZE = 10;
+/** How long a readiness probe waits for the database. */
+const READINESS_TIMEOUT_MS = 5_000;
+/** First key of the advisory lock that serializes migrations of one schema across processes ("Aptx"). */
+const MIGRATION_LOCK_CLASS = 0x41707478;
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/**
+ * Opens the store behind `databaseUrl` and applies every pending migration before it resolves:
+ * `postgres://…` or `postgresql://…` is a Postgres server (postgres.js, a pool of 10), `memory://` an
+ * in-memory PGlite, and anything else a directory for an on-disk PGlite (created if missing).
+ */
+export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<AptixStore> {
+  schemaName(options); // Refuse a bad schema name before opening anything.
+  if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return openPostgresStore(databaseUrl, options);
+  let client: PGlite;
+  if (databaseUrl.startsWith("memory://")) {
+    client = new PGlite();
+  } else {
+    await mkdir(databaseUrl, { recursive: true });
+    client = new PGlite(databaseUrl);
+  }
+  try {
+    const store = await openPgliteStore(client, options);
+    return {
+      ...store,
+      close: once(async () => {
+        await store.close();
+        await client.close();
+      }),
+    };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens a store over a PGlite instance the caller owns (and closes: the store's `close()` leaves it open).
+ * PGlite has one connection: the store sets its `search_path` to `options.schema`, so keep one store per
+ * instance open at a time.
+ */
+export async function openPgliteStore(client: PGlite, options: StoreOptions = {}): Promise<AptixStore> {
+  const schema = schemaName(options);
+  const counted = options.onQuery === undefined ? client : countingPglite(client, options.onQuery);
+  await counted.exec(
+    `create schema if not exists ${quoteIdentifier(schema)}; set search_path to ${quoteIdentifier(schema)}`,
+  );
+  const db = drizzlePglite(counted);
+  await migratePglite(db, migrationConfig(schema));
+  let closed = false;
+  return assemble(
+    db,
+    options,
+    () => closed,
+    async () => {
+      closed = true;
+    },
+  );
+}
+
+async function openPostgresStore(url: string, options: StoreOptions): Promise<AptixStore> {
+  const schema = schemaName(options);
+  const { onQuery } = options;
+  const clientOptions = {
+    // Unqualified table names resolve to the store's schema on every connection.
+    connection: { search_path: quoteIdentifier(schema) },
+    // No array columns: skip postgres.js's type lookup on every new connection.
+    fetch_types: false,
+    onnotice: () => {},
+    ...(onQuery === undefined ? {} : { debug: (_connection: number, query: string) => onQuery(query) }),
+  };
+
+  // Migrate on a connection of its own, under an advisory lock, so instances starting together migrate once.
+  const migrator = postgres(url, { ...clientOptions, max: 1 });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`;
+    await migrator.unsafe(`create schema if not exists ${quoteIdentifier(schema)}`);
+    await migratePostgres(drizzlePostgres(migrator), migrationConfig(schema));
+    await migrator`select pg_advisory_unlock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`;
+  } finally {
+    await migrator.end({ timeout: 5 });
+  }
+
+  const pool = postgres(url, { ...clientOptions, max: POOL_SIZE });
+  let closed = false;
+  return assemble(
+    drizzlePostgres(pool),
+    options,
+    () => closed,
+    async () => {
+      closed = true;
+      await pool.end({ timeout: 5 });
+    },
+  );
+}
+
+function assemble(
+  db: StoreDatabase,
+  options: StoreOptions,
+  isClosed: () => boolean,
+  close: () => Promise<void>,
+): AptixStore {
+  const clock = options.clock ?? systemClock;
+  const expected = readMigrationFiles(migrationConfig(schemaName(options)));
+  return {
+    sessions: new DrizzleSessionStore(db, clock),
+    files: new DrizzleFileStore(db, clock),
+    events: new DrizzleTurnEventLog(db),
+    async readiness() {
+      if (isClosed()) return { ready: false, reason: "The store is closed." };
+      try {
+        const applied = await withTimeout(
+          db.select({ createdAt: migrationsTable.createdAt }).from(migrationsTable),
+          READINESS_TIMEOUT_MS,
+          `The database did not answer within ${READINESS_TIMEOUT_MS} ms.`,
+        );
+        const appliedAt = new Set(applied.map((row) => Number(row.createdAt)));
+        const pending = expected.filter((migration) => !appliedAt.has(migration.folderMillis));
+        if (pending.length > 0) {
+          return {
+            ready: false,
+            reason: `${pending.length} of ${expected.length} database migrations are not applied.`,
+          };
+        }
+        return { ready: true };
+      } catch (error) {
+        return { ready: false, reason: `The database is unreachable: ${messageOf(error)}` };
+      }
+    },
+    close: once(close),
+  };
+}
+
+/** drizzle's migrations table, read unqualified: the connection's search_path is the store's schema. */
+const migrationsTable = pgTable(MIGRATIONS_TABLE, {
+  id: serial("id").primaryKey(),
+  hash: text("hash").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }),
+});
+
+function migrationConfig(schema: string) {
+  return { migrationsFolder: MIGRATIONS_FOLDER, migrationsSchema: schema, migrationsTable: MIGRATIONS_TABLE };
+}
+
+function schemaName(options: StoreOptions): string {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  if (!SCHEMA_NAME.test(schema)) {
+    throw new Error(
+      `Invalid store schema ${JSON.stringify(schema)}: use 1-63 letters, digits and underscores, not starting with a digit.`,
+    );
+  }
+  return schema;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/**
+ * The PGlite calls drizzle makes (`query`, `exec`, `transaction`), reporting each statement to `onQuery`.
+ * PGlite sends BEGIN and COMMIT/ROLLBACK itself, so those are reported around the transaction's callback.
+ */
+function countingPglite(client: PGlite, onQuery: (sql: string) => void): PGlite {
+  const counted = (target: Pick<PGlite, "query" | "exec">) => ({
+    query: <T>(query: string, params?: unknown[], options?: QueryOptions) => {
+      onQuery(query);
+      return target.query<T>(query, params, options);
+    },
+    exec: (query: string, options?: QueryOptions) => {
+      onQuery(query);
+      return target.exec(query, options);
+    },
+  });
+  const wrapper = {
+    ...counted(client),
+    transaction: <T>(callback: (tx: Transaction) => Promise<T>) =>
+      client.transaction(async (tx) => {
+        onQuery("BEGIN");
+        const countedTx: Transaction = {
+          ...counted(tx),
+          sql: (strings, ...params) => tx.sql(strings, ...params),
+          rollback: () => tx.rollback(),
+          listen: (channel, callback) => tx.listen(channel, callback),
+          get closed() {
+            return tx.closed;
+          },
+        };
+        try {
+          const result = await callback(countedTx);
+          onQuery("COMMIT");
+          return result;
+        } catch (error) {
+          onQuery("ROLLBACK");
+          throw error;
+        }
+      }),
+  };
+  return wrapper as unknown as PGlite;
+}
+
+function once(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= close();
+    return closing;
+  };
+}
+
+async function withTimeout<T>(work: PromiseLike<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The driver's own message: drizzle wraps driver errors in a "Failed query" error whose `cause` says why. */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? messageOf(error.cause) : error.message;
+}

@@ -1,0 +1,92 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  ManualClock,
+  newCallRecord,
+  newCursor,
+  newLease,
+  newSessionKey,
+  newStoredFile,
+  newTurnRecord,
+  sampleTranscriptItems,
+} from "@aptix/core/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import { openStore } from "../src/index.js";
+
+describe("openStore on PGlite", () => {
+  let directory: string | undefined;
+
+  afterEach(async () => {
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+
+  it("opens memory:// as an empty in-memory database, migrated into the default schema", async () => {
+    const store = await openStore("memory://");
+    try {
+      expect(await store.readiness()).toStrictEqual({ ready: true });
+      expect(await store.sessions.getSession(newSessionKey())).toBeUndefined();
+      await store.files.put(newStoredFile("principal-a", "file_1"), Uint8Array.from([1, 2, 3, 4]));
+      expect(Array.from((await store.files.get("principal-a", "file_1"))?.content ?? [])).toEqual([
+        1, 2, 3, 4,
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("keeps sessions, transcripts and files across a close and a reopen of the directory", async () => {
+    directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
+    const path = join(directory, "db", "nested"); // created by openStore
+    const clock = new ManualClock();
+    const key = newSessionKey("session-disk");
+    const items = sampleTranscriptItems();
+
+    const first = await openStore(path, { clock });
+    expect(await first.readiness()).toStrictEqual({ ready: true });
+    const claimed = await first.sessions.claimSession({
+      key,
+      lease: newLease("owner-1", new Date(clock.now().getTime() + 60_000)),
+      now: clock.now(),
+      create: { conversationContextId: "conv", agentContextId: "agent", mode: "code" },
+    });
+    expect(claimed.outcome).toBe("claimed");
+    const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+    expect(
+      await first.sessions.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: "owner-1" }),
+    ).toBe("started");
+    const cursor = newCursor({ responseId: "resp_0", transcriptLength: items.length });
+    expect(
+      await first.sessions.recordLlmCall({
+        call: newCallRecord(key, "turn-1", 0),
+        progress: { items, fromPosition: 0, cursor },
+        lease: newLease("owner-1", new Date(clock.now().getTime() + 60_000)),
+      }),
+    ).toBe(true);
+    const file = newStoredFile(key.principal, "file_1");
+    await first.files.put(file, Uint8Array.from([0, 1, 2, 255]));
+    const session = await first.sessions.getSession(key);
+    await first.close();
+    const closed = await first.readiness();
+    expect(closed.ready).toBe(false);
+    expect(closed.reason).toBeTruthy();
+
+    const second = await openStore(path, { clock });
+    try {
+      expect(await second.readiness()).toStrictEqual({ ready: true });
+      expect(await second.sessions.getSession(key)).toStrictEqual(session);
+      expect(session?.cursor).toStrictEqual(cursor);
+      expect(await second.sessions.getTurn(key, "turn-1")).toStrictEqual(turn);
+      expect(await second.sessions.loadTranscript(key, items.length)).toStrictEqual(items);
+      expect(await second.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([
+        newCallRecord(key, "turn-1", 0),
+      ]);
+      const stored = await second.files.get(key.principal, "file_1");
+      expect(stored?.file).toStrictEqual(file);
+      expect(Array.from(stored?.content ?? [])).toEqual([0, 1, 2, 255]);
+    } finally {
+      await second.close();
+    }
+  });
+});

@@ -1,0 +1,63 @@
+import {
+  describeFileStoreContract,
+  describeSessionStoreContract,
+  describeTurnEventLogContract,
+  ManualClock,
+  type SessionStoreHarness,
+} from "@aptix/core/testing";
+import { afterAll } from "vitest";
+import { type AptixStore, openStore } from "../src/index.js";
+import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+
+afterAll(async () => {
+  await closeAdmin();
+});
+
+/** The current test's second connection: a second store (its own postgres.js pool) over the same schema. */
+let secondConnection: (() => Promise<AptixStore>) | undefined;
+
+async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; close(): Promise<void> }> {
+  await adminSql(); // Fails the test, loudly, when Postgres is down.
+  const schema = randomSchema();
+  const clock = new ManualClock();
+  const store = await openStore(TEST_DATABASE_URL, { schema, clock });
+  const others: AptixStore[] = [];
+  secondConnection = async () => {
+    const other = await openStore(TEST_DATABASE_URL, { schema, clock });
+    others.push(other);
+    return other;
+  };
+  return {
+    store,
+    clock,
+    async close() {
+      secondConnection = undefined;
+      await Promise.all([store, ...others].map((opened) => opened.close()));
+      await dropSchema(schema);
+    },
+  };
+}
+
+describeSessionStoreContract(
+  "drizzle on Postgres (postgres.js)",
+  async (): Promise<SessionStoreHarness> => {
+    const harness = await openHarness();
+    return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+  },
+  {
+    newConnection: async () => {
+      if (secondConnection === undefined) throw new Error("newConnection called outside a test");
+      return (await secondConnection()).sessions;
+    },
+  },
+);
+
+describeFileStoreContract("drizzle on Postgres (postgres.js)", async () => {
+  const harness = await openHarness();
+  return { store: harness.store.files, clock: harness.clock, close: harness.close };
+});
+
+describeTurnEventLogContract("drizzle on Postgres (postgres.js)", async () => {
+  const harness = await openHarness();
+  return { log: harness.store.events, close: harness.close };
+});

@@ -1,0 +1,136 @@
+import {
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  type LlmCallOptions,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+} from "@aptix/core";
+import OpenAI from "openai";
+import type {
+  Response,
+  ResponseCreateParamsBase,
+  ResponseCreateParamsNonStreaming,
+} from "openai/resources/responses/responses";
+import { fromResponsesOutput } from "./from-responses-output.js";
+import { providerError } from "./provider-error.js";
+import { toResponsesInput } from "./to-responses-input.js";
+
+export interface OpenAIResponsesProviderOptions {
+  /** Defaults to `openai`: what `ConversationContext.provider` names. */
+  id?: string;
+  /** Read from OPENAI_API_KEY when absent. */
+  apiKey?: string;
+  /** Read from OPENAI_BASE_URL when absent. */
+  baseURL?: string;
+  /** SDK retries of 408/409/429/5xx and connection errors, with its backoff and `retry-after`. Default 2. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default 120 s. */
+  timeoutMs?: number;
+  /**
+   * Let OpenAI store responses so calls continue with `previous_response_id` (default). With false, every
+   * call replays the session's transcript and reasoning travels encrypted.
+   */
+  store?: boolean;
+}
+
+/**
+ * An LlmProvider over `client.responses.create` (DESIGN.md §5). The client is made on the first call, so a
+ * service without an API key still starts, and each call without one fails clearly.
+ */
+export class OpenAIResponsesProvider implements LlmProvider {
+  readonly id: string;
+  readonly storesResponses: boolean;
+  readonly #options: OpenAIResponsesProviderOptions;
+  #client: OpenAI | undefined;
+
+  constructor(options: OpenAIResponsesProviderOptions = {}) {
+    this.id = options.id ?? "openai";
+    this.storesResponses = options.store ?? true;
+    this.#options = options;
+  }
+
+  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
+    const client = this.#clientOrFailure();
+    if (!(client instanceof OpenAI)) return client;
+    const body = this.#body(request);
+    try {
+      const response = options.onTextDelta
+        ? await this.#stream(client, body, options.onTextDelta, options.signal)
+        : await client.responses.create(
+            body as ResponseCreateParamsNonStreaming,
+            options.signal ? { signal: options.signal } : {},
+          );
+      return fromResponsesOutput(response, body);
+    } catch (error) {
+      return providerError(error);
+    }
+  }
+
+  #body(request: LlmRequest): ResponseCreateParamsBase {
+    const continuation = request.continuation;
+    const replayed =
+      continuation.type === "replay" ? toResponsesInput(continuation.items, { replay: true }) : [];
+    const body: ResponseCreateParamsBase = {
+      model: request.model,
+      input: [...replayed, ...toResponsesInput(request.input, { replay: false })],
+      // Tools go with every call: they do not carry over previous_response_id.
+      tools: request.tools.map((tool) => ({
+        type: "function",
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        // Sent explicitly: the API's default is strict, which most client tool schemas would not pass.
+        strict: tool.strict ?? false,
+      })),
+      tool_choice:
+        request.toolChoice.type === "tool" ? { type: "function", name: request.toolChoice.name } : "auto",
+      store: this.storesResponses,
+    };
+    if (continuation.type === "previous_response") body.previous_response_id = continuation.responseId;
+    if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+    if (!this.storesResponses) body.include = ["reasoning.encrypted_content"];
+    return body;
+  }
+
+  async #stream(
+    client: OpenAI,
+    body: ResponseCreateParamsBase,
+    onTextDelta: (delta: string) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
+    const stream = await client.responses.create({ ...body, stream: true }, signal ? { signal } : {});
+    for await (const event of stream) {
+      if (event.type === "response.output_text.delta") onTextDelta(event.delta);
+      else if (
+        event.type === "response.completed" ||
+        event.type === "response.incomplete" ||
+        event.type === "response.failed"
+      ) {
+        return event.response;
+      } else if (event.type === "error") {
+        throw new Error(`stream error ${event.code ?? ""}: ${event.message}`);
+      }
+    }
+    throw new Error("the stream ended before the response completed");
+  }
+
+  #clientOrFailure(): OpenAI | InvokeFailure {
+    if (this.#client) return this.#client;
+    const apiKey = this.#options.apiKey ?? process.env.OPENAI_API_KEY;
+    if (!apiKey) {
+      return fail("PROVIDER_ERROR", "OPENAI_API_KEY is not set: this service cannot call OpenAI.", {
+        provider: this.id,
+        reason: "not_configured",
+      });
+    }
+    this.#client = new OpenAI({
+      apiKey,
+      maxRetries: this.#options.maxRetries ?? 2,
+      timeout: this.#options.timeoutMs ?? 120_000,
+      ...(this.#options.baseURL ? { baseURL: this.#options.baseURL } : {}),
+    });
+    return this.#client;
+  }
+}

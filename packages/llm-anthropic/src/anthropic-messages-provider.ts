@@ -1,0 +1,125 @@
+import Anthropic from "@anthropic-ai/sdk";
+import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
+import {
+  CONTINUATION_LOST,
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  type LlmCallOptions,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+} from "@aptix/core";
+import { fromAnthropicMessage } from "./from-anthropic-message.js";
+import { providerError } from "./provider-error.js";
+import { toAnthropicMessages } from "./to-anthropic-messages.js";
+
+export interface AnthropicMessagesProviderOptions {
+  /** Defaults to `anthropic`: what `ConversationContext.provider` names. */
+  id?: string;
+  /** Read from ANTHROPIC_API_KEY when absent. */
+  apiKey?: string;
+  /** Read from ANTHROPIC_BASE_URL when absent: the origin (`https://api.anthropic.com`), without `/v1`. */
+  baseURL?: string;
+  /** SDK retries of 408/409/429/5xx and connection errors, with its backoff and `retry-after`. Default 2. */
+  maxRetries?: number;
+  /** Per-attempt timeout. Default 120 s. */
+  timeoutMs?: number;
+  /** `max_tokens` of a request that sets no `maxOutputTokens` (the Messages API requires one). Default 4096. */
+  maxTokens?: number;
+}
+
+export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+
+/**
+ * An LlmProvider over `client.messages.create` (DESIGN.md §5). Anthropic keeps no conversation state, so core
+ * replays the session's transcript on every call (`storesResponses` is false). The client is made on the
+ * first call, so a service without an API key still starts, and each call without one fails clearly.
+ */
+export class AnthropicMessagesProvider implements LlmProvider {
+  readonly id: string;
+  readonly storesResponses = false;
+  readonly #options: AnthropicMessagesProviderOptions;
+  #client: Anthropic | undefined;
+
+  constructor(options: AnthropicMessagesProviderOptions = {}) {
+    this.id = options.id ?? "anthropic";
+    this.#options = options;
+  }
+
+  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
+    if (request.continuation.type === "previous_response") {
+      // Nothing to continue from on Anthropic's side: core answers a lost continuation by replaying.
+      return fail("PROVIDER_ERROR", "Anthropic keeps no responses to continue from; replay the transcript.", {
+        provider: this.id,
+        reason: CONTINUATION_LOST,
+      });
+    }
+    const client = this.#clientOrFailure();
+    if (!(client instanceof Anthropic)) return client;
+    const body = this.#body(request);
+    try {
+      const message = options.onTextDelta
+        ? await this.#stream(client, body, options.onTextDelta, options.signal)
+        : await client.messages.create(body, options.signal ? { signal: options.signal } : {});
+      return fromAnthropicMessage(message, body);
+    } catch (error) {
+      return providerError(error);
+    }
+  }
+
+  #body(request: LlmRequest): MessageCreateParamsNonStreaming {
+    const replayed = request.continuation.type === "replay" ? request.continuation.items : [];
+    const { system, messages } = toAnthropicMessages([...replayed, ...request.input]);
+    const body: MessageCreateParamsNonStreaming = {
+      model: request.model,
+      max_tokens: request.maxOutputTokens ?? this.#options.maxTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS,
+      messages,
+    };
+    if (system !== undefined) body.system = system;
+    if (request.tools.length > 0) {
+      body.tools = request.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+      }));
+    }
+    // The API accepts `tool_choice` only along with `tools`; a forced tool is sent even without them, so the
+    // API names the mistake instead of the call quietly running without the tool.
+    if (request.toolChoice.type === "tool") {
+      body.tool_choice = { type: "tool", name: request.toolChoice.name };
+    } else if (request.tools.length > 0) {
+      body.tool_choice = { type: "auto" };
+    }
+    return body;
+  }
+
+  async #stream(
+    client: Anthropic,
+    body: MessageCreateParamsNonStreaming,
+    onTextDelta: (delta: string) => void,
+    signal: AbortSignal | undefined,
+  ): Promise<Message> {
+    const stream = client.messages.stream(body, signal ? { signal } : {});
+    stream.on("text", (delta) => onTextDelta(delta));
+    return await stream.finalMessage();
+  }
+
+  #clientOrFailure(): Anthropic | InvokeFailure {
+    if (this.#client) return this.#client;
+    const apiKey = this.#options.apiKey ?? process.env.ANTHROPIC_API_KEY;
+    if (!apiKey) {
+      return fail("PROVIDER_ERROR", "ANTHROPIC_API_KEY is not set: this service cannot call Anthropic.", {
+        provider: this.id,
+        reason: "not_configured",
+      });
+    }
+    this.#client = new Anthropic({
+      apiKey,
+      maxRetries: this.#options.maxRetries ?? 2,
+      timeout: this.#options.timeoutMs ?? 120_000,
+      ...(this.#options.baseURL ? { baseURL: this.#options.baseURL } : {}),
+    });
+    return this.#client;
+  }
+}

@@ -1,0 +1,7 @@
+/** End-to-end helpers: the real server over HTTP, on PGlite or Postgres, against the scripted OpenAI and Anthropic servers. */
+export * from "./event-stream.js";
+export * from "./neutral-script.js";
+export * from "./server-process.js";
+export * from "./test-catalog.js";
+export * from "./test-database.js";
+export * from "./test-service.js";

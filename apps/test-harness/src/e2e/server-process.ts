@@ -1,0 +1,150 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The directory holding `pnpm-workspace.yaml`. */
+export function workspaceRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(directory, "pnpm-workspace.yaml"))) {
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error("no pnpm-workspace.yaml above the test harness");
+    directory = parent;
+  }
+  return directory;
+}
+
+export interface ServerProcessOptions {
+  /**
+   * `pnpm`: `pnpm --filter @aptix/server start`, as the README says; `tsx`: that script's own command,
+   * `tsx --conditions=@aptix/source src/main.ts` in apps/server.
+   */
+  command: "pnpm" | "tsx";
+  /** Set on top of this process's environment; `undefined` removes a variable. */
+  env: Record<string, string | undefined>;
+  /** How long to wait for the "listening" line. Default 30 s. */
+  startTimeoutMs?: number;
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  /** From the "listening" log line. */
+  url: string;
+  pid: number;
+  /** Every JSON log line on stdout so far, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Everything else it printed (stderr, and stdout lines that are not JSON). */
+  output(): string;
+  /** Resolves when the process exits. */
+  exited: Promise<ExitStatus>;
+  /** Sends `signal` to the process (default SIGTERM) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<ExitStatus>;
+  /** Kills whatever is left of its process group (for cleanup after a failed test). */
+  kill(): void;
+}
+
+/**
+ * Runs the server as a child process (with `PORT=0` unless given) and resolves once it logged "listening".
+ * The child leads its own process group, so cleanup reaches the processes pnpm and tsx start under it.
+ */
+export async function spawnServer(options: ServerProcessOptions): Promise<ServerProcess> {
+  const root = workspaceRoot();
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1" };
+  for (const [name, value] of Object.entries(options.env)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  const child: ChildProcess =
+    options.command === "pnpm"
+      ? spawn("pnpm", ["--filter", "@aptix/server", "start"], { cwd: root, env, detached: true })
+      : // The server's own tsx (its runtime dependency): a clean install puts it beside the server, not at the root.
+        spawn(
+          join(root, "apps", "server", "node_modules", ".bin", "tsx"),
+          ["--conditions=@aptix/source", "src/main.ts"],
+          {
+            cwd: join(root, "apps", "server"),
+            env,
+            detached: true,
+          },
+        );
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not spawn the server (${options.command})`);
+
+  const logs: Array<Record<string, unknown>> = [];
+  let other = "";
+  let pending = "";
+  let onLine: (() => void) | undefined;
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => {
+    pending += chunk;
+    let newline = pending.indexOf("\n");
+    while (newline >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      try {
+        const parsed: unknown = JSON.parse(line);
+        if (typeof parsed === "object" && parsed !== null) logs.push(parsed as Record<string, unknown>);
+        else other += `${line}\n`;
+      } catch {
+        other += `${line}\n`;
+      }
+      onLine?.();
+      newline = pending.indexOf("\n");
+    }
+  });
+  child.stderr?.on("data", (chunk: string) => {
+    other += chunk;
+  });
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.on("exit", (code, signal) => resolve({ code, signal }));
+  });
+  const kill = () => {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+
+  const timeoutMs = options.startTimeoutMs ?? 30_000;
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      kill();
+      reject(new Error(`the server did not log "listening" within ${timeoutMs} ms:\n${other}`));
+    }, timeoutMs);
+    onLine = () => {
+      const listening = logs.find((line) => line.message === "listening");
+      if (typeof listening?.url === "string") {
+        clearTimeout(timer);
+        resolve(listening.url);
+      }
+    };
+    exited.then((status) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `the server exited (${JSON.stringify(status)}) before listening:\n${JSON.stringify(logs)}\n${other}`,
+        ),
+      );
+    });
+  });
+  onLine = undefined;
+
+  return {
+    url,
+    pid,
+    logs,
+    output: () => other,
+    exited,
+    async stop(signal = "SIGTERM") {
+      child.kill(signal);
+      return exited;
+    },
+    kill,
+  };
+}

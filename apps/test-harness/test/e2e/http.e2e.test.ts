@@ -1,0 +1,97 @@
+/**
+ * End-to-end scenarios over real HTTP: the real Hono server of `startServer`, its real OpenAIResponsesProvider
+ * (the `openai` SDK over HTTP to the scripted harness) and the real store, once on PGlite in memory and once on
+ * the machine's Postgres (a schema per service). The scenarios live in ./scenarios; this file runs them per
+ * store against services it starts once, because starting a PGlite costs seconds.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  checkAndResetHarness,
+  E2E_STORES,
+  startTestService,
+  type TestService,
+  type TestStoreKind,
+} from "../../src/e2e/index.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
+import { type ScenarioContext, STRICT_TIMEOUT_MS } from "./scenarios/context.js";
+import { conversationScenarios } from "./scenarios/conversation.js";
+import { expectSerialized, oneTurnAtATimeScenarios } from "./scenarios/one-turn-at-a-time.js";
+import { providerFailureScenarios } from "./scenarios/provider-failures.js";
+import { requestAndAccessScenarios } from "./scenarios/requests-and-access.js";
+
+// Real servers and databases: generous limits (the whole e2e run stays well under 2 minutes).
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+let harness: ScriptedOpenAI;
+
+beforeAll(async () => {
+  harness = await startScriptedOpenAI();
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+// After every test: each request the harness received passed the official CreateResponse schema, and no
+// scripted step was left over.
+afterEach(() => {
+  checkAndResetHarness(harness);
+});
+
+describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
+  let service: TestService | undefined;
+  let strict: TestService | undefined;
+  const ctx: ScenarioContext = {
+    store,
+    get harness() {
+      return harness;
+    },
+    get service() {
+      if (!service) throw new Error("the service did not start");
+      return service;
+    },
+    get strict() {
+      if (!strict) throw new Error("the strict service did not start");
+      return strict;
+    },
+  };
+
+  beforeAll(async () => {
+    service = await startTestService({ store, harness, env: { APTIX_OPENAI_MAX_RETRIES: "2" } });
+    strict = await startTestService({
+      store,
+      harness,
+      env: { APTIX_OPENAI_MAX_RETRIES: "0", APTIX_OPENAI_TIMEOUT_MS: String(STRICT_TIMEOUT_MS) },
+    });
+  });
+
+  afterAll(async () => {
+    await Promise.all([service?.close(), strict?.close()]);
+  });
+
+  describe("conversations", () => conversationScenarios(ctx));
+  describe("requests and access", () => requestAndAccessScenarios(ctx));
+  describe("one turn per session at a time", () => oneTurnAtATimeScenarios(ctx));
+  describe("provider failures", () => providerFailureScenarios(ctx));
+});
+
+describe("two server instances on one Postgres (same DATABASE_URL and schema)", () => {
+  let a: TestService | undefined;
+  let b: TestService | undefined;
+
+  beforeAll(async () => {
+    a = await startTestService({ store: "postgres", harness });
+    b = await startTestService({ store: "postgres", harness, database: a.database });
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("serializes one session's turns: B is busy while A runs turn 1, then B's retry of turn 2 continues it", async () => {
+    if (!a || !b) throw new Error("the instances did not start");
+    expect(b.database.schema).toBe(a.database.schema);
+    await expectSerialized(harness, a, b);
+  });
+});

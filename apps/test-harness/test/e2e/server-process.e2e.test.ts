@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  checkAndResetHarness,
+  databaseFor,
+  e2eServerEnv,
+  type ServerProcess,
+  serviceClient,
+  spawnServer,
+  startTestService,
+  type TestDatabase,
+  type TestService,
+} from "../../src/e2e/index.js";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
+import { expectSerialized } from "./scenarios/one-turn-at-a-time.js";
+
+// Child processes (tsx compiles the server at start-up): generous limits.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+let harness: ScriptedOpenAI;
+const children: ServerProcess[] = [];
+
+beforeAll(async () => {
+  harness = await startScriptedOpenAI();
+});
+
+afterAll(async () => {
+  for (const child of children) child.kill();
+  await harness.close();
+});
+
+afterEach(() => {
+  checkAndResetHarness(harness);
+});
+
+describe("the server as a child process", () => {
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), "aptix-e2e-process-"));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  // `pnpm start` runs `tsx --conditions=@aptix/source src/main.ts` in apps/server: this runs that command itself,
+  // because pnpm reports a script ended by a signal as failed, whatever the server's own exit code.
+  it("starts like the README's `pnpm start` on PGlite on disk without OPENAI_API_KEY, is ready, warns, and stops on SIGTERM", async () => {
+    const child = await spawnServer({
+      command: "tsx",
+      env: {
+        DATABASE_URL: join(directory, "db"),
+        OPENAI_API_KEY: undefined,
+        OPENAI_BASE_URL: undefined,
+        APTIX_API_KEYS: undefined,
+        APTIX_CONFIG: undefined,
+      },
+      startTimeoutMs: 60_000,
+    });
+    children.push(child);
+    expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const ready = await serviceClient(child.url).get("/readyz", "anonymous");
+    expect([ready.status, ready.body]).toEqual([
+      200,
+      { successful: true, result: { status: "ready" }, errors: [], warnings: [] },
+    ]);
+    expect(child.logs.find((line) => line.message === "listening")).toMatchObject({
+      level: "info",
+      database: `embedded PGlite at ${join(directory, "db")}`,
+      config: "built-in default config",
+      auth: "local mode: one principal, loopback callers only",
+      providers: expect.arrayContaining(["openai"]),
+    });
+    const warnings = child.logs.filter((line) => line.level === "warn").map((line) => line.message);
+    expect(warnings).toContainEqual(expect.stringMatching(/^OPENAI_API_KEY is not set/));
+
+    const status = await child.stop("SIGTERM");
+    expect(status).toEqual({ code: 0, signal: null });
+    expect(child.logs.map((line) => line.message)).toContain("stopped");
+  });
+});
+
+describe("a child-process server and an in-process server on one Postgres", () => {
+  let database: TestDatabase;
+  let inProcess: TestService;
+  let child: ServerProcess;
+
+  beforeAll(async () => {
+    database = await databaseFor("postgres");
+    inProcess = await startTestService({ store: "postgres", harness, database });
+    child = await spawnServer({
+      command: "tsx",
+      env: { ...(await e2eServerEnv(database)), OPENAI_API_KEY: "test", OPENAI_BASE_URL: harness.baseUrl },
+      startTimeoutMs: 60_000,
+    });
+    children.push(child);
+  });
+
+  afterAll(async () => {
+    await child?.stop("SIGTERM");
+    await inProcess?.close();
+    await database?.dispose();
+  });
+
+  it("serializes one session's turns across the two processes: the in-process server is busy while the child runs", async () => {
+    await expectSerialized(harness, serviceClient(child.url), inProcess);
+  });
+});

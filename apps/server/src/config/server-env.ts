@@ -1,0 +1,96 @@
+import { isIP } from "node:net";
+import { isAbsolute, resolve } from "node:path";
+import { z } from "zod";
+import { ConfigError } from "./config-error.js";
+
+const integer = (fallback: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(fallback);
+
+/**
+ * The environment of DESIGN.md §6, plus a few optional tunables (APTIX_*). Every variable is checked at
+ * start-up; a bad one stops the service with a message naming it.
+ */
+const ServerEnvSchema = z.object({
+  PORT: integer(8787, 0, 65_535),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().min(1).default("./.aptix/db"),
+  /** The schema of the store's tables, created if missing (store-drizzle's default: `aptix`). */
+  APTIX_DATABASE_SCHEMA: z.string().min(1).optional(),
+  APTIX_CONFIG: z.string().min(1).optional(),
+  APTIX_API_KEYS: z.string().optional(),
+  /** Largest request body accepted, in bytes (413 beyond). */
+  APTIX_MAX_BODY_BYTES: integer(100 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  /** LLM calls one request may make before its turn fails. */
+  APTIX_MAX_LLM_CALLS: integer(12, 1, 200),
+  /** How long a turn holds its session before another instance may take it over. */
+  APTIX_LEASE_MS: integer(10 * 60_000, 1_000, 24 * 3_600_000),
+  /** How long shutdown waits for running turns. */
+  APTIX_SHUTDOWN_TIMEOUT_MS: integer(30_000, 0, 3_600_000),
+  /** How often an idle event stream gets a keep-alive comment. */
+  APTIX_SSE_HEARTBEAT_MS: integer(15_000, 100, 600_000),
+  APTIX_OPENAI_MAX_RETRIES: integer(2, 0, 10),
+  APTIX_OPENAI_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
+  APTIX_ANTHROPIC_MAX_RETRIES: integer(2, 0, 10),
+  APTIX_ANTHROPIC_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
+});
+
+export type ServerEnv = z.infer<typeof ServerEnvSchema> & {
+  /** Principal by API key; empty in local mode. */
+  apiKeys: Map<string, string>;
+};
+
+export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
+  const parsed = ServerEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment:\n  ${problems.join("\n  ")}`);
+  }
+  const apiKeys = parseApiKeys(parsed.data.APTIX_API_KEYS);
+  if (apiKeys.size === 0 && !isLoopback(parsed.data.HOST)) {
+    throw new ConfigError(
+      `HOST=${parsed.data.HOST} is not a loopback address, and APTIX_API_KEYS is unset: local mode serves loopback only. Set APTIX_API_KEYS to serve other hosts.`,
+    );
+  }
+  return {
+    ...parsed.data,
+    DATABASE_URL: resolveDatabasePath(parsed.data.DATABASE_URL, env.INIT_CWD),
+    apiKeys,
+  };
+}
+
+/**
+ * A PGlite directory given as a relative path means the directory the command was run from: npm and pnpm
+ * run scripts in the package's folder but name the caller's folder in INIT_CWD (`pnpm start` at the root
+ * keeps its database in the root's `.aptix/db`).
+ */
+function resolveDatabasePath(url: string, initCwd: string | undefined): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) || isAbsolute(url)) return url;
+  return resolve(initCwd ?? process.cwd(), url);
+}
+
+/** `principal:key,principal:key` → key → principal. */
+function parseApiKeys(text: string | undefined): Map<string, string> {
+  const keys = new Map<string, string>();
+  for (const [index, entry] of (text ?? "").split(",").entries()) {
+    if (entry.trim() === "") continue;
+    const separator = entry.indexOf(":");
+    const principal = entry.slice(0, separator).trim();
+    const key = entry.slice(separator + 1).trim();
+    if (separator <= 0 || principal === "" || key.length < 16) {
+      throw new ConfigError(
+        `APTIX_API_KEYS: entry ${index + 1} must be principal:key with a key of at least 16 characters`,
+      );
+    }
+    if (keys.has(key))
+      throw new ConfigError(`APTIX_API_KEYS: entry ${index + 1} repeats another entry's key`);
+    keys.set(key, principal);
+  }
+  return keys;
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === "localhost") return true;
+  const unbracketed = host.replace(/^\[|\]$/g, "");
+  if (isIP(unbracketed) === 4) return unbracketed.startsWith("127.");
+  return unbracketed === "::1" || unbracketed.startsWith("::ffff:127.");
+}

@@ -1,0 +1,10 @@
+import type { HttpBindings } from "@hono/node-server";
+
+/** Hono's environment for this app: Node bindings, and what middleware puts on the context. */
+export interface AppEnv {
+  Bindings: Partial<HttpBindings>;
+  Variables: {
+    principal: string;
+    requestId: string;
+  };
+}

@@ -1,0 +1,82 @@
+import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
+import type { AgentService } from "@aptix/core";
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { Logger } from "../logging/logger.js";
+import type { AppEnv } from "./app-env.js";
+import { principalMiddleware } from "./principal.js";
+import { docsRoutes } from "./routes/docs-routes.js";
+import { executeRoute } from "./routes/execute-route.js";
+import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
+import { sessionRoutes } from "./routes/session-routes.js";
+import { sendResult } from "./send-result.js";
+
+export interface AppOptions {
+  service: AgentService;
+  validate: (input: unknown) => InvokeResult<AgentExecuteRequest>;
+  /** Principal by API key; empty for local mode. */
+  apiKeys: ReadonlyMap<string, string>;
+  maxBodyBytes: number;
+  /** How often an idle event stream gets a comment line. */
+  heartbeatMs?: number;
+  readiness: ReadinessCheck;
+  logger: Logger;
+}
+
+/** The HTTP interface of DESIGN.md §3. It only translates: the turn lifecycle lives in core. */
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const { logger } = options;
+  const app = new Hono<AppEnv>();
+
+  app.use(requestId());
+  app.use(async (c, next) => {
+    const started = performance.now();
+    await next();
+    logger.log("info", "request", {
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round(performance.now() - started),
+      principal: c.get("principal"),
+    });
+  });
+  app.onError((error, c) => {
+    logger.log("error", "unhandled error", {
+      requestId: c.get("requestId"),
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+    return sendResult(
+      c,
+      fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs.", {
+        requestId: c.get("requestId"),
+      }),
+    );
+  });
+  app.notFound((c) =>
+    sendResult(c, fail("ROUTE_NOT_FOUND", `No route answers ${c.req.method} ${c.req.path}.`)),
+  );
+
+  healthRoutes(app, options.readiness);
+  docsRoutes(app);
+
+  app.use("/v1/*", principalMiddleware(options.apiKeys));
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) =>
+        sendResult(
+          c,
+          fail("PAYLOAD_TOO_LARGE", `The body is larger than ${options.maxBodyBytes} bytes.`, {
+            maxBytes: options.maxBodyBytes,
+          }),
+        ),
+    }),
+  );
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  executeRoute(app, options.service, options.validate, heartbeatMs);
+  sessionRoutes(app, options.service, heartbeatMs);
+  return app;
+}

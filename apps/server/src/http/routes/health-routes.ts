@@ -1,0 +1,21 @@
+import { fail, ok } from "@aptix/contracts";
+import type { Hono } from "hono";
+import type { AppEnv } from "../app-env.js";
+import { sendResult } from "../send-result.js";
+
+export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
+
+/** Liveness says the process answers; readiness says it can serve turns (database reachable, migrated). */
+export function healthRoutes(app: Hono<AppEnv>, readiness: ReadinessCheck): void {
+  app.get("/healthz", (c) => sendResult(c, ok({ status: "live" })));
+  app.get("/readyz", async (c) => {
+    const check = await readiness().catch((error: unknown) => ({
+      ready: false,
+      reason: error instanceof Error ? error.message : String(error),
+    }));
+    return sendResult(
+      c,
+      check.ready ? ok({ status: "ready" }) : fail("NOT_READY", `Not ready: ${check.reason ?? "unknown"}`),
+    );
+  });
+}

@@ -1,0 +1,48 @@
+import type { AgentService } from "@aptix/core";
+import type { Hono } from "hono";
+import type { AppEnv } from "../app-env.js";
+import { sendResult } from "../send-result.js";
+import { sendEventStream } from "./event-stream.js";
+
+/** Owner-only reads: another principal's ids answer exactly as unknown ids do (DESIGN.md §4). */
+export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
+  app.get("/v1/sessions/:sessionId", async (c) =>
+    sendResult(c, await service.getSession(c.get("principal"), c.req.param("sessionId"))),
+  );
+  app.get("/v1/sessions/:sessionId/turns/:turnId/trace", async (c) =>
+    sendResult(
+      c,
+      await service.getTurnTrace(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
+    ),
+  );
+  // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
+  app.get("/v1/sessions/:sessionId/turns/:turnId/events", async (c) => {
+    const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    const followed = await service.followTurn(
+      c.get("principal"),
+      c.req.param("sessionId"),
+      c.req.param("turnId"),
+      lastEventId,
+    );
+    if (!followed.successful) return sendResult(c, followed);
+    return sendEventStream(c, heartbeatMs, async (emit, isOpen) => {
+      for await (const event of followed.result) {
+        // Following costs polls: stop once nobody listens (the turn itself goes on regardless).
+        if (!isOpen()) break;
+        emit(event);
+      }
+    });
+  });
+  app.get("/v1/files/:fileId", async (c) => {
+    const found = await service.getFile(c.get("principal"), c.req.param("fileId"));
+    if (!found.successful) return sendResult(c, found);
+    const { file, content } = found.result;
+    return c.body(new Uint8Array(content), 200, {
+      "content-type": file.mimeType,
+      "content-length": String(file.sizeBytes),
+      etag: `"${file.contentHash}"`,
+      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      "cache-control": "private, max-age=0",
+    });
+  });
+}

@@ -1,0 +1,129 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAgentExecuteRequestValidator } from "@aptix/contracts";
+import { AgentService, type LlmProvider } from "@aptix/core";
+import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
+import { OpenAIResponsesProvider } from "@aptix/llm-openai";
+import { openStore } from "@aptix/store-drizzle";
+import { serve } from "@hono/node-server";
+import { loadCatalog } from "./config/load-catalog.js";
+import type { ServerEnv } from "./config/server-env.js";
+import { createApp } from "./http/create-app.js";
+import type { Logger } from "./logging/logger.js";
+
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:8787` */
+  url: string;
+  port: number;
+  /** Stops taking requests, lets running turns finish (up to the shutdown timeout), then closes the store. */
+  close(): Promise<void>;
+}
+
+const REAPER_INTERVAL_MS = 60_000;
+
+/** Wires the adapters into core and listens (DESIGN.md §2: the server owns wiring, core owns behaviour). */
+export async function startServer(
+  env: ServerEnv,
+  logger: Logger,
+  providers?: readonly LlmProvider[],
+): Promise<RunningServer> {
+  const { catalog, source } = await loadCatalog(env.APTIX_CONFIG);
+  const store = await openStore(
+    env.DATABASE_URL,
+    env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {},
+  );
+  const llmProviders = providers ?? [
+    new OpenAIResponsesProvider({
+      maxRetries: env.APTIX_OPENAI_MAX_RETRIES,
+      timeoutMs: env.APTIX_OPENAI_TIMEOUT_MS,
+    }),
+    new AnthropicMessagesProvider({
+      maxRetries: env.APTIX_ANTHROPIC_MAX_RETRIES,
+      timeoutMs: env.APTIX_ANTHROPIC_TIMEOUT_MS,
+    }),
+  ];
+  const service = new AgentService({
+    catalog,
+    providers: llmProviders,
+    store: store.sessions,
+    files: store.files,
+    events: store.events,
+    maxLlmCallsPerRequest: env.APTIX_MAX_LLM_CALLS,
+    leaseMs: env.APTIX_LEASE_MS,
+  });
+  let stopping = false;
+  const app = createApp({
+    service,
+    validate: createAgentExecuteRequestValidator(),
+    apiKeys: env.apiKeys,
+    maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
+    heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
+    readiness: async () => (stopping ? { ready: false, reason: "shutting down" } : store.readiness()),
+    logger,
+  });
+
+  const server = await new Promise<Server>((resolve) => {
+    const listening = serve({ fetch: app.fetch, port: env.PORT, hostname: env.HOST }, () =>
+      resolve(listening as Server),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
+
+  // Turns left running by a crashed instance are failed once their lease expires, even if nobody asks.
+  const reaper = setInterval(() => {
+    service.failExpiredTurns().then(
+      (count) => count > 0 && logger.log("warn", "failed turns whose instance stopped", { count }),
+      (error: unknown) => logger.log("error", "reaper failed", { error: String(error) }),
+    );
+  }, REAPER_INTERVAL_MS);
+  reaper.unref();
+
+  logger.log("info", "listening", {
+    url,
+    database: describeDatabase(env.DATABASE_URL),
+    config: source,
+    auth:
+      env.apiKeys.size > 0
+        ? `${env.apiKeys.size} API key(s)`
+        : "local mode: one principal, loopback callers only",
+    providers: llmProviders.map((provider) => provider.id),
+  });
+  // Say at start-up which configured providers cannot be called yet, rather than at the first turn.
+  const keyOf: Record<string, string> = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" };
+  const used = new Set(catalog.conversationContexts.map((context) => context.provider));
+  for (const provider of providers ? [] : [...used]) {
+    const variable = keyOf[provider];
+    if (variable && !process.env[variable]) {
+      logger.log(
+        "warn",
+        `${variable} is not set: turns of ${provider} conversation contexts will fail with PROVIDER_ERROR until it is set.`,
+      );
+    }
+  }
+
+  return {
+    url,
+    port,
+    async close() {
+      stopping = true;
+      clearInterval(reaper);
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), env.APTIX_SHUTDOWN_TIMEOUT_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      await store.close();
+      logger.log("info", "stopped");
+    },
+  };
+}
+
+function describeDatabase(url: string): string {
+  if (/^postgres(ql)?:\/\//.test(url)) return url.replace(/\/\/([^@/]*)@/, "//***@");
+  return url === "memory://" ? "embedded PGlite in memory" : `embedded PGlite at ${url}`;
+}

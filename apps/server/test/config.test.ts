@@ -1,0 +1,115 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError } from "../src/config/config-error.js";
+import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { loadCatalog } from "../src/config/load-catalog.js";
+import { readServerEnv } from "../src/config/server-env.js";
+
+function configFile(content: unknown): string {
+  const path = join(mkdtempSync(join(tmpdir(), "aptix-config-")), "config.json");
+  writeFileSync(path, typeof content === "string" ? content : JSON.stringify(content));
+  return path;
+}
+
+async function configError(path: string): Promise<string> {
+  const error = await loadCatalog(path).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as ConfigError).message;
+}
+
+describe("the APTIX_CONFIG file", () => {
+  it("loads the built-in default when unset", async () => {
+    const { catalog, source } = await loadCatalog(undefined);
+    expect(source).toBe("built-in default config");
+    expect(catalog.modes.ids).toEqual(["general"]);
+    expect(catalog.toolsFor(catalog.modes.get("general")).map((tool) => tool.name)).toEqual([
+      "read_file",
+      "apply_patch",
+      "agent_change_mode",
+    ]);
+  });
+
+  it("names an unknown key, a wrong type and a missing field", async () => {
+    const message = await configError(
+      configFile({
+        ...DEFAULT_CATALOG,
+        modes: [{ ...DEFAULT_CATALOG.modes[0], colour: "blue", tools: "read_file" }],
+        conversationContexts: [{ id: "default", model: "m", provider: "openai" }],
+      }),
+    );
+    expect(message).toContain("modes[0].colour: is not a known key");
+    expect(message).toContain("modes[0].tools:");
+    expect(message).toContain("conversationContexts[0].bootPrompt:");
+  });
+
+  it("names a reference to a mode or tool that does not exist", async () => {
+    const message = await configError(
+      configFile({
+        ...DEFAULT_CATALOG,
+        conversationContexts: [{ ...DEFAULT_CATALOG.conversationContexts[0], defaultMode: "planning" }],
+        modes: [
+          { ...DEFAULT_CATALOG.modes[0], tools: ["read_file", "run_tests"], toolChoice: "apply_patch" },
+        ],
+      }),
+    );
+    expect(message).toContain('conversationContexts[0].defaultMode: names the mode "planning"');
+    expect(message).toContain('modes[0].tools[1]: names "run_tests"');
+    expect(message).toContain('modes[0].toolChoice: names "apply_patch"');
+  });
+
+  it("says when the file is missing or not JSON", async () => {
+    expect(await configError("/nonexistent/aptix.json")).toContain("cannot read /nonexistent/aptix.json");
+    expect(await configError(configFile("{ not json"))).toContain("is not JSON");
+  });
+});
+
+describe("the environment", () => {
+  it("applies the defaults of DESIGN.md §6", () => {
+    const env = readServerEnv({});
+    expect([env.PORT, env.HOST, env.apiKeys.size]).toEqual([8787, "127.0.0.1", 0]);
+    // ./.aptix/db, from where the command was run.
+    expect(env.DATABASE_URL).toBe(resolve(process.cwd(), ".aptix/db"));
+  });
+
+  it("keeps an embedded database where the command was run, and URLs as they are", () => {
+    expect(readServerEnv({ INIT_CWD: "/srv/aptix" }).DATABASE_URL).toBe("/srv/aptix/.aptix/db");
+    expect(readServerEnv({ INIT_CWD: "/srv/aptix", DATABASE_URL: "/var/lib/aptix" }).DATABASE_URL).toBe(
+      "/var/lib/aptix",
+    );
+    expect(readServerEnv({ DATABASE_URL: "memory://" }).DATABASE_URL).toBe("memory://");
+    expect(readServerEnv({ DATABASE_URL: "postgres://db:5432/aptix" }).DATABASE_URL).toBe(
+      "postgres://db:5432/aptix",
+    );
+  });
+
+  it("names a bad variable", () => {
+    expect(() => readServerEnv({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => readServerEnv({ APTIX_MAX_LLM_CALLS: "0" })).toThrow(/APTIX_MAX_LLM_CALLS/);
+  });
+
+  it("reads API keys and refuses malformed ones", () => {
+    const env = readServerEnv({ APTIX_API_KEYS: "alice:alice-key-0123456789, bob:bob-key-0123456789ab" });
+    expect([...env.apiKeys]).toEqual([
+      ["alice-key-0123456789", "alice"],
+      ["bob-key-0123456789ab", "bob"],
+    ]);
+    expect(() => readServerEnv({ APTIX_API_KEYS: "alice" })).toThrow(/entry 1 must be principal:key/);
+    expect(() => readServerEnv({ APTIX_API_KEYS: "alice:short" })).toThrow(/at least 16 characters/);
+    expect(() => readServerEnv({ APTIX_API_KEYS: "a:same-key-0123456789,b:same-key-0123456789" })).toThrow(
+      /repeats/,
+    );
+  });
+
+  it("refuses local mode on a non-loopback address", () => {
+    expect(() => readServerEnv({ HOST: "0.0.0.0" })).toThrow(/local mode serves loopback only/);
+    expect(readServerEnv({ HOST: "0.0.0.0", APTIX_API_KEYS: "alice:alice-key-0123456789" }).HOST).toBe(
+      "0.0.0.0",
+    );
+    expect(readServerEnv({ HOST: "::1" }).HOST).toBe("::1");
+  });
+});

@@ -1,0 +1,311 @@
+import { createAgentExecuteRequestValidator } from "@aptix/contracts";
+import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { createApp } from "../src/http/create-app.js";
+import { silentLogger } from "../src/logging/logger.js";
+
+const KEYS = new Map([
+  ["alice-key-0123456789", "alice"],
+  ["bob-key-0123456789ab", "bob"],
+]);
+
+function setup(options: { apiKeys?: Map<string, string>; maxBodyBytes?: number; ready?: boolean } = {}) {
+  const created = AgentCatalog.create({
+    ...DEFAULT_CATALOG,
+    conversationContexts: DEFAULT_CATALOG.conversationContexts.map((context) => ({
+      ...context,
+      provider: "scripted",
+    })),
+  });
+  if (!created.successful) throw new Error("catalog");
+  const provider = new ScriptedLlmProvider({ id: "scripted" });
+  const service = new AgentService({
+    catalog: created.result,
+    providers: [provider],
+    store: new InMemorySessionStore(),
+    files: new InMemoryFileStore(),
+  });
+  const app = createApp({
+    service,
+    validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000 }),
+    apiKeys: options.apiKeys ?? KEYS,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    readiness: async () =>
+      options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
+    logger: silentLogger,
+  });
+  const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
+    app.request("/v1/agent/execute", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  const get = (path: string, key = "alice-key-0123456789") =>
+    app.request(path, { headers: { authorization: `Bearer ${key}` } });
+  return { app, provider, post, get };
+}
+
+describe("the HTTP interface", () => {
+  it("runs a turn and answers a successful InvokeResult with 200", async () => {
+    const { post, provider } = setup();
+    provider.enqueue({ text: "Hello from the model." });
+    const response = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi" });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      successful: true,
+      result: {
+        kind: "final",
+        sessionId: "s1",
+        turnId: "t1",
+        modeDisplayName: "General",
+        primaryOutputText: "Hello from the model.",
+        usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15, llmCalls: 1 },
+      },
+      errors: [],
+      warnings: [],
+    });
+  });
+
+  it.each([
+    ["a forbidden field", { sessionId: "s", turnId: "t", instruction: "x", mode: "general" }, ["mode"]],
+    ["an unknown field", { sessionId: "s", turnId: "t", instruction: "x", colour: "red" }, ["colour"]],
+    ["no input", { sessionId: "s", turnId: "t" }, [""]],
+    [
+      "an absolute artifact path",
+      {
+        sessionId: "s",
+        turnId: "t",
+        inputArtifacts: [{ relativePath: "/etc/passwd", fileName: "passwd", contents: "", origin: "ide" }],
+      },
+      ["inputArtifacts[0].relativePath"],
+    ],
+    [
+      "bad base64",
+      {
+        sessionId: "s",
+        turnId: "t",
+        clipboardImages: [{ id: "i", mimeType: "image/png", dataBase64: "not base64!" }],
+      },
+      ["clipboardImages[0].dataBase64"],
+    ],
+    [
+      "a mixed scenario",
+      {
+        sessionId: "s",
+        turnId: "t",
+        instruction: "x",
+        toolResults: [{ toolCallId: "c", executionMs: 1, resultJson: "{}" }],
+      },
+      ["instruction"],
+    ],
+    ["a server limit", { sessionId: "s", turnId: "t", instruction: "x".repeat(1_001) }, ["instruction"]],
+  ])("refuses %s with 400 VALIDATION_FAILED naming the field", async (_name, body, paths) => {
+    const { post, provider } = setup();
+    const response = await post(body);
+    expect(response.status).toBe(400);
+    const result = (await response.json()) as {
+      successful: boolean;
+      errors: Array<{ code: string; details: { fields: Array<{ path: string }> } }>;
+    };
+    expect(result.successful).toBe(false);
+    expect(result).not.toHaveProperty("result");
+    expect(result.errors[0]?.code).toBe("VALIDATION_FAILED");
+    expect(result.errors[0]?.details.fields.map((field) => field.path)).toEqual(paths);
+    expect(provider.requests).toHaveLength(0);
+  });
+
+  it("refuses a body that is not JSON, not application/json, or too large", async () => {
+    const { post } = setup({ maxBodyBytes: 2_000 });
+    const notJson = await post("{not json");
+    expect(notJson.status).toBe(400);
+    expect(((await notJson.json()) as { errors: Array<{ code: string }> }).errors[0]?.code).toBe(
+      "VALIDATION_FAILED",
+    );
+
+    const wrongType = await post({ sessionId: "s", turnId: "t", instruction: "x" }, undefined, {
+      "content-type": "text/plain",
+    });
+    expect(wrongType.status).toBe(415);
+
+    const tooLarge = await post({ sessionId: "s", turnId: "t", instruction: "x".repeat(5_000) });
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { errors: Array<{ code: string }> }).errors[0]?.code).toBe(
+      "PAYLOAD_TOO_LARGE",
+    );
+  });
+
+  it("asks for an API key and refuses a wrong one with 401", async () => {
+    const { app, post } = setup();
+    const missing = await app.request("/v1/sessions/s1");
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("www-authenticate")).toContain("Bearer");
+    const wrong = await post({ sessionId: "s", turnId: "t", instruction: "x" }, "wrong-key-0123456789");
+    expect(wrong.status).toBe(401);
+    expect(((await wrong.json()) as { errors: Array<{ code: string }> }).errors[0]?.code).toBe(
+      "UNAUTHORIZED",
+    );
+  });
+
+  it("answers another principal's session, trace and turn exactly like unknown ones", async () => {
+    const { post, get, provider } = setup();
+    provider.enqueue({ text: "ok" });
+    expect((await post({ sessionId: "s1", turnId: "t1", instruction: "Hi" })).status).toBe(200);
+
+    const own = await get("/v1/sessions/s1");
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({
+      result: { sessionId: "s1", mode: "general", turns: [{ turnId: "t1", status: "completed" }] },
+    });
+    expect((await get("/v1/sessions/s1/turns/t1/trace")).status).toBe(200);
+
+    const foreign = await get("/v1/sessions/s1", "bob-key-0123456789ab");
+    const unknown = await get("/v1/sessions/nope", "bob-key-0123456789ab");
+    expect(foreign.status).toBe(404);
+    const foreignBody = (await foreign.json()) as { errors: Array<{ code: string; message: string }> };
+    const unknownBody = (await unknown.json()) as { errors: Array<{ code: string; message: string }> };
+    expect(foreignBody.errors[0]?.code).toBe("SESSION_NOT_FOUND");
+    expect(unknownBody.errors[0]?.code).toBe("SESSION_NOT_FOUND");
+    expect((await get("/v1/sessions/s1/turns/t1/trace", "bob-key-0123456789ab")).status).toBe(404);
+    expect((await get("/v1/files/file_1", "bob-key-0123456789ab")).status).toBe(404);
+
+    // A continuation from bob for alice's session names nothing bob owns.
+    const continuation = await post(
+      { sessionId: "s1", turnId: "t1", toolResults: [{ toolCallId: "c", executionMs: 1, resultJson: "1" }] },
+      "bob-key-0123456789ab",
+    );
+    expect(continuation.status).toBe(404);
+  });
+
+  it("answers liveness, readiness, the OpenAPI document, the docs page and unknown routes", async () => {
+    const { app } = setup();
+    expect((await app.request("/healthz")).status).toBe(200);
+    expect(await (await app.request("/readyz")).json()).toMatchObject({
+      successful: true,
+      result: { status: "ready" },
+    });
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+      components: { schemas: Record<string, unknown> };
+    };
+    expect(document.openapi).toBe("3.1.0");
+    expect(Object.keys(document.paths)).toContain("/v1/agent/execute");
+    expect(Object.keys(document.components.schemas)).toEqual([
+      "AgentExecuteRequest",
+      "AgentExecuteResponse",
+      "InvokeResult",
+    ]);
+    const docs = await app.request("/docs");
+    expect(docs.headers.get("content-type")).toContain("text/html");
+    expect(await docs.text()).toContain("/v1/agent/execute");
+    const missing = await app.request("/v1/nothing", {
+      headers: { authorization: "Bearer alice-key-0123456789" },
+    });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { errors: Array<{ code: string }> }).errors[0]?.code).toBe(
+      "ROUTE_NOT_FOUND",
+    );
+  });
+
+  it("answers 503 NOT_READY when the database is not ready", async () => {
+    const { app } = setup({ ready: false });
+    const response = await app.request("/readyz");
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      successful: false,
+      errors: [{ code: "NOT_READY", message: "Not ready: database unreachable" }],
+    });
+  });
+
+  it("serves local mode to loopback callers without a key", async () => {
+    const { app, provider } = setup({ apiKeys: new Map() });
+    provider.enqueue({ text: "local" });
+    const response = await app.request(
+      "/v1/agent/execute",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ sessionId: "s", turnId: "t", instruction: "x" }),
+      },
+      { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
+    );
+    expect(response.status).toBe(200);
+    const remote = await app.request(
+      "/v1/sessions/s",
+      {},
+      { incoming: { socket: { remoteAddress: "10.1.2.3" } } },
+    );
+    expect(remote.status).toBe(401);
+  });
+
+  it("streams a turn as server-sent events ending in the same InvokeResult, and replays it after Last-Event-ID", async () => {
+    const { app, post, get, provider } = setup();
+    provider.enqueue({ text: "Streaming is fun." });
+    const response = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    const events = parseEventStream(await response.text());
+    expect(events.map((event) => event.event)).toEqual([
+      "output_text.delta",
+      "output_text.delta",
+      "output_text.delta",
+      "result",
+    ]);
+    expect(events.map((event) => event.id)).toEqual(["0-0", "0-1", "0-2", "0-result"]);
+    expect(
+      events
+        .slice(0, 3)
+        .map((event) => (JSON.parse(event.data) as { delta: string }).delta)
+        .join(""),
+    ).toBe("Streaming is fun.");
+    const result = JSON.parse(events[3]?.data ?? "null") as {
+      successful: boolean;
+      result: { primaryOutputText: string };
+    };
+    expect(result).toMatchObject({
+      successful: true,
+      result: { kind: "final", primaryOutputText: "Streaming is fun." },
+    });
+
+    const after = (lastEventId: string) =>
+      app.request("/v1/sessions/s1/turns/t1/events", {
+        headers: { authorization: "Bearer alice-key-0123456789", "last-event-id": lastEventId },
+      });
+    const resumed = await after("0-1");
+    expect(resumed.headers.get("content-type")).toContain("text/event-stream");
+    expect(parseEventStream(await resumed.text()).map((event) => event.id)).toEqual(["0-2", "0-result"]);
+    const byQuery = await get("/v1/sessions/s1/turns/t1/events?lastEventId=0-2");
+    expect(parseEventStream(await byQuery.text()).map((event) => event.id)).toEqual(["0-result"]);
+    const badId = await after("not-an-id");
+    expect(badId.status).toBe(400);
+    const foreign = await get("/v1/sessions/s1/turns/t1/events", "bob-key-0123456789ab");
+    expect(foreign.status).toBe(404);
+  });
+});
+
+interface ParsedEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+/** Reads an event-stream body (comment lines are skipped). */
+function parseEventStream(text: string): ParsedEvent[] {
+  return text
+    .split("\n\n")
+    .map((block) => block.split("\n").filter((line) => line !== "" && !line.startsWith(":")))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => {
+      const event: ParsedEvent = { data: "" };
+      for (const line of lines) {
+        const [field, ...rest] = line.split(":");
+        const value = rest.join(":").replace(/^ /, "");
+        if (field === "id") event.id = value;
+        else if (field === "event") event.event = value;
+        else if (field === "data") event.data += value;
+      }
+      return event;
+    });
+}

@@ -43,8 +43,8 @@ export interface ServerProcess {
   exited: Promise<ExitStatus>;
   /** Sends `signal` to the process (default SIGTERM) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitStatus>;
-  /** Kills whatever is left of its process group (for cleanup after a failed test). */
-  kill(): void;
+  /** Kills whatever is left of its process group (for cleanup after a failed test) and waits for the exit. */
+  kill(): Promise<ExitStatus>;
 }
 
 /**
@@ -109,6 +109,7 @@ export async function spawnServer(options: ServerProcessOptions): Promise<Server
     } catch {
       // already gone
     }
+    return exited;
   };
 
   const timeoutMs = options.startTimeoutMs ?? 30_000;

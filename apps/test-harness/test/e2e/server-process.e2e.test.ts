@@ -16,8 +16,10 @@ import {
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
 import { expectSerialized } from "./scenarios/one-turn-at-a-time.js";
 
-// Child processes (tsx compiles the server at start-up): generous limits.
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+// Child processes compile the server with tsx and PGlite creates its database at start-up: on CI's two cores,
+// beside another package's tests, that has taken over 30 s. A test must outlast the start timeout it waits for.
+const startTimeoutMs = 90_000;
+vi.setConfig({ testTimeout: startTimeoutMs + 30_000, hookTimeout: startTimeoutMs + 30_000 });
 
 let harness: ScriptedOpenAI;
 const children: ServerProcess[] = [];
@@ -27,7 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of children) child.kill();
+  await Promise.all(children.map((child) => child.kill()));
   await harness.close();
 });
 
@@ -43,7 +45,9 @@ describe("the server as a child process", () => {
   });
 
   afterAll(async () => {
-    await rm(directory, { recursive: true, force: true });
+    // A failed test may leave the child running and writing its database: stop it before removing that.
+    await Promise.all(children.map((child) => child.kill()));
+    await rm(directory, { recursive: true, force: true, maxRetries: 5 });
   });
 
   // `pnpm start` runs `tsx --conditions=@aptix/source src/main.ts` in apps/server: this runs that command itself,
@@ -58,7 +62,7 @@ describe("the server as a child process", () => {
         APTIX_API_KEYS: undefined,
         APTIX_CONFIG: undefined,
       },
-      startTimeoutMs: 60_000,
+      startTimeoutMs,
     });
     children.push(child);
     expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -95,7 +99,7 @@ describe("a child-process server and an in-process server on one Postgres", () =
     child = await spawnServer({
       command: "tsx",
       env: { ...(await e2eServerEnv(database)), OPENAI_API_KEY: "test", OPENAI_BASE_URL: harness.baseUrl },
-      startTimeoutMs: 60_000,
+      startTimeoutMs,
     });
     children.push(child);
   });

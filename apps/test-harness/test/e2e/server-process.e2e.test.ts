@@ -9,9 +9,7 @@ import {
   type ServerProcess,
   serviceClient,
   spawnServer,
-  startTestService,
   type TestDatabase,
-  type TestService,
 } from "../../src/e2e/index.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
 import { expectSerialized } from "./scenarios/one-turn-at-a-time.js";
@@ -88,29 +86,32 @@ describe("the server as a child process", () => {
   });
 });
 
-describe("a child-process server and an in-process server on one Postgres", () => {
+describe("two server processes on one Postgres", () => {
   let database: TestDatabase;
-  let inProcess: TestService;
-  let child: ServerProcess;
+  let first: ServerProcess;
+  let second: ServerProcess;
 
   beforeAll(async () => {
     database = await databaseFor("postgres");
-    inProcess = await startTestService({ store: "postgres", harness, database });
-    child = await spawnServer({
-      command: "tsx",
-      env: { ...(await e2eServerEnv(database)), OPENAI_API_KEY: "test", OPENAI_BASE_URL: harness.baseUrl },
-      startTimeoutMs,
-    });
-    children.push(child);
+    const env = {
+      ...(await e2eServerEnv(database)),
+      OPENAI_API_KEY: "test",
+      OPENAI_BASE_URL: harness.baseUrl,
+    };
+    // Started together: both apply the migrations at start-up, as two instances of one deployment would.
+    [first, second] = await Promise.all([
+      spawnServer({ command: "tsx", env, startTimeoutMs }),
+      spawnServer({ command: "tsx", env, startTimeoutMs }),
+    ]);
+    children.push(first, second);
   });
 
   afterAll(async () => {
-    await child?.stop("SIGTERM");
-    await inProcess?.close();
+    await Promise.all([first?.stop("SIGTERM"), second?.stop("SIGTERM")]);
     await database?.dispose();
   });
 
-  it("serializes one session's turns across the two processes: the in-process server is busy while the child runs", async () => {
-    await expectSerialized(harness, serviceClient(child.url), inProcess);
+  it("serializes one session's turns across the two processes: the second is busy while the first runs", async () => {
+    await expectSerialized(harness, serviceClient(first.url), serviceClient(second.url));
   });
 });

@@ -218,6 +218,65 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     expect(!dropped.successful && dropped.errors[0]?.details).toMatchObject({ reason: "connection" });
   });
 
+  it("keeps the status and request id of a 200 whose body is not a usable Response", async () => {
+    const headers = { "x-request-id": "req_unreadable" };
+    server.script(step.raw(undefined, { headers }));
+    const malformed = await provider().call(request());
+    expect(!malformed.successful && malformed.errors[0]?.details).toEqual({
+      provider: "openai",
+      reason: "malformed",
+      status: 200,
+      requestId: "req_unreadable",
+    });
+
+    server.script(step.raw(JSON.stringify({ hello: "not a response" }), { headers }));
+    const notResponse = await provider().call(request());
+    expect(!notResponse.successful && notResponse.errors[0]?.details).toEqual({
+      provider: "openai",
+      reason: "malformed",
+      status: 200,
+      requestId: "req_unreadable",
+    });
+  });
+
+  it("reports a stream's error event with its code and message, the status and the request id", async () => {
+    const events = [
+      { type: "response.output_text.delta", delta: "Hel", sequence_number: 0 },
+      { type: "error", code: "server_error", message: "The model crashed.", param: null, sequence_number: 1 },
+    ];
+    server.script(
+      step.raw(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(""), {
+        contentType: "text/event-stream",
+        headers: { "x-request-id": "req_stream" },
+      }),
+    );
+    const deltas: string[] = [];
+    const result = await provider().call(request(), { onTextDelta: (delta) => deltas.push(delta) });
+    expect(deltas).toEqual(["Hel"]);
+    expect(!result.successful && result.errors[0]).toMatchObject({
+      code: "PROVIDER_ERROR",
+      message: expect.stringContaining("The model crashed."),
+      details: {
+        provider: "openai",
+        reason: "stream_error",
+        code: "server_error",
+        message: "The model crashed.",
+        status: 200,
+        requestId: "req_stream",
+      },
+    });
+  });
+
+  it("keeps the request id of a streamed response that failed", async () => {
+    server.script(step.reply({ text: ["never"], status: "failed" }));
+    const result = await provider().call(request(), { onTextDelta: () => {} });
+    expect(!result.successful && result.errors[0]?.details).toMatchObject({
+      code: "server_error",
+      status: 200,
+      requestId: expect.stringMatching(/^req_/),
+    });
+  });
+
   it("maps an incomplete response to a length finish", async () => {
     server.script(
       step.reply({ text: "cut", status: "incomplete", incompleteDetails: { reason: "max_output_tokens" } }),

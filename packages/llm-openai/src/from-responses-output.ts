@@ -8,12 +8,22 @@ import {
   type TranscriptItem,
 } from "@aptix/core";
 import type { Response } from "openai/resources/responses/responses";
+import type { ReceivedAnswer } from "./provider-error.js";
 
-/** Normalizes a Responses API answer; anything that is not a usable Response is a PROVIDER_ERROR. */
-export function fromResponsesOutput(response: Response, providerRequest: unknown): InvokeResult<LlmResponse> {
+/**
+ * Normalizes a Responses API answer; anything that is not a usable Response is a PROVIDER_ERROR, with the
+ * status and request id of the HTTP answer when `received` gives them.
+ */
+export function fromResponsesOutput(
+  response: Response,
+  providerRequest: unknown,
+  received?: ReceivedAnswer,
+): InvokeResult<LlmResponse> {
   if (typeof response !== "object" || response === null || !Array.isArray(response.output)) {
     return fail("PROVIDER_ERROR", "OpenAI answered with a body that is not a Response.", {
       provider: "openai",
+      reason: "malformed",
+      ...received,
     });
   }
   if (response.status === "failed") {
@@ -24,6 +34,7 @@ export function fromResponsesOutput(response: Response, providerRequest: unknown
         provider: "openai",
         code: response.error?.code ?? null,
         responseId: response.id,
+        ...received,
       },
     );
   }

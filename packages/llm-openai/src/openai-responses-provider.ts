@@ -7,14 +7,16 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@aptix/core";
-import OpenAI from "openai";
+import OpenAI, { type APIPromise } from "openai";
+import type { Stream } from "openai/core/streaming";
 import type {
   Response,
   ResponseCreateParamsBase,
   ResponseCreateParamsNonStreaming,
+  ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { fromResponsesOutput } from "./from-responses-output.js";
-import { providerError } from "./provider-error.js";
+import { providerError, type ReceivedAnswer, StreamErrorEvent } from "./provider-error.js";
 import { toResponsesInput } from "./to-responses-input.js";
 
 export interface OpenAIResponsesProviderOptions {
@@ -55,16 +57,24 @@ export class OpenAIResponsesProvider implements LlmProvider {
     const client = this.#clientOrFailure();
     if (!(client instanceof OpenAI)) return client;
     const body = this.#body(request);
+    const requestOptions = options.signal ? { signal: options.signal } : {};
+    let received: ReceivedAnswer | undefined;
+    // Not `.withResponse()`: it rejects without the response when the body cannot be parsed.
+    const answer = async <T>(pending: APIPromise<T>): Promise<T> => {
+      const http = await pending.asResponse();
+      received = { status: http.status, requestId: http.headers.get("x-request-id") };
+      return await pending;
+    };
     try {
       const response = options.onTextDelta
-        ? await this.#stream(client, body, options.onTextDelta, options.signal)
-        : await client.responses.create(
-            body as ResponseCreateParamsNonStreaming,
-            options.signal ? { signal: options.signal } : {},
-          );
-      return fromResponsesOutput(response, body);
+        ? await this.#stream(
+            await answer(client.responses.create({ ...body, stream: true }, requestOptions)),
+            options.onTextDelta,
+          )
+        : await answer(client.responses.create(body as ResponseCreateParamsNonStreaming, requestOptions));
+      return fromResponsesOutput(response, body, received);
     } catch (error) {
-      return providerError(error);
+      return providerError(error, received);
     }
   }
 
@@ -95,12 +105,9 @@ export class OpenAIResponsesProvider implements LlmProvider {
   }
 
   async #stream(
-    client: OpenAI,
-    body: ResponseCreateParamsBase,
+    stream: Stream<ResponseStreamEvent>,
     onTextDelta: (delta: string) => void,
-    signal: AbortSignal | undefined,
   ): Promise<Response> {
-    const stream = await client.responses.create({ ...body, stream: true }, signal ? { signal } : {});
     for await (const event of stream) {
       if (event.type === "response.output_text.delta") onTextDelta(event.delta);
       else if (
@@ -110,7 +117,7 @@ export class OpenAIResponsesProvider implements LlmProvider {
       ) {
         return event.response;
       } else if (event.type === "error") {
-        throw new Error(`stream error ${event.code ?? ""}: ${event.message}`);
+        throw new StreamErrorEvent(event.code, event.message);
       }
     }
     throw new Error("the stream ended before the response completed");

@@ -1,0 +1,100 @@
+import { CONTINUATION_LOST } from "@aptix/core";
+import OpenAI from "openai";
+import type { Response } from "openai/resources/responses/responses";
+import { describe, expect, it } from "vitest";
+import { fromResponsesOutput } from "../src/from-responses-output.js";
+import { providerError, StreamErrorEvent } from "../src/provider-error.js";
+
+// The same failures over real HTTP are in apps/test-harness; these pin which details each kind keeps.
+
+const received = { status: 200, requestId: "req_1" };
+
+describe("providerError", () => {
+  it("keeps status and request id of an answer whose body could not be read", () => {
+    expect(providerError(new SyntaxError("Unexpected end of JSON input"), received).errors[0]).toEqual({
+      code: "PROVIDER_ERROR",
+      message: "OpenAI's answer could not be read: Unexpected end of JSON input",
+      details: { provider: "openai", reason: "malformed", status: 200, requestId: "req_1" },
+    });
+    expect(providerError(new SyntaxError("bad")).errors[0]?.details).toEqual({
+      provider: "openai",
+      reason: "malformed",
+    });
+  });
+
+  it("gives a stream's error event a reason of its own, with the provider's code and message", () => {
+    const failure = providerError(new StreamErrorEvent("server_error", "The model crashed."), received);
+    expect(failure.errors[0]).toEqual({
+      code: "PROVIDER_ERROR",
+      message: "OpenAI's stream reported an error: The model crashed.",
+      details: {
+        provider: "openai",
+        reason: "stream_error",
+        code: "server_error",
+        message: "The model crashed.",
+        status: 200,
+        requestId: "req_1",
+      },
+    });
+  });
+
+  it("takes the status of the answer for an API error streamed inside it, which has none of its own", () => {
+    const streamed = new OpenAI.APIError(
+      undefined,
+      { code: "server_error", message: "boom" },
+      undefined,
+      new Headers(),
+    );
+    expect(providerError(streamed, received).errors[0]?.details).toEqual({
+      provider: "openai",
+      status: 200,
+      code: "server_error",
+      type: null,
+      requestId: "req_1",
+    });
+  });
+
+  it("prefers an API error's own status and request id, and marks a lost continuation", () => {
+    const gone = OpenAI.APIError.generate(
+      400,
+      { error: { code: "previous_response_not_found", message: "gone" } },
+      undefined,
+      new Headers({ "x-request-id": "req_own" }),
+    );
+    expect(providerError(gone, received).errors[0]?.details).toMatchObject({
+      status: 400,
+      requestId: "req_own",
+      reason: CONTINUATION_LOST,
+    });
+  });
+});
+
+describe("fromResponsesOutput", () => {
+  it("keeps status and request id when the body is not a Response or the response failed", () => {
+    const notResponse = fromResponsesOutput({ hello: "world" } as unknown as Response, {}, received);
+    expect(!notResponse.successful && notResponse.errors[0]?.details).toEqual({
+      provider: "openai",
+      reason: "malformed",
+      status: 200,
+      requestId: "req_1",
+    });
+    const failed = fromResponsesOutput(
+      {
+        id: "resp_1",
+        object: "response",
+        status: "failed",
+        output: [],
+        error: { code: "server_error", message: "overloaded" },
+      } as unknown as Response,
+      {},
+      received,
+    );
+    expect(!failed.successful && failed.errors[0]?.details).toEqual({
+      provider: "openai",
+      code: "server_error",
+      responseId: "resp_1",
+      status: 200,
+      requestId: "req_1",
+    });
+  });
+});

@@ -6,10 +6,10 @@ import {
   type SessionStoreHarness,
 } from "@aptix/core/testing";
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { type AptixStore, openPgliteStore } from "../src/index.js";
+import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
 import { randomSchema } from "./support/databases.js";
-import { persistTurn, STATEMENTS_PER_STEP, statementCounter } from "./support/turn-simulation.js";
 
 // One in-memory PGlite for the whole file (it takes seconds to start); each test gets a fresh schema in it.
 let database: Promise<PGlite> | undefined;
@@ -53,21 +53,21 @@ describeTurnEventLogContract("drizzle on PGlite (in memory)", async () => {
   return { log: harness.store.events, close: harness.close };
 });
 
-describe("statements per call on PGlite", () => {
-  it("reports every statement, BEGIN and COMMIT included, as on Postgres, and as many for a later turn", async () => {
-    const client = await sharedPglite();
-    const schema = randomSchema();
-    const clock = new ManualClock();
-    const counter = statementCounter();
-    const store = await openPgliteStore(client, { schema, clock, onQuery: counter.onQuery });
-    try {
-      const first = await counter.measure(store, clock, 1);
-      for (let turn = 2; turn < 10; turn++) await persistTurn(store, clock, turn);
-      expect(await counter.measure(store, clock, 10)).toStrictEqual(first);
-      expect(first).toStrictEqual(STATEMENTS_PER_STEP);
-    } finally {
-      await store.close();
-      await client.exec(`drop schema "${schema}" cascade`);
-    }
-  });
+describe("statements per turn on PGlite", () => {
+  it.each(STATEMENT_CHECKS)(
+    `sends as many statements for turn ${LAST_TURN} of a session as for turn $baseline, with a provider $provider`,
+    async (check) => {
+      const client = await sharedPglite();
+      const schema = randomSchema();
+      try {
+        await expectSteadyStatementsPerTurn(
+          (options) => openPgliteStore(client, { ...options, schema }),
+          check,
+        );
+      } finally {
+        await client.exec(`drop schema "${schema}" cascade`);
+      }
+    },
+    60_000,
+  );
 });

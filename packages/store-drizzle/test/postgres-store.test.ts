@@ -1,31 +1,15 @@
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket, connect as tcpConnect } from "node:net";
-import { ManualClock, newLease, newSessionKey } from "@aptix/core/testing";
+import { newLease, newSessionKey } from "@aptix/core/testing";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { drizzle } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { type AptixStore, MIGRATIONS_FOLDER, openStore, type StoreDatabase } from "../src/index.js";
+import { type AptixStore, MIGRATIONS_FOLDER, openStore } from "../src/index.js";
+import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
-import { STATEMENTS_PER_STEP, seedTurns, statementCounter } from "./support/turn-simulation.js";
 
 afterAll(async () => {
   await closeAdmin();
 });
-
-/** Runs `work` on a drizzle database whose unqualified tables are those of `schema`. */
-async function seed(schema: string, work: (db: StoreDatabase) => Promise<void>): Promise<void> {
-  const client = postgres(TEST_DATABASE_URL, {
-    max: 1,
-    connection: { search_path: schema },
-    onnotice: () => {},
-  });
-  try {
-    await work(drizzle(client));
-  } finally {
-    await client.end({ timeout: 5 });
-  }
-}
 
 /** Opens a store in a fresh schema and drops the schema when `work` is done. */
 async function withSchema(work: (schema: string) => Promise<void>): Promise<void> {
@@ -38,33 +22,19 @@ async function withSchema(work: (schema: string) => Promise<void>): Promise<void
   }
 }
 
-describe("statements per call on Postgres", () => {
-  it("sends as many statements for turn 200 of a session as for turn 1", async () => {
-    await withSchema(async (schema) => {
-      const clock = new ManualClock();
-      const counter = statementCounter();
-      const store = await openStore(TEST_DATABASE_URL, { schema, clock, onQuery: counter.onQuery });
-      try {
-        const first = await counter.measure(store, clock, 1);
-        await seed(schema, async (db) => {
-          await seedTurns(db, 2, 199);
-        });
-        const session = await store.sessions.getSession(newSessionKey("session-long", "principal-a"));
-        expect(session?.turnCount).toBe(199);
-        expect(session?.cursor.transcriptLength).toBe(199 * 4);
-        const last = await counter.measure(store, clock, 200);
-
-        expect(last).toStrictEqual(first);
-        // The constants documented on DrizzleSessionStore (BEGIN and COMMIT included).
-        expect(first).toStrictEqual(STATEMENTS_PER_STEP);
-        expect((await store.sessions.listTurns(newSessionKey("session-long", "principal-a"))).length).toBe(
-          200,
+describe("statements per turn on Postgres", () => {
+  it.each(STATEMENT_CHECKS)(
+    `sends as many statements for turn ${LAST_TURN} of a session as for turn $baseline, with a provider $provider`,
+    async (check) => {
+      await withSchema(async (schema) => {
+        await expectSteadyStatementsPerTurn(
+          (options) => openStore(TEST_DATABASE_URL, { ...options, schema }),
+          check,
         );
-      } finally {
-        await store.close();
-      }
-    });
-  });
+      });
+    },
+    60_000,
+  );
 });
 
 describe("readiness on Postgres", () => {

@@ -1,4 +1,4 @@
-export { type CatalogConfig, CatalogConfigSchema } from "./config/catalog-config-schema.js";
+export { type CatalogConfig, catalogConfigSchema } from "./config/catalog-config-schema.js";
 export { ConfigError } from "./config/config-error.js";
 export { DEFAULT_CATALOG } from "./config/default-catalog.js";
 export { loadCatalog } from "./config/load-catalog.js";

@@ -27,11 +27,7 @@ export async function startServer(
   logger: Logger,
   providers?: readonly LlmProvider[],
 ): Promise<RunningServer> {
-  const { catalog, source } = await loadCatalog(env.APTIX_CONFIG);
-  const store = await openStore(
-    env.DATABASE_URL,
-    env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {},
-  );
+  // Each adapter's id is a provider name the catalog may use; the catalog is checked against them.
   const llmProviders = providers ?? [
     new OpenAIResponsesProvider({
       maxRetries: env.APTIX_OPENAI_MAX_RETRIES,
@@ -42,6 +38,14 @@ export async function startServer(
       timeoutMs: env.APTIX_ANTHROPIC_TIMEOUT_MS,
     }),
   ];
+  const { catalog, source } = await loadCatalog(
+    env.APTIX_CONFIG,
+    llmProviders.map((provider) => provider.id),
+  );
+  const store = await openStore(
+    env.DATABASE_URL,
+    env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {},
+  );
   const service = new AgentService({
     catalog,
     providers: llmProviders,

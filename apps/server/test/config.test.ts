@@ -62,6 +62,29 @@ describe("the APTIX_CONFIG file", () => {
     expect(message).toContain('modes[0].toolChoice: names "apply_patch"');
   });
 
+  it("names a provider the server has no adapter for", async () => {
+    const message = await configError(
+      configFile({
+        ...DEFAULT_CATALOG,
+        conversationContexts: [{ ...DEFAULT_CATALOG.conversationContexts[0], provider: "opnai" }],
+      }),
+    );
+    expect(message).toContain(
+      'conversationContexts[0].provider: "opnai" is not a provider this server has (openai, anthropic)',
+    );
+  });
+
+  it("checks the built-in default against the providers the server was given", async () => {
+    const error = await loadCatalog(undefined, ["scripted"]).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(
+      'built-in default config is invalid:\n  conversationContexts[0].provider: "openai" is not a provider this server has (scripted)',
+    );
+  });
+
   it("says when the file is missing or not JSON", async () => {
     expect(await configError("/nonexistent/aptix.json")).toContain("cannot read /nonexistent/aptix.json");
     expect(await configError(configFile("{ not json"))).toContain("is not JSON");

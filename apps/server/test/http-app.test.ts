@@ -1,51 +1,7 @@
-import { createAgentExecuteRequestValidator } from "@aptix/contracts";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
-import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
-import { createApp } from "../src/http/create-app.js";
-import { silentLogger } from "../src/logging/logger.js";
-
-const KEYS = new Map([
-  ["alice-key-0123456789", "alice"],
-  ["bob-key-0123456789ab", "bob"],
-]);
-
-function setup(options: { apiKeys?: Map<string, string>; maxBodyBytes?: number; ready?: boolean } = {}) {
-  const created = AgentCatalog.create({
-    ...DEFAULT_CATALOG,
-    conversationContexts: DEFAULT_CATALOG.conversationContexts.map((context) => ({
-      ...context,
-      provider: "scripted",
-    })),
-  });
-  if (!created.successful) throw new Error("catalog");
-  const provider = new ScriptedLlmProvider({ id: "scripted" });
-  const service = new AgentService({
-    catalog: created.result,
-    providers: [provider],
-    store: new InMemorySessionStore(),
-    files: new InMemoryFileStore(),
-  });
-  const app = createApp({
-    service,
-    validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000 }),
-    apiKeys: options.apiKeys ?? KEYS,
-    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
-    readiness: async () =>
-      options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
-    logger: silentLogger,
-  });
-  const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
-    app.request("/v1/agent/execute", {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
-      body: typeof body === "string" ? body : JSON.stringify(body),
-    });
-  const get = (path: string, key = "alice-key-0123456789") =>
-    app.request(path, { headers: { authorization: `Bearer ${key}` } });
-  return { app, provider, post, get };
-}
+import type { Logger } from "../src/logging/logger.js";
+import { setup } from "./http-app-setup.js";
 
 describe("the HTTP interface", () => {
   it("runs a turn and answers a successful InvokeResult with 200", async () => {
@@ -192,11 +148,14 @@ describe("the HTTP interface", () => {
     };
     expect(document.openapi).toBe("3.1.0");
     expect(Object.keys(document.paths)).toContain("/v1/agent/execute");
-    expect(Object.keys(document.components.schemas)).toEqual([
-      "AgentExecuteRequest",
-      "AgentExecuteResponse",
-      "InvokeResult",
-    ]);
+    expect(Object.keys(document.components.schemas)).toEqual(
+      expect.arrayContaining([
+        "AgentExecuteRequest",
+        "AgentExecuteResult",
+        "InvokeFailure",
+        "SessionSummary",
+      ]),
+    );
     const docs = await app.request("/docs");
     expect(docs.headers.get("content-type")).toContain("text/html");
     expect(await docs.text()).toContain("/v1/agent/execute");
@@ -238,6 +197,101 @@ describe("the HTTP interface", () => {
       { incoming: { socket: { remoteAddress: "10.1.2.3" } } },
     );
     expect(remote.status).toBe(401);
+  });
+
+  it.each([
+    [
+      "a Host header naming another site",
+      { host: "rebound.example:8787" },
+      'Host header "rebound.example:8787"',
+    ],
+    ["a Host header that is not a name", { host: "localhost@rebound.example" }, "Host header"],
+    [
+      "a page of another site",
+      { host: "localhost:8787", origin: "https://evil.example" },
+      "https://evil.example",
+    ],
+    ["a page with an opaque origin", { host: "127.0.0.1:8787", origin: "null" }, 'page of "null"'],
+  ])("refuses in local mode %s, as it refuses other machines", async (_name, headers, reason) => {
+    const { app } = setup({ apiKeys: new Map() });
+    const response = await app.request("/v1/sessions/s", { headers }, LOOPBACK);
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as { errors: Array<{ code: string; message: string }> };
+    expect(body.errors[0]?.code).toBe("UNAUTHORIZED");
+    expect(body.errors[0]?.message).toContain("local mode");
+    expect(body.errors[0]?.message).toContain(reason);
+  });
+
+  it.each<Record<string, string>>([
+    { host: "localhost:8787" },
+    { host: "LOCALHOST" },
+    { host: "127.0.0.2:80" },
+    { host: "[::1]:8787" },
+    { host: "[::1]:8787", origin: "http://localhost:5173" },
+    { host: "localhost:8787", origin: "http://[::1]:3000" },
+  ])("serves local mode with loopback Host and Origin %o", async (headers) => {
+    const { app } = setup({ apiKeys: new Map() });
+    const response = await app.request("/v1/sessions/s", { headers }, LOOPBACK);
+    // Past the local-mode check: the session is unknown, not the caller.
+    expect(response.status).toBe(404);
+  });
+
+  it("logs a failed answer's errors with the request id, at error for 5xx and info for 4xx", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger: Logger = { log: (level, message, fields) => lines.push({ level, message, ...fields }) };
+    const { post, get, service, provider } = setup({ logger });
+    provider.enqueue({
+      failure: fail("PROVIDER_ERROR", "The provider answered 500.", { providerStatus: 500 }),
+    });
+    expect((await post({ sessionId: "s1", turnId: "t1", instruction: "Hi" })).status).toBe(502);
+    expect((await get("/v1/sessions/nope")).status).toBe(404);
+    service.getSession = () => {
+      throw new Error("store exploded");
+    };
+    const crashed = await get("/v1/sessions/s1");
+    expect(crashed.status).toBe(500);
+
+    const requests = lines.filter((line) => line.message === "request");
+    expect(requests.map((line) => [line.level, line.status])).toEqual([
+      ["error", 502],
+      ["info", 404],
+      ["error", 500],
+    ]);
+    for (const line of requests) expect(line.requestId).toEqual(expect.any(String));
+    expect(requests[0]?.errors).toEqual([
+      expect.objectContaining({
+        code: "PROVIDER_ERROR",
+        details: expect.objectContaining({ providerStatus: 500 }),
+      }),
+    ]);
+    expect(requests[1]?.errors).toEqual([expect.objectContaining({ code: "SESSION_NOT_FOUND" })]);
+    expect(requests[2]?.errors).toEqual([
+      expect.objectContaining({ code: "INTERNAL", details: { requestId: requests[2]?.requestId } }),
+    ]);
+    // The log is structured JSON: every field survives serialization.
+    expect(JSON.parse(JSON.stringify(requests[0]))).toEqual(requests[0]);
+  });
+
+  it("answers a known path asked with another method 405 with Allow", async () => {
+    const { app, get } = setup();
+    const wrongMethod = await get("/v1/agent/execute");
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect(await wrongMethod.json()).toMatchObject({
+      successful: false,
+      errors: [{ code: "VALIDATION_FAILED", details: { method: "GET", allow: ["POST"] } }],
+    });
+    const deleteSession = await app.request("/v1/sessions/s1", {
+      method: "DELETE",
+      headers: { authorization: "Bearer alice-key-0123456789" },
+    });
+    expect(deleteSession.status).toBe(405);
+    expect(deleteSession.headers.get("allow")).toBe("GET, HEAD");
+    const postHealth = await app.request("/healthz", { method: "POST" });
+    expect(postHealth.status).toBe(405);
+    expect(postHealth.headers.get("allow")).toBe("GET, HEAD");
+    // Authentication still comes first.
+    expect((await app.request("/v1/agent/execute")).status).toBe(401);
   });
 
   it("streams a turn as server-sent events ending in the same InvokeResult, and replays it after Last-Event-ID", async () => {
@@ -284,6 +338,9 @@ describe("the HTTP interface", () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+/** What @hono/node-server passes for a caller on this machine. */
+const LOOPBACK = { incoming: { socket: { remoteAddress: "127.0.0.1" } } };
 
 interface ParsedEvent {
   id?: string;

@@ -1,6 +1,11 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { LlmCallOptions, LlmProvider, LlmRequest } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
+import { ConfigError } from "../src/config/config-error.js";
+import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { readServerEnv } from "../src/config/server-env.js";
 import { type Logger, silentLogger } from "../src/logging/logger.js";
 import { startServer } from "../src/start-server.js";
@@ -59,6 +64,25 @@ describe("startServer", { timeout: 60_000 }, () => {
       logged.find((entry) => entry.message === "request" && entry.status === 200 && entry.requestId),
     ).toBeDefined();
     expect(logged.at(-1)?.message).toBe("stopped");
+  });
+
+  it("refuses a conversation context whose provider it has no adapter for", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "aptix-config-")), "config.json");
+    writeFileSync(
+      path,
+      JSON.stringify({
+        ...DEFAULT_CATALOG,
+        conversationContexts: [{ ...DEFAULT_CATALOG.conversationContexts[0], provider: "opnai" }],
+      }),
+    );
+    const started = startServer(
+      readServerEnv({ PORT: "0", DATABASE_URL: "memory://", APTIX_CONFIG: path }),
+      silentLogger,
+    );
+    await expect(started).rejects.toBeInstanceOf(ConfigError);
+    await expect(started).rejects.toThrow(
+      'conversationContexts[0].provider: "opnai" is not a provider this server has (openai, anthropic)',
+    );
   });
 
   it("stops start-up with a ConfigError when the config file is bad", async () => {

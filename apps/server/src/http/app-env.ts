@@ -1,3 +1,4 @@
+import type { InvokeError } from "@aptix/contracts";
 import type { HttpBindings } from "@hono/node-server";
 
 /** Hono's environment for this app: Node bindings, and what middleware puts on the context. */
@@ -6,5 +7,7 @@ export interface AppEnv {
   Variables: {
     principal: string;
     requestId: string;
+    /** The errors of the failed InvokeResult this request answered, for the access log. */
+    resultErrors: InvokeError[] | undefined;
   };
 }

@@ -4,8 +4,10 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { Logger } from "../logging/logger.js";
+import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { principalMiddleware } from "./principal.js";
+import { routeNotFound } from "./route-not-found.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
@@ -30,18 +32,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(requestId());
-  app.use(async (c, next) => {
-    const started = performance.now();
-    await next();
-    logger.log("info", "request", {
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round(performance.now() - started),
-      principal: c.get("principal"),
-    });
-  });
+  app.use(accessLog(logger));
   app.onError((error, c) => {
     logger.log("error", "unhandled error", {
       requestId: c.get("requestId"),
@@ -54,9 +45,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }),
     );
   });
-  app.notFound((c) =>
-    sendResult(c, fail("ROUTE_NOT_FOUND", `No route answers ${c.req.method} ${c.req.path}.`)),
-  );
 
   healthRoutes(app, options.readiness);
   docsRoutes(app);
@@ -78,5 +66,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);
   sessionRoutes(app, options.service, heartbeatMs);
+  app.notFound(routeNotFound(app.routes));
   return app;
 }

@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { fail } from "@aptix/contracts";
 import type { MiddlewareHandler } from "hono";
-import { isLoopback } from "../config/server-env.js";
 import type { AppEnv } from "./app-env.js";
+import { localModeRefusal } from "./local-mode.js";
 import { sendResult } from "./send-result.js";
 
 /** The principal of local mode: the one person at this machine. */
@@ -12,17 +12,21 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 
 /**
  * Resolves the caller. With API keys, `Authorization: Bearer <key>` names the principal (compared in
- * constant time). Without keys the service is in local mode: one principal, loopback callers only.
+ * constant time). Without keys the service is in local mode: one principal, loopback callers only, pages of
+ * other sites refused.
  */
 export function principalMiddleware(apiKeys: ReadonlyMap<string, string>): MiddlewareHandler<AppEnv> {
   const keys = [...apiKeys].map(([key, principal]) => ({ hash: digest(key), principal }));
   return async (c, next) => {
     if (keys.length === 0) {
-      const remote = c.env?.incoming?.socket?.remoteAddress;
-      if (remote !== undefined && !isLoopback(remote)) {
+      const refusal = localModeRefusal(c);
+      if (refusal !== undefined) {
         return sendResult(
           c,
-          fail("UNAUTHORIZED", "This service runs in local mode and answers loopback callers only."),
+          fail(
+            "UNAUTHORIZED",
+            `This service runs in local mode and answers loopback callers only: ${refusal}.`,
+          ),
         );
       }
       c.set("principal", LOCAL_PRINCIPAL);

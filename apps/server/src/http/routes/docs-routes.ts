@@ -36,7 +36,7 @@ function renderDocs(document: Record<string, unknown>): string {
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td,th{padding:.3rem .6rem;text-align:left;vertical-align:top}pre{background:#f4f4f4;padding:1rem;overflow:auto;max-height:30rem}</style>
 </head><body>
 <h1>Aptix Agent Service API</h1>
-<p>Every response body is an <a href="#InvokeResult">InvokeResult</a>; the HTTP status mirrors its first error. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
+<p>Every JSON body is an InvokeResult: a success carries its <code>result</code>, a failure is an <a href="#InvokeFailure">InvokeFailure</a> and the HTTP status mirrors its first error. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
 <h2>Routes</h2><table><tr><th>Method</th><th>Path</th><th>What</th></tr>
 ${rows}
 </table>

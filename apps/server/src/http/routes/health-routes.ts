@@ -1,13 +1,18 @@
 import { fail, ok } from "@aptix/contracts";
 import type { Hono } from "hono";
+import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
 import { sendResult } from "../send-result.js";
+
+/** What `/healthz` and `/readyz` answer when all is well. */
+export const ServiceStatusSchema = z.strictObject({ status: z.enum(["live", "ready"]) });
+type ServiceStatus = z.infer<typeof ServiceStatusSchema>;
 
 export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
 
 /** Liveness says the process answers; readiness says it can serve turns (database reachable, migrated). */
 export function healthRoutes(app: Hono<AppEnv>, readiness: ReadinessCheck): void {
-  app.get("/healthz", (c) => sendResult(c, ok({ status: "live" })));
+  app.get("/healthz", (c) => sendResult(c, ok<ServiceStatus>({ status: "live" })));
   app.get("/readyz", async (c) => {
     const check = await readiness().catch((error: unknown) => ({
       ready: false,
@@ -15,7 +20,9 @@ export function healthRoutes(app: Hono<AppEnv>, readiness: ReadinessCheck): void
     }));
     return sendResult(
       c,
-      check.ready ? ok({ status: "ready" }) : fail("NOT_READY", `Not ready: ${check.reason ?? "unknown"}`),
+      check.ready
+        ? ok<ServiceStatus>({ status: "ready" })
+        : fail("NOT_READY", `Not ready: ${check.reason ?? "unknown"}`),
     );
   });
 }

@@ -1,27 +1,70 @@
-import { contractJsonSchemas, ERROR_HTTP_STATUS } from "@aptix/contracts";
+import {
+  AgentExecuteRequestSchema,
+  AgentExecuteResponseSchema,
+  AgentExecuteResultSchema,
+  ERROR_HTTP_STATUS,
+  InvokeErrorSchema,
+  InvokeWarningSchema,
+  invokeResultSchema,
+} from "@aptix/contracts";
+import { z } from "zod";
+import { SessionSummarySchema, TurnSummarySchema, TurnTraceSchema } from "../session-view-schemas.js";
+import { ServiceStatusSchema } from "./health-routes.js";
 
-const SCHEMA_NAMES: Record<string, string> = {
-  "agent-execute-request.schema.json": "AgentExecuteRequest",
-  "agent-execute-response.schema.json": "AgentExecuteResponse",
-  "invoke-result.schema.json": "InvokeResult",
-};
+/** The successful InvokeResult carrying `result` (a 200 never carries errors). */
+const successOf = (result: z.ZodType) => invokeResultSchema(result).options[0];
 
-/** OpenAPI 3.1 (whose schemas are JSON Schema 2020-12) built from the contracts' own JSON Schema. */
-export function openApiDocument(): Record<string, unknown> {
-  const schemas = Object.fromEntries(
-    Object.entries(contractJsonSchemas()).map(([file, document]) => {
-      const { $schema: _dialect, $id: _id, ...schema } = document as Record<string, unknown>;
-      return [SCHEMA_NAMES[file] ?? file, schema];
-    }),
-  );
-  const invokeResult = { $ref: "#/components/schemas/InvokeResult" };
-  const answers = (description: string) => ({
-    description,
-    content: { "application/json": { schema: invokeResult } },
+/** Every schema the document names, by component name; one registered inside another becomes a `$ref`. */
+function componentSchemas(): Record<string, unknown> {
+  const registry = z.registry<{ id: string; title?: string }>();
+  registry.add(AgentExecuteRequestSchema, { id: "AgentExecuteRequest" });
+  registry.add(AgentExecuteResponseSchema, { id: "AgentExecuteResponse" });
+  registry.add(AgentExecuteResultSchema, {
+    id: "AgentExecuteResult",
+    title: "InvokeResult<AgentExecuteResponse>",
   });
+  registry.add(successOf(AgentExecuteResponseSchema), { id: "AgentExecuteSuccess" });
+  registry.add(InvokeErrorSchema, { id: "InvokeError" });
+  registry.add(InvokeWarningSchema, { id: "InvokeWarning" });
+  // The failure of every route: no `result`, at least one error.
+  registry.add(invokeResultSchema(z.never()).options[1], { id: "InvokeFailure" });
+  registry.add(SessionSummarySchema, { id: "SessionSummary" });
+  registry.add(successOf(SessionSummarySchema), { id: "SessionSummarySuccess" });
+  registry.add(TurnSummarySchema, { id: "TurnSummary" });
+  registry.add(TurnTraceSchema, { id: "TurnTrace" });
+  registry.add(successOf(TurnTraceSchema), { id: "TurnTraceSuccess" });
+  registry.add(ServiceStatusSchema, { id: "ServiceStatus" });
+  registry.add(successOf(ServiceStatusSchema), { id: "ServiceStatusSuccess" });
+  const { schemas } = z.toJSONSchema(registry, {
+    target: "draft-2020-12",
+    io: "input",
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  // OpenAPI 3.1 sets the dialect for the whole document, and components are named by their key.
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, { $schema: _dialect, $id: _id, ...schema }]) => [name, schema]),
+  );
+}
+
+/** OpenAPI 3.1 (whose schemas are JSON Schema 2020-12) built from the zod schemas the bodies come from. */
+export function openApiDocument(): Record<string, unknown> {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const json = (description: string, schema: string) => ({
+    description,
+    content: { "application/json": { schema: ref(schema) } },
+  });
+  const eventStream = {
+    schema: { type: "string" },
+    description:
+      'Server-sent events, each with an `id:`: `event: output_text.delta` with `{"delta":"…"}` as text arrives, ' +
+      "then exactly one `event: result` whose data is an AgentExecuteResult.",
+  };
   const errorStatuses = [...new Set(Object.values(ERROR_HTTP_STATUS))].sort();
   const errors = Object.fromEntries(
-    errorStatuses.map((status) => [String(status), answers("A failed InvokeResult.")]),
+    errorStatuses.map((status) => [
+      String(status),
+      json("A failed InvokeResult; the status mirrors its first error.", "InvokeFailure"),
+    ]),
   );
   const ownerOnly = { security: [{ apiKey: [] }] };
   const path = (name: string, description: string) => ({
@@ -31,16 +74,18 @@ export function openApiDocument(): Record<string, unknown> {
     description,
     schema: { type: "string" },
   });
+  const sessionId = path("sessionId", "The client's session id.");
+  const turnId = path("turnId", "The client's turn id.");
   return {
     openapi: "3.1.0",
     info: {
       title: "Aptix Agent Service",
       version: "1",
       description:
-        "Runs agent turns for IDE clients. Every body is an InvokeResult; the HTTP status mirrors its first error.",
+        "Runs agent turns for IDE clients. Every JSON body is an InvokeResult; the HTTP status mirrors its first error.",
     },
     components: {
-      schemas,
+      schemas: componentSchemas(),
       securitySchemes: {
         apiKey: {
           type: "http",
@@ -56,10 +101,17 @@ export function openApiDocument(): Record<string, unknown> {
           ...ownerOnly,
           requestBody: {
             required: true,
-            content: { "application/json": { schema: { $ref: "#/components/schemas/AgentExecuteRequest" } } },
+            content: { "application/json": { schema: ref("AgentExecuteRequest") } },
           },
           responses: {
-            "200": answers("The turn's AgentExecuteResponse in a successful InvokeResult."),
+            "200": {
+              description:
+                "The turn's AgentExecuteResponse; as server-sent events when the turn asked to stream.",
+              content: {
+                "application/json": { schema: ref("AgentExecuteSuccess") },
+                "text/event-stream": eventStream,
+              },
+            },
             ...errors,
           },
         },
@@ -68,19 +120,44 @@ export function openApiDocument(): Record<string, unknown> {
         get: {
           summary: "Session summary: mode, mode history, turns with status.",
           ...ownerOnly,
-          parameters: [path("sessionId", "The client's session id.")],
-          responses: { "200": answers("The summary."), ...errors },
+          parameters: [sessionId],
+          responses: { "200": json("The summary.", "SessionSummarySuccess"), ...errors },
         },
       },
       "/v1/sessions/{sessionId}/turns/{turnId}/trace": {
         get: {
           summary: "Out-of-band diagnostics of one turn: composed provider requests, raw responses, timings.",
           ...ownerOnly,
+          parameters: [sessionId, turnId],
+          responses: { "200": json("The trace.", "TurnTraceSuccess"), ...errors },
+        },
+      },
+      "/v1/sessions/{sessionId}/turns/{turnId}/events": {
+        get: {
+          summary: "The turn's events again after Last-Event-ID, then live until the turn ends.",
+          ...ownerOnly,
           parameters: [
-            path("sessionId", "The client's session id."),
-            path("turnId", "The client's turn id."),
+            sessionId,
+            turnId,
+            {
+              name: "Last-Event-ID",
+              in: "header",
+              required: false,
+              description: "The id of the last event received; absent to start from the first.",
+              schema: { type: "string" },
+            },
+            {
+              name: "lastEventId",
+              in: "query",
+              required: false,
+              description: "Last-Event-ID for clients that cannot set headers (EventSource polyfills).",
+              schema: { type: "string" },
+            },
           ],
-          responses: { "200": answers("The trace."), ...errors },
+          responses: {
+            "200": { description: "The events.", content: { "text/event-stream": eventStream } },
+            ...errors,
+          },
         },
       },
       "/v1/files/{fileId}": {
@@ -88,14 +165,34 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "The content behind a FileRef url.",
           ...ownerOnly,
           parameters: [path("fileId", "From the FileRef url.")],
-          responses: { "200": { description: "The file's bytes, with its MIME type." }, ...errors },
+          responses: {
+            "200": {
+              description: "The file's bytes, as an attachment, with the file's MIME type.",
+              headers: {
+                ETag: { description: "The file's content hash.", schema: { type: "string" } },
+                "Content-Disposition": { schema: { type: "string" } },
+              },
+              content: {
+                "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+              },
+            },
+            ...errors,
+          },
         },
       },
-      "/healthz": { get: { summary: "Liveness.", responses: { "200": answers("Live.") } } },
+      "/healthz": {
+        get: {
+          summary: "Liveness.",
+          responses: { "200": json("Live.", "ServiceStatusSuccess") },
+        },
+      },
       "/readyz": {
         get: {
           summary: "Readiness: database reachable, migrations applied.",
-          responses: { "200": answers("Ready."), "503": answers("Not ready.") },
+          responses: {
+            "200": json("Ready.", "ServiceStatusSuccess"),
+            "503": json("Not ready, and why.", "InvokeFailure"),
+          },
         },
       },
     },

@@ -1,0 +1,34 @@
+import type { Context } from "hono";
+import { isLoopback } from "../config/server-env.js";
+import type { AppEnv } from "./app-env.js";
+
+/** `name` or `name:port`, the name bracketed when it is an IPv6 address. */
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i;
+
+/**
+ * Why local mode refuses this request, or undefined when it comes from this machine. The socket's address
+ * keeps other machines out; the Host header keeps out a page whose DNS name was rebound to 127.0.0.1 (the
+ * browser still names the page's host); Origin keeps out a page of another site that calls localhost itself.
+ */
+export function localModeRefusal(c: Context<AppEnv>): string | undefined {
+  const remote = c.env?.incoming?.socket?.remoteAddress;
+  if (remote !== undefined && !isLoopback(remote)) return `the request came from ${remote}`;
+  // In-process requests (tests) carry no Host header; their URL's host stands in for it.
+  const host = c.req.header("host") ?? new URL(c.req.url).host;
+  const hostName = HOST_HEADER.exec(host)?.[1];
+  if (hostName === undefined || !isLoopback(hostName.toLowerCase())) {
+    return `its Host header ${JSON.stringify(host)} is not localhost, 127.x.x.x or [::1]`;
+  }
+  const origin = c.req.header("origin");
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
+    return `it was sent by a page of ${JSON.stringify(origin)}, not of this machine`;
+  }
+  return undefined;
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  // `null` (sandboxed pages, files) and anything that is not a URL name no machine: refused.
+  if (!URL.canParse(origin)) return false;
+  const url = new URL(origin);
+  return (url.protocol === "http:" || url.protocol === "https:") && isLoopback(url.hostname);
+}

@@ -1,0 +1,50 @@
+import { createAgentExecuteRequestValidator } from "@aptix/contracts";
+import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { createApp } from "../src/http/create-app.js";
+import { type Logger, silentLogger } from "../src/logging/logger.js";
+
+/** The app of the HTTP tests: the default catalog on a scripted provider, in-memory stores, alice's and bob's keys. */
+const KEYS = new Map([
+  ["alice-key-0123456789", "alice"],
+  ["bob-key-0123456789ab", "bob"],
+]);
+
+export function setup(
+  options: { apiKeys?: Map<string, string>; maxBodyBytes?: number; ready?: boolean; logger?: Logger } = {},
+) {
+  const created = AgentCatalog.create({
+    ...DEFAULT_CATALOG,
+    conversationContexts: DEFAULT_CATALOG.conversationContexts.map((context) => ({
+      ...context,
+      provider: "scripted",
+    })),
+  });
+  if (!created.successful) throw new Error("catalog");
+  const provider = new ScriptedLlmProvider({ id: "scripted" });
+  const service = new AgentService({
+    catalog: created.result,
+    providers: [provider],
+    store: new InMemorySessionStore(),
+    files: new InMemoryFileStore(),
+  });
+  const app = createApp({
+    service,
+    validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000 }),
+    apiKeys: options.apiKeys ?? KEYS,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
+    readiness: async () =>
+      options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
+    logger: options.logger ?? silentLogger,
+  });
+  const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
+    app.request("/v1/agent/execute", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}`, ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  const get = (path: string, key = "alice-key-0123456789") =>
+    app.request(path, { headers: { authorization: `Bearer ${key}` } });
+  return { app, service, provider, post, get };
+}

@@ -1,0 +1,109 @@
+import type { SessionSummary, TurnTrace } from "@aptix/core";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { z } from "zod";
+import type { SessionSummarySchema, TurnTraceSchema } from "../src/http/session-view-schemas.js";
+import { setup } from "./http-app-setup.js";
+
+/** A JSON body as it travels: dates become strings. */
+type Jsonified<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Jsonified<U>[]
+    : T extends object
+      ? { [K in keyof T]: Jsonified<T[K]> }
+      : T;
+
+interface OpenApiDocument {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+}
+
+/** Checks bodies against the schemas /openapi.json gives for each route's answer, as a client generator would. */
+async function openApiValidator(app: ReturnType<typeof setup>["app"]) {
+  const document = (await (await app.request("/openapi.json")).json()) as OpenApiDocument;
+  // Not strict: the document holds OpenAPI keywords beside its schemas. Dates are checked by their pattern.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { "date-time": true } });
+  // The component `$ref`s point into the document: it is the base of every schema compiled here.
+  ajv.addSchema(document, "openapi.json");
+  return (path: string, method: string, status: number, body: unknown) => {
+    const schema =
+      document.paths[path]?.[method]?.responses[String(status)]?.content?.["application/json"]?.schema;
+    if (schema === undefined)
+      throw new Error(`/openapi.json has no JSON answer ${status} for ${method} ${path}`);
+    const validate = ajv.compile({ $ref: `openapi.json#${pointerTo(path, method, status)}` });
+    const valid = validate(body);
+    return valid ? [] : (validate.errors ?? []).map((error) => `${error.instancePath} ${error.message}`);
+  };
+}
+
+const pointerTo = (path: string, method: string, status: number) =>
+  `/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}/responses/${status}/content/application~1json/schema`;
+
+describe("the OpenAPI document", () => {
+  it("describes the bodies the routes really answer", async () => {
+    const { app, post, get, provider } = setup();
+    const check = await openApiValidator(app);
+    const answer = async (response: Response) => [response.status, await response.json()] as const;
+
+    provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] }, { text: "Done." });
+    const cases: Array<[string, string, Response]> = [
+      ["/v1/agent/execute", "post", await post({ sessionId: "s1", turnId: "t1", instruction: "Read a.ts" })],
+      [
+        "/v1/agent/execute",
+        "post",
+        await post({
+          sessionId: "s1",
+          turnId: "t1",
+          toolResults: [{ toolCallId: "call_1_1", executionMs: 3, resultJson: '"export {}"' }],
+        }),
+      ],
+      ["/v1/agent/execute", "post", await post({ sessionId: "s1", turnId: "t2", mode: "general" })],
+      ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/s1")],
+      ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/nope")],
+      ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/s1", "wrong-key-0123456789")],
+      ["/v1/sessions/{sessionId}/turns/{turnId}/trace", "get", await get("/v1/sessions/s1/turns/t1/trace")],
+      ["/v1/sessions/{sessionId}/turns/{turnId}/trace", "get", await get("/v1/sessions/s1/turns/t9/trace")],
+      ["/v1/files/{fileId}", "get", await get("/v1/files/file_1")],
+      ["/healthz", "get", await app.request("/healthz")],
+      ["/readyz", "get", await app.request("/readyz")],
+      ["/readyz", "get", await setup({ ready: false }).app.request("/readyz")],
+    ];
+    const statuses = [];
+    for (const [path, method, response] of cases) {
+      const [status, body] = await answer(response);
+      statuses.push(status);
+      expect(check(path, method, status, body), `${method} ${path} ${status}`).toEqual([]);
+    }
+    // Successes and failures alike were checked.
+    expect(statuses).toEqual([200, 200, 400, 200, 404, 401, 200, 404, 404, 200, 200, 503]);
+    // And a body that drifts from its schema is caught.
+    expect(
+      check("/v1/sessions/{sessionId}", "get", 200, {
+        successful: true,
+        result: {},
+        errors: [],
+        warnings: [],
+      }),
+    ).not.toEqual([]);
+  });
+
+  it("holds core's session views to the schemas it publishes for them", () => {
+    expectTypeOf<Jsonified<SessionSummary>>().toExtend<z.input<typeof SessionSummarySchema>>();
+    expectTypeOf<Jsonified<TurnTrace>>().toExtend<z.input<typeof TurnTraceSchema>>();
+  });
+
+  it("lists the events route with its Last-Event-ID header", async () => {
+    const { app } = setup();
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, { get: { parameters: Array<{ name: string; in: string }>; responses: object } }>;
+    };
+    const events = document.paths["/v1/sessions/{sessionId}/turns/{turnId}/events"]?.get;
+    expect(events?.parameters).toContainEqual(
+      expect.objectContaining({ name: "Last-Event-ID", in: "header" }),
+    );
+    expect(events?.responses).toMatchObject({ "200": { content: { "text/event-stream": {} } } });
+  });
+});

@@ -1,5 +1,11 @@
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import {
+  AgentCatalog,
+  AgentService,
+  type AgentServiceOptions,
+  InMemoryFileStore,
+  InMemorySessionStore,
+} from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
@@ -11,9 +17,19 @@ const KEYS = new Map([
   ["bob-key-0123456789ab", "bob"],
 ]);
 
-export function setup(
-  options: { apiKeys?: Map<string, string>; maxBodyBytes?: number; ready?: boolean; logger?: Logger } = {},
-) {
+export interface SetupOptions<P extends ScriptedLlmProvider> {
+  apiKeys?: Map<string, string>;
+  maxBodyBytes?: number;
+  ready?: boolean;
+  logger?: Logger;
+  /** The scripted provider the default catalog's contexts call (its id must be `scripted`). */
+  provider?: P;
+  store?: InMemorySessionStore;
+  /** Short polls and flushes make the streaming tests quick. */
+  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs">;
+}
+
+export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(options: SetupOptions<P> = {}) {
   const created = AgentCatalog.create({
     ...DEFAULT_CATALOG,
     conversationContexts: DEFAULT_CATALOG.conversationContexts.map((context) => ({
@@ -22,12 +38,13 @@ export function setup(
     })),
   });
   if (!created.successful) throw new Error("catalog");
-  const provider = new ScriptedLlmProvider({ id: "scripted" });
+  const provider = options.provider ?? (new ScriptedLlmProvider({ id: "scripted" }) as P);
   const service = new AgentService({
     catalog: created.result,
     providers: [provider],
-    store: new InMemorySessionStore(),
+    store: options.store ?? new InMemorySessionStore(),
     files: new InMemoryFileStore(),
+    ...options.service,
   });
   const app = createApp({
     service,

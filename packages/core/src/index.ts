@@ -51,6 +51,7 @@ export {
   needsReplay,
 } from "./pipeline/composition/composition-step.js";
 export { formatRagContextBlock } from "./pipeline/composition/rag-context-block.js";
+export type { RoundOpening } from "./pipeline/composition/round-opening.js";
 export { composeUserMessage } from "./pipeline/composition/user-message.js";
 export { LlmCallStep } from "./pipeline/llm-call-step.js";
 export type { PipelineStep } from "./pipeline/pipeline-step.js";

@@ -1,9 +1,6 @@
 import {
   type AgentExecuteRequest,
   type AgentExecuteResponse,
-  type ClientToolContinuationResponse,
-  type ExecutedToolResult,
-  type FinalResponse,
   fail,
   type InvokeFailure,
   type InvokeResult,
@@ -12,8 +9,6 @@ import {
   ok,
   type ToolContinuationRequest,
   type UserTurnRequest,
-  type UserWarning,
-  validateAgentExecuteResponse,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
@@ -23,17 +18,9 @@ import { systemClock } from "../defaults/system-clock.js";
 import { requestHash } from "../lifecycle/request-hash.js";
 import { toolResultsMismatch } from "../lifecycle/tool-results-mismatch.js";
 import { InMemoryTurnEventLog } from "../memory/in-memory-turn-event-log.js";
-import type { LlmFinishReason } from "../model/llm-response.js";
 import type { SessionKey, SessionRecord } from "../model/session-record.js";
-import type { FunctionCallOutputItem, TranscriptItem } from "../model/transcript-item.js";
-import {
-  deltaEvent,
-  type EventPosition,
-  parseEventId,
-  resultEvent,
-  type TurnEvent,
-} from "../model/turn-event.js";
-import type { ServerToolExecution, TurnRecord, TurnRound } from "../model/turn-record.js";
+import { parseEventId, resultEvent, type TurnEvent } from "../model/turn-event.js";
+import type { TurnRecord, TurnRound } from "../model/turn-record.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
@@ -43,14 +30,17 @@ import type { LlmProvider } from "../ports/llm-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { CompositionStep } from "./composition/composition-step.js";
-import { composeUserMessage } from "./composition/user-message.js";
+import type { RoundOpening } from "./composition/round-opening.js";
 import { FileKeeper } from "./file-keeper.js";
 import { LlmCallStep } from "./llm-call-step.js";
-import { orderOutputs, type ReasonerOutcome, ReasonerStep } from "./reasoner-step.js";
+import { ReasonerStep } from "./reasoner-step.js";
 import { ServerToolExecutionStep } from "./server-tool-execution-step.js";
+import { TurnEventQueue } from "./turn-event-queue.js";
 import { TurnEventRecorder } from "./turn-event-recorder.js";
+import { TurnFollower } from "./turn-follower.js";
 import { type SessionLease, TurnPersistence } from "./turn-persistence.js";
 import { NO_USAGE, type TurnProgress } from "./turn-progress.js";
+import { emptyProgress, TurnSettlement } from "./turn-settlement.js";
 import { TurnWakeups } from "./turn-wakeups.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
 
@@ -80,6 +70,8 @@ export interface ExecuteOptions {
   /**
    * Streams the answer: `output_text.delta` events as the provider's text arrives (every LLM call of the
    * round, server tool iterations included), then exactly one `result` event holding what `execute` returns.
+   * A request refused before its turn runs (SESSION_BUSY, TURN_ID_CONFLICT, …) gets no events: it is not a
+   * round of the turn, so an event id would name a round it does not belong to.
    */
   onEvent?: (event: TurnEvent) => void;
 }
@@ -90,6 +82,12 @@ interface Streaming {
   round: number;
 }
 
+/** A request let into its turn: the round it answers, and how to answer it (again, when already answered). */
+interface Admitted {
+  round: number;
+  answer(streaming: Streaming | undefined): Promise<InvokeResult<AgentExecuteResponse>>;
+}
+
 export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 
@@ -98,29 +96,29 @@ interface Round {
   session: SessionRecord;
   turn: TurnRecord;
   context: ConversationContext;
-  newItems: TranscriptItem[];
-  firstCallOfTurn: boolean;
+  opening: RoundOpening;
   warnings: InvokeWarning[];
   streaming: Streaming | undefined;
 }
 
 /**
  * Layer 6 — Entry (AGN-027 G), with the turn lifecycle of DESIGN.md §4: one `execute(request, principal)`
- * for both request scenarios, plus the owner-only reads the server's routes answer.
+ * for both request scenarios, plus the owner-only reads the server's routes answer. It admits a request to
+ * its turn and hands the Reasoner what the request carries; Composition makes prompts of it.
  */
 export class AgentService {
   readonly #catalog: AgentCatalog;
   readonly #providers: Map<string, LlmProvider>;
   readonly #persistence: TurnPersistence;
+  readonly #settlement: TurnSettlement;
+  readonly #follower: TurnFollower;
   readonly #files: FileStore;
-  readonly #retriever: ContextRetriever | undefined;
   readonly #clock: Clock;
   readonly #hashing: ContentHashService;
   readonly #reasoner: ReasonerStep;
   readonly #events: TurnEventLog;
   readonly #wakeups = new TurnWakeups();
   readonly #eventFlushMs: number;
-  readonly #followPollMs: number;
 
   constructor(options: AgentServiceOptions) {
     this.#catalog = options.catalog;
@@ -134,13 +132,18 @@ export class AgentService {
       ids,
       options.leaseMs ?? DEFAULT_LEASE_MS,
     );
+    this.#settlement = new TurnSettlement(options.catalog.modes, this.#clock);
     this.#files = options.files;
-    this.#retriever = options.retriever;
     this.#events = options.events ?? new InMemoryTurnEventLog();
     this.#eventFlushMs = options.eventFlushMs ?? 100;
-    this.#followPollMs = options.followPollMs ?? 250;
+    this.#follower = new TurnFollower(
+      this.#persistence,
+      this.#events,
+      this.#wakeups,
+      options.followPollMs ?? 250,
+    );
     this.#reasoner = new ReasonerStep(
-      new CompositionStep(),
+      new CompositionStep(options.catalog, options.retriever),
       new LlmCallStep(),
       new ServerToolExecutionStep(options.catalog.serverTools, this.#clock),
       new FileKeeper(options.files, this.#hashing, ids, this.#clock),
@@ -156,14 +159,49 @@ export class AgentService {
     options: ExecuteOptions = {},
   ): Promise<InvokeResult<AgentExecuteResponse>> {
     const key = { principal, sessionId: request.sessionId };
-    const hash = requestHash(request, this.#hashing);
-    const streaming = options.onEvent ? { onEvent: options.onEvent, round: 0 } : undefined;
-    const result = isToolContinuationRequest(request)
-      ? await this.#continue(key, request, hash, streaming)
-      : await this.#startUserTurn(key, request, hash, streaming);
+    const admitted = await this.#admit(key, request);
+    if (!admitted.successful) return admitted;
+    return this.#answer(key, request.turnId, admitted.result, options.onEvent);
+  }
+
+  /**
+   * `execute` for a caller that answers differently before and after the turn runs (an HTTP route that opens
+   * its event stream only then): a request refused before its turn runs answers its failure here, otherwise
+   * the round's events, ending with its `result` event. The round runs to its end whether or not they are read.
+   */
+  async stream(
+    request: AgentExecuteRequest,
+    principal: string,
+  ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
+    const key = { principal, sessionId: request.sessionId };
+    const admitted = await this.#admit(key, request);
+    if (!admitted.successful) return admitted;
+    const events = new TurnEventQueue();
+    this.#answer(key, request.turnId, admitted.result, (event) => events.push(event)).then(
+      () => events.end(),
+      (error: unknown) => events.end({ error }),
+    );
+    return ok(events);
+  }
+
+  async #answer(
+    key: SessionKey,
+    turnId: string,
+    admitted: Admitted,
+    onEvent: ((event: TurnEvent) => void) | undefined,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const streaming = onEvent && { onEvent, round: admitted.round };
+    const result = await admitted.answer(streaming);
     streaming?.onEvent(resultEvent(streaming.round, result));
-    this.#wakeups.notify(key, request.turnId);
+    this.#wakeups.notify(key, turnId);
     return result;
+  }
+
+  #admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admitted>> {
+    const hash = requestHash(request, this.#hashing);
+    return isToolContinuationRequest(request)
+      ? this.#admitContinuation(key, request, hash)
+      : this.#admitUserTurn(key, request, hash);
   }
 
   /** Whether the answer to this request streams: a continuation streams when its user turn asked to (AGN-034 §2.2). */
@@ -175,13 +213,14 @@ export class AgentService {
 
   /**
    * The events of a turn after `lastEventId`, then live until its latest round has its result: for a client
-   * that dropped off a stream. Works from any instance: it reads the store and polls while the turn runs.
+   * that dropped off a stream. Works from any instance; stops early once `signal` aborts.
    */
   async followTurn(
     principal: string,
     sessionId: string,
     turnId: string,
     lastEventId?: string,
+    signal?: AbortSignal,
   ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
     const key = { principal, sessionId };
     const turn = await this.#persistence.getTurn(key, turnId);
@@ -192,42 +231,14 @@ export class AgentService {
         fields: [{ path: "Last-Event-ID", message: "is not an event id of this service" }],
       });
     }
-    return ok(this.#follow(key, turnId, position));
+    return ok(this.#follower.follow(key, turnId, position, signal));
   }
 
-  async *#follow(
-    key: SessionKey,
-    turnId: string,
-    position: EventPosition | undefined,
-  ): AsyncIterable<TurnEvent> {
-    let round = position?.round ?? 0;
-    let afterSeq = position && "seq" in position ? position.seq : -1;
-    if (position && "result" in position) round += 1;
-    for (;;) {
-      const turn = await this.#persistence.getTurn(key, turnId);
-      if (!turn || round >= turn.rounds.length) return;
-      // Deltas reach the log before their round's result reaches the turn, so none is missed here.
-      for (const delta of await this.#events.list(key, turnId, round, afterSeq)) {
-        afterSeq = delta.seq;
-        yield deltaEvent(delta);
-      }
-      const result = turn.rounds[round]?.result;
-      if (result) {
-        yield resultEvent(round, result);
-        round += 1;
-        afterSeq = -1;
-      } else {
-        await this.#wakeups.wait(key, turnId, this.#followPollMs);
-      }
-    }
-  }
-
-  async #startUserTurn(
+  async #admitUserTurn(
     key: SessionKey,
     request: UserTurnRequest,
     hash: string,
-    streaming: Streaming | undefined,
-  ): Promise<InvokeResult<AgentExecuteResponse>> {
+  ): Promise<InvokeResult<Admitted>> {
     const existing = await this.#persistence.getTurn(key, request.turnId);
     if (existing) {
       const first = existing.rounds[0];
@@ -240,7 +251,7 @@ export class AgentService {
           },
         );
       }
-      return storedAnswer(first);
+      return storedAnswer(0, first);
     }
     const requested = this.#catalog.conversationContext(request.conversationContextId);
     if (!requested) {
@@ -256,7 +267,7 @@ export class AgentService {
     if (!claimed.successful) return claimed;
     const { session, lease } = claimed.result;
     try {
-      return await this.#beginTurn(lease, session, request, hash, streaming);
+      return await this.#beginTurn(lease, session, request, hash);
     } catch (error) {
       await lease.release();
       throw error;
@@ -268,8 +279,7 @@ export class AgentService {
     session: SessionRecord,
     request: UserTurnRequest,
     hash: string,
-    streaming: Streaming | undefined,
-  ): Promise<InvokeResult<AgentExecuteResponse>> {
+  ): Promise<InvokeResult<Admitted>> {
     const now = this.#clock.now();
     const warnings: InvokeWarning[] = [];
     const context = this.#catalog.conversationContext(session.conversationContextId);
@@ -320,7 +330,7 @@ export class AgentService {
         abandonTurnId = open.turnId;
         cursor = open.pending.resumeCursor;
       } else if (open?.status === "running") {
-        const failed = await this.#failAbandonedRun(lease, open);
+        const failed = await this.#settlement.abandonedRun(lease, open);
         if (!failed.successful) return failed;
         cursor = open.startCursor;
       }
@@ -359,52 +369,30 @@ export class AgentService {
       return started;
     }
     Object.assign(session, { openTurnId: turn.turnId, solutionContextText, cursor, mode });
-
-    let chunks: Awaited<ReturnType<ContextRetriever["retrieve"]>> = [];
-    if (this.#retriever) {
-      try {
-        chunks = await this.#retriever.retrieve({
-          principal: session.principal,
-          sessionId: session.sessionId,
-          request,
-          scope: request.ragScope ?? [],
-        });
-      } catch (error) {
-        const failure = fail(
-          "INTERNAL",
-          `Context retrieval failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        return this.#settleFailure(lease, turn, { ...emptyProgress(turn), warnings }, failure);
-      }
-    }
-    const userMessage = composeUserMessage({ modeId: mode, request, chunks, solutionContextText });
-    return this.#runRound({
-      lease,
-      session,
-      turn,
-      context,
-      newItems: [userMessage],
-      firstCallOfTurn: true,
-      warnings,
-      streaming,
+    return ok({
+      round: 0,
+      answer: (streaming) =>
+        this.#runRound({
+          lease,
+          session,
+          turn,
+          context,
+          opening: { type: "user_turn", request },
+          warnings,
+          streaming,
+        }),
     });
   }
 
-  async #continue(
+  async #admitContinuation(
     key: SessionKey,
     request: ToolContinuationRequest,
     hash: string,
-    streaming: Streaming | undefined,
-  ): Promise<InvokeResult<AgentExecuteResponse>> {
+  ): Promise<InvokeResult<Admitted>> {
     const known = await this.#persistence.getTurn(key, request.turnId);
     if (!known) return this.#turnNotFound(key, request.turnId);
-    // Events of this request belong to the round it answers: a stored one, or the next.
-    const roundOf = (turn: TurnRecord, round: TurnRound | undefined) => {
-      if (streaming) streaming.round = round ? turn.rounds.indexOf(round) : turn.rounds.length;
-      return round;
-    };
-    const answered = roundOf(known, answeredContinuation(known, hash));
-    if (answered) return storedAnswer(answered);
+    const answered = answeredContinuation(known, hash);
+    if (answered) return storedAnswer(known.rounds.indexOf(answered), answered);
     if (known.status !== "awaiting_client_tools") return notAwaiting(known);
 
     const claimed = await this.#persistence.claim(key);
@@ -415,10 +403,15 @@ export class AgentService {
       const turn = await this.#persistence.getTurn(key, request.turnId);
       if (!turn?.pending || turn.status !== "awaiting_client_tools") {
         await lease.release();
-        const nowAnswered = turn && roundOf(turn, answeredContinuation(turn, hash));
-        return nowAnswered ? storedAnswer(nowAnswered) : notAwaiting(turn ?? known);
+        const nowAnswered = turn && answeredContinuation(turn, hash);
+        return nowAnswered
+          ? storedAnswer(turn.rounds.indexOf(nowAnswered), nowAnswered)
+          : notAwaiting(turn ?? known);
       }
       const pending = turn.pending;
+      // The request is the turn's next round from here on: even a mismatch is stored as that round's result.
+      const rounds: TurnRound[] = [...turn.rounds, { request, requestHash: hash }];
+      const round = turn.rounds.length;
       const mismatch = toolResultsMismatch(pending.clientCallIds, request.toolResults);
       if (mismatch !== undefined) {
         const failure = fail(
@@ -429,10 +422,11 @@ export class AgentService {
             receivedToolCallIds: request.toolResults.map((result) => result.toolCallId),
           },
         );
-        const withRound = { ...turn, rounds: [...turn.rounds, { request, requestHash: hash }] };
-        return this.#settleFailure(lease, withRound, emptyProgress(turn), failure);
+        return ok({
+          round,
+          answer: () => this.#settlement.failure(lease, { ...turn, rounds }, emptyProgress(turn), failure),
+        });
       }
-      const rounds: TurnRound[] = [...turn.rounds, { request, requestHash: hash }];
       const resumed = await lease.updateTurn(
         turn.turnId,
         { status: "running", pending: null, rounds },
@@ -448,24 +442,23 @@ export class AgentService {
           "INTERNAL",
           `The session's conversation context ${session.conversationContextId} is no longer configured.`,
         );
-        return this.#settleFailure(lease, { ...turn, rounds }, emptyProgress(turn), failure);
+        return ok({
+          round,
+          answer: () => this.#settlement.failure(lease, { ...turn, rounds }, emptyProgress(turn), failure),
+        });
       }
-      const clientOutputs: FunctionCallOutputItem[] = request.toolResults.map((result) => ({
-        type: "function_call_output",
-        callId: result.toolCallId,
-        output: result.errorMessage ?? result.resultJson ?? "null",
-        isError: result.errorMessage !== undefined,
-      }));
-      return await this.#runRound({
-        lease,
-        session,
-        turn: { ...turn, status: "running", pending: null, rounds },
-        context,
-        // Held server outputs and the client's results go back together, in the order the model called.
-        newItems: orderOutputs(pending.calls, [...pending.serverOutputs, ...clientOutputs]),
-        firstCallOfTurn: false,
-        warnings: [],
-        streaming,
+      return ok({
+        round,
+        answer: (streaming) =>
+          this.#runRound({
+            lease,
+            session,
+            turn: { ...turn, status: "running", pending: null, rounds },
+            context,
+            opening: { type: "tool_results", toolResults: request.toolResults, pending },
+            warnings: [],
+            streaming,
+          }),
       });
     } catch (error) {
       await lease.release();
@@ -482,7 +475,7 @@ export class AgentService {
         "INTERNAL",
         `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
       );
-      return this.#settleFailure(round.lease, round.turn, emptyProgress(round.turn), failure);
+      return this.#settlement.failure(round.lease, round.turn, emptyProgress(round.turn), failure);
     }
   }
 
@@ -502,31 +495,27 @@ export class AgentService {
         "INTERNAL",
         `No LLM provider ${JSON.stringify(context.provider)} is configured for conversation context ${context.id}.`,
       );
-      return this.#settleFailure(lease, turn, progress, failure);
+      return this.#settlement.failure(lease, turn, progress, failure);
     }
-    const mode = this.#catalog.modes.get(turn.mode);
     const recorder = round.streaming && this.#recorderFor(turn, round.streaming);
     const outcome = await this.#reasoner.run({
       lease,
       provider,
       context,
-      mode,
-      tools: this.#catalog.toolsFor(mode),
+      mode: this.#catalog.modes.get(turn.mode),
       session,
       turnId: turn.turnId,
-      newItems: round.newItems,
-      firstCallOfTurn: round.firstCallOfTurn,
+      opening: round.opening,
       progress,
       ...(recorder ? { onTextDelta: (delta: string) => recorder.delta(delta) } : {}),
     });
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();
-    if (!outcome.successful) return this.#settleFailure(lease, turn, progress, outcome);
-    return this.#settleSuccess(lease, session, turn, progress, outcome.result);
+    if (!outcome.successful) return this.#settlement.failure(lease, turn, progress, outcome);
+    return this.#settlement.success(lease, session, turn, progress, outcome.result);
   }
 
   #recorderFor(turn: TurnRecord, streaming: Streaming): TurnEventRecorder {
-    streaming.round = turn.rounds.length - 1;
     return new TurnEventRecorder(
       this.#events,
       this.#wakeups,
@@ -546,112 +535,6 @@ export class AgentService {
         });
   }
 
-  async #settleSuccess(
-    lease: SessionLease,
-    session: SessionRecord,
-    turn: TurnRecord,
-    progress: TurnProgress,
-    outcome: ReasonerOutcome,
-  ): Promise<InvokeResult<AgentExecuteResponse>> {
-    const mode = this.#catalog.modes.get(session.mode);
-    const metadata = { sessionId: turn.sessionId, turnId: turn.turnId, modeDisplayName: mode.displayName };
-    let response: AgentExecuteResponse;
-    if (outcome.kind === "final") {
-      // A turn that switched modes opens its answer with the new mode's welcome (AGN-011 §5.4).
-      const welcome = session.mode !== turn.mode ? mode.welcomeMessage : undefined;
-      const final: FinalResponse = {
-        kind: "final",
-        ...metadata,
-        primaryOutputText: welcome ? `${welcome}\n\n${outcome.text}` : outcome.text,
-        usage: progress.usage,
-      };
-      if (progress.files.length > 0) final.files = progress.files;
-      if (progress.toolExecutions.length > 0)
-        final.toolResults = progress.toolExecutions.map(executedToolResult);
-      const userWarnings = finishWarnings(outcome.finishReason);
-      if (userWarnings.length > 0) final.userWarnings = userWarnings;
-      response = final;
-    } else {
-      const continuation: ClientToolContinuationResponse = {
-        kind: "client_tool_continuation",
-        ...metadata,
-        toolCalls: outcome.clientCalls.map((call) => ({
-          toolCallId: call.callId,
-          name: call.name,
-          argumentsJson: call.argumentsJson,
-        })),
-      };
-      if (outcome.text !== "") continuation.toolContinuationMessage = outcome.text;
-      response = continuation;
-    }
-    const checked = validateAgentExecuteResponse(response);
-    if (!checked.successful) {
-      const failure = fail("INTERNAL", "The service produced a response that breaks AGN-033.", {
-        fields: checked.errors[0].details?.fields,
-      });
-      return this.#settleFailure(lease, turn, progress, failure);
-    }
-    const result = ok(response, progress.warnings);
-    const awaiting = outcome.kind === "client_tools";
-    const settled = await lease.updateTurn(
-      turn.turnId,
-      {
-        status: awaiting ? "awaiting_client_tools" : "completed",
-        pending: awaiting ? outcome.pending : null,
-        rounds: settleLastRound(turn.rounds, result),
-        usage: progress.usage,
-        llmCallCount: progress.llmCallCount,
-        toolExecutions: progress.toolExecutions,
-        files: progress.files,
-        completedAt: awaiting ? null : this.#clock.now(),
-      },
-      { sessionPatch: { cursor: progress.cursor, openTurnId: awaiting ? turn.turnId : null }, release: true },
-    );
-    return settled.successful ? result : settled;
-  }
-
-  /** A failed turn keeps its usage and trace, and rolls the provider's view back to where the turn started. */
-  async #settleFailure(
-    lease: SessionLease,
-    turn: TurnRecord,
-    progress: TurnProgress,
-    outcome: InvokeFailure,
-  ): Promise<InvokeFailure> {
-    const failure: InvokeFailure = { ...outcome, warnings: [...outcome.warnings, ...progress.warnings] };
-    await this.#markFailed(lease, turn, progress, failure, true);
-    return failure;
-  }
-
-  /** A turn left running by an instance whose lease expired: failed the same way, the lease kept for the caller. */
-  #failAbandonedRun(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
-    const failure = fail("INTERNAL", "The server instance running this turn stopped before it finished.");
-    return this.#markFailed(lease, turn, emptyProgress(turn), failure, false);
-  }
-
-  #markFailed(
-    lease: SessionLease,
-    turn: TurnRecord,
-    progress: TurnProgress,
-    failure: InvokeFailure,
-    release: boolean,
-  ): Promise<InvokeResult<void>> {
-    return lease.updateTurn(
-      turn.turnId,
-      {
-        status: "failed",
-        pending: null,
-        error: failure.errors[0],
-        rounds: settleLastRound(turn.rounds, failure),
-        usage: progress.usage,
-        llmCallCount: progress.llmCallCount,
-        toolExecutions: progress.toolExecutions,
-        files: progress.files,
-        completedAt: this.#clock.now(),
-      },
-      { sessionPatch: { cursor: turn.startCursor, openTurnId: null }, release },
-    );
-  }
-
   /**
    * Fails turns left running by crashed instances once their lease has expired, so their sessions show
    * the truth without waiting for the next turn. Returns how many it failed.
@@ -664,7 +547,9 @@ export class AgentService {
       const { session, lease } = claimed.result;
       const open =
         session.openTurnId === null ? undefined : await this.#persistence.getTurn(key, session.openTurnId);
-      if (open?.status === "running" && (await this.#failAbandonedRun(lease, open)).successful) failedCount++;
+      if (open?.status === "running" && (await this.#settlement.abandonedRun(lease, open)).successful) {
+        failedCount++;
+      }
       await lease.release();
     }
     return failedCount;
@@ -701,13 +586,15 @@ export class AgentService {
   }
 }
 
-function storedAnswer(round: TurnRound): InvokeResult<AgentExecuteResponse> {
-  return (
-    round.result ??
-    fail("SESSION_BUSY", "This request is still being answered; retry when it has finished.", {
+/** A round sent again: its stored answer, or SESSION_BUSY while it is still being answered. */
+function storedAnswer(index: number, round: TurnRound): InvokeResult<Admitted> {
+  const { result } = round;
+  if (!result) {
+    return fail("SESSION_BUSY", "This request is still being answered; retry when it has finished.", {
       retryable: true,
-    })
-  );
+    });
+  }
+  return ok({ round: index, answer: async () => result });
 }
 
 /** A continuation already applied to the turn (its later rounds), found by its body's hash. */
@@ -724,39 +611,4 @@ function notAwaiting(turn: TurnRecord): InvokeFailure {
       status: turn.status,
     },
   );
-}
-
-function settleLastRound(
-  rounds: readonly TurnRound[],
-  result: InvokeResult<AgentExecuteResponse>,
-): TurnRound[] {
-  return rounds.map((round, index) => (index === rounds.length - 1 ? { ...round, result } : round));
-}
-
-function emptyProgress(turn: TurnRecord): TurnProgress {
-  return {
-    cursor: turn.startCursor,
-    usage: turn.usage,
-    llmCallCount: turn.llmCallCount,
-    toolExecutions: turn.toolExecutions,
-    files: turn.files,
-    warnings: [],
-  };
-}
-
-function executedToolResult(execution: ServerToolExecution): ExecutedToolResult {
-  const { toolCallId, name, executionMs } = execution;
-  return execution.errorMessage !== undefined
-    ? { toolCallId, name, executionMs, errorMessage: execution.errorMessage }
-    : { toolCallId, name, executionMs, resultJson: execution.resultJson ?? "null" };
-}
-
-function finishWarnings(reason: LlmFinishReason): UserWarning[] {
-  if (reason === "length") {
-    return [{ code: "OUTPUT_TRUNCATED", message: "The answer was cut off at the model's output limit." }];
-  }
-  if (reason === "content_filter") {
-    return [{ code: "CONTENT_FILTERED", message: "The provider withheld part of the answer." }];
-  }
-  return [];
 }

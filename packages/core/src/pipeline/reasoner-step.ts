@@ -6,14 +6,13 @@ import type { LlmCallRecord, TracedContinuation } from "../model/llm-call-record
 import type { LlmContinuation, LlmRequest } from "../model/llm-request.js";
 import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../model/llm-response.js";
 import type { SessionRecord } from "../model/session-record.js";
-import type { ToolDefinition } from "../model/tool-definition.js";
-import type { FunctionCallOutputItem, TranscriptItem } from "../model/transcript-item.js";
 import type { PendingToolCalls } from "../model/turn-record.js";
 import type { Clock } from "../ports/clock.js";
 import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
 import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../tools/change-mode-tool.js";
 import type { CompositionStep } from "./composition/composition-step.js";
 import { needsReplay } from "./composition/composition-step.js";
+import { orderOutputs, type RoundOpening } from "./composition/round-opening.js";
 import type { FileKeeper } from "./file-keeper.js";
 import type { LlmCallStep } from "./llm-call-step.js";
 import type { PipelineStep } from "./pipeline-step.js";
@@ -27,13 +26,11 @@ export interface ReasonerInput {
   context: ConversationContext;
   /** The turn's mode: its tools and forced choice hold for the whole loop (AGN-011 §4.4). */
   mode: Mode;
-  tools: ToolDefinition[];
   /** The session as the turn sees it; `mode` follows mode changes as they are applied. */
   session: SessionRecord;
   turnId: string;
-  /** The first call's new items: the user message, or the outputs a tool continuation completes. */
-  newItems: TranscriptItem[];
-  firstCallOfTurn: boolean;
+  /** What the round answers: a user turn (its first call is the turn's first), or a tool continuation. */
+  opening: RoundOpening;
   progress: TurnProgress;
   onTextDelta?: (delta: string) => void;
 }
@@ -59,10 +56,13 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
 
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     const { lease, provider, session, progress } = input;
-    let newItems = input.newItems;
+    // Composed once: a replay after a lost continuation resends the same items.
+    const opened = await this.composition.openRound(input.opening, session);
+    if (!opened.successful) return opened;
+    let newItems = opened.result;
     let continuationLost = false;
     // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
-    let firstCallOfTurn = input.firstCallOfTurn;
+    let firstCallOfTurn = input.opening.type === "user_turn";
     for (let calls = 0; ; calls++) {
       if (calls >= this.maxLlmCalls) {
         return fail(
@@ -78,7 +78,6 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       const composed = await this.composition.run({
         context: input.context,
         mode: input.mode,
-        tools: input.tools,
         cursor,
         newItems,
         firstCallOfTurn,
@@ -225,13 +224,4 @@ function traced(continuation: LlmContinuation): TracedContinuation {
   return continuation.type === "replay"
     ? { type: "replay", itemCount: continuation.items.length }
     : continuation;
-}
-
-/** Tool outputs go back in the order the model made the calls. */
-export function orderOutputs(
-  calls: readonly LlmToolCall[],
-  outputs: readonly FunctionCallOutputItem[],
-): FunctionCallOutputItem[] {
-  const byCallId = new Map(outputs.map((output) => [output.callId, output]));
-  return calls.flatMap((call) => byCallId.get(call.callId) ?? []);
 }

@@ -14,17 +14,20 @@ export class TurnWakeups {
     for (const wake of waiting ?? []) wake();
   }
 
-  /** Resolves at the next notify for the turn, or after `ms`, whichever comes first. */
-  wait(key: SessionKey, turnId: string, ms: number): Promise<void> {
+  /** Resolves at the next notify for the turn, after `ms`, or when `signal` aborts, whichever comes first. */
+  wait(key: SessionKey, turnId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.resolve();
     const name = nameOf(key, turnId);
     return new Promise((resolve) => {
       const waiting = this.#waiting.get(name) ?? new Set();
       const wake = () => {
         clearTimeout(timer);
+        signal?.removeEventListener("abort", wake);
         waiting.delete(wake);
         resolve();
       };
       const timer = setTimeout(wake, ms);
+      signal?.addEventListener("abort", wake, { once: true });
       waiting.add(wake);
       this.#waiting.set(name, waiting);
     });

@@ -55,9 +55,9 @@ export function createChangeModeTool(modes: ModeCatalog): ServerTool<ChangeModeA
         };
       }
       if (typeof reason !== "string") return { ok: false, message: "reason must be a string" };
-      if (branch !== undefined && typeof branch !== "boolean")
-        return { ok: false, message: "branch must be a boolean" };
-      return { ok: true, value: { mode, reason, branch: branch ?? false } };
+      // Required like the strict schema says: a provider without strict mode may leave it out.
+      if (typeof branch !== "boolean") return { ok: false, message: "branch must be a boolean" };
+      return { ok: true, value: { mode, reason, branch } };
     },
     async execute(args) {
       const mode = modes.get(args.mode);

@@ -48,10 +48,9 @@ const toolOutput: TranscriptItem = {
 };
 
 async function compose(overrides: Partial<CompositionInput> = {}): Promise<LlmRequest> {
-  const result = await new CompositionStep().run({
+  const result = await new CompositionStep({ toolsFor: () => tools }).run({
     context,
     mode: general,
-    tools,
     cursor: EMPTY_CURSOR,
     newItems: [userMessage],
     firstCallOfTurn: true,

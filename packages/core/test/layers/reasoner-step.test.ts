@@ -13,9 +13,9 @@ import {
   sha256ContentHashService,
   type TranscriptItem,
 } from "../../src/index.js";
+import { orderOutputs } from "../../src/pipeline/composition/round-opening.js";
 import { FileKeeper } from "../../src/pipeline/file-keeper.js";
 import type { ReasonerInput } from "../../src/pipeline/reasoner-step.js";
-import { orderOutputs } from "../../src/pipeline/reasoner-step.js";
 import { TurnPersistence } from "../../src/pipeline/turn-persistence.js";
 import { NO_USAGE, type TurnProgress } from "../../src/pipeline/turn-progress.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -35,7 +35,7 @@ async function setup(maxLlmCalls = 5) {
   const persistence = new TurnPersistence(store, clock, idGen, 60_000);
   const provider = new ScriptedLlmProvider();
   const reasoner = new ReasonerStep(
-    new CompositionStep(),
+    new CompositionStep(catalog),
     new LlmCallStep(),
     new ServerToolExecutionStep(catalog.serverTools, clock),
     new FileKeeper(new InMemoryFileStore(clock), sha256ContentHashService, idGen, clock),
@@ -60,29 +60,31 @@ async function setup(maxLlmCalls = 5) {
     files: [],
     warnings: [],
   };
-  const input = (newItems: TranscriptItem[], firstCallOfTurn = true): ReasonerInput => ({
+  const input = (instruction: string): ReasonerInput => ({
     lease,
     provider,
     context,
     mode,
-    tools: catalog.toolsFor(mode),
     session,
     turnId: "t1",
-    newItems,
-    firstCallOfTurn,
+    opening: { type: "user_turn", request: { sessionId: "s1", turnId: "t1", instruction } },
     progress,
   });
   return { clock, store, provider, reasoner, session, progress, input };
 }
 
-const hello: TranscriptItem = { type: "user_message", content: [{ type: "text", text: "Hello" }] };
+/** The user message Composition makes of the instruction "Hello". */
+const hello: TranscriptItem = {
+  type: "user_message",
+  content: [{ type: "text", text: "[MODE: general]\n\n[INSTRUCTION]\nHello" }],
+};
 const system: TranscriptItem = { type: "system_message", text: "You are Aptix.\n\nHelp with anything." };
 
 describe("ReasonerStep (layer 4)", () => {
   it("answers final on a text answer and advances the cursor and the stored transcript", async () => {
     const { reasoner, provider, progress, store, input } = await setup();
     provider.enqueue({ text: "Hi there.", usage: { inputTokens: 4, outputTokens: 2 } });
-    const outcome = await reasoner.run(input([hello]));
+    const outcome = await reasoner.run(input("Hello"));
     expect(outcome).toEqual({
       successful: true,
       result: { kind: "final", text: "Hi there.", finishReason: "stop" },
@@ -113,7 +115,7 @@ describe("ReasonerStep (layer 4)", () => {
         ],
       },
     );
-    const outcome = await reasoner.run(input([hello]));
+    const outcome = await reasoner.run(input("Hello"));
     if (!outcome.successful) throw new Error(outcome.errors[0].message);
     const s1Output: TranscriptItem = {
       type: "function_call_output",
@@ -154,7 +156,7 @@ describe("ReasonerStep (layer 4)", () => {
       { toolCalls: [{ name: "lookup", arguments: { query: "b" } }] },
       { text: "never reached" },
     );
-    const outcome = await reasoner.run(input([hello]));
+    const outcome = await reasoner.run(input("Hello"));
     expect(!outcome.successful && outcome.errors[0]).toEqual({
       code: "ITERATION_LIMIT_EXCEEDED",
       message: "The model made 2 calls in a row without a final answer or a client tool call.",
@@ -167,11 +169,11 @@ describe("ReasonerStep (layer 4)", () => {
   it("replays a lost continuation once, and returns the failure when the replay is lost too", async () => {
     const { reasoner, provider, store, input } = await setup();
     provider.enqueue({ text: "First." });
-    expect((await reasoner.run(input([hello]))).successful).toBe(true);
+    expect((await reasoner.run(input("Hello"))).successful).toBe(true);
     provider.forget("resp_1");
     const lostAgain = fail("PROVIDER_ERROR", "lost again", { status: 400, reason: CONTINUATION_LOST });
     provider.enqueue({ failure: lostAgain });
-    const outcome = await reasoner.run(input([hello]));
+    const outcome = await reasoner.run(input("Hello"));
     expect(outcome).toEqual(lostAgain);
     expect(provider.requests.map((request) => request.continuation.type)).toEqual([
       "none",
@@ -189,7 +191,7 @@ describe("ReasonerStep (layer 4)", () => {
     const { reasoner, provider, input } = await setup();
     const lost = fail("PROVIDER_ERROR", "lost", { status: 400, reason: CONTINUATION_LOST });
     provider.enqueue({ failure: lost }, { text: "unused" });
-    expect(await reasoner.run(input([hello]))).toEqual(lost);
+    expect(await reasoner.run(input("Hello"))).toEqual(lost);
     expect(provider.requests).toHaveLength(1);
   });
 
@@ -201,7 +203,7 @@ describe("ReasonerStep (layer 4)", () => {
       },
       { text: "ok" },
     );
-    const running = input([hello]);
+    const running = input("Hello");
     const outcome = await reasoner.run(running);
     expect(outcome.successful).toBe(true);
     expect(session.mode).toBe("review");

@@ -245,4 +245,33 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
     expect(final).toMatchObject({ modeDisplayName: "General", primaryOutputText: "Same mode." });
     expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).modeHistory).toEqual([]);
   });
+  it("refuses a change without branch, as its strict schema does, back to the model", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [{ name: "agent_change_mode", arguments: { mode: "review", reason: "r" }, callId: "m1" }],
+      },
+      { text: "Staying." },
+    );
+    const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review" }));
+    const message = "Invalid arguments for agent_change_mode: branch must be a boolean";
+    expect(agent.provider.requests[1]?.input).toEqual([
+      { type: "function_call_output", callId: "m1", output: message, isError: true },
+    ]);
+    expect(final).toMatchObject({ modeDisplayName: "General", primaryOutputText: "Staying." });
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).modeHistory).toEqual([]);
+  });
+
+  it("answers the welcome alone, without a trailing separator, when the model adds no text", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "" },
+    );
+    const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review" }));
+    expect(final).toMatchObject({
+      modeDisplayName: "Code Review",
+      primaryOutputText: "Switched to code review.",
+    });
+  });
 });

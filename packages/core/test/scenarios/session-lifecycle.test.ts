@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore, type TurnEvent } from "../../src/index.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
+import type { TurnEvent } from "../../src/index.js";
 import {
   catalogWithModes,
   createTestAgent,
@@ -71,8 +70,6 @@ describe("starting and keeping sessions", () => {
   });
 
   it("puts a session whose mode is no longer configured back in its default mode, with a warning", async () => {
-    const clock = new ManualClock(new Date("2026-01-01T00:00:00Z"));
-    const store = new InMemorySessionStore(clock);
     const withDesign = catalogWithModes({
       id: "design",
       displayName: "Design",
@@ -80,7 +77,8 @@ describe("starting and keeping sessions", () => {
       tools: [],
       toolChoice: null,
     });
-    const before = await createTestAgent({ store, config: withDesign });
+    // The scenario's stores (PGlite/Postgres when store-drizzle reruns this suite), shared by both instances.
+    const before = await createTestAgent({ config: withDesign });
     before.provider.enqueue(
       {
         toolCalls: [
@@ -93,7 +91,7 @@ describe("starting and keeping sessions", () => {
     expect(resultOf(await before.service.getSession(PRINCIPAL, "s")).mode).toBe("design");
 
     // The operator drops the design mode; a new server instance shares the store.
-    const after = await createTestAgent({ store, config: TEST_CATALOG });
+    const after = await createTestAgent({ store: before.store, files: before.files, config: TEST_CATALOG });
     after.provider.enqueue({ text: "General again." });
     const result = await after.execute({ sessionId: "s", turnId: "t2", instruction: "Continue" });
     expect(responseOf(result)).toMatchObject({

@@ -116,4 +116,65 @@ describe("streamed turns and their followers", () => {
       errors: [{ code: "ITERATION_LIMIT_EXCEEDED" }],
     });
   });
+  it("answers a request refused before its turn runs without turn events, so no event id is taken", async () => {
+    const agent = await createTestAgent({ eventFlushMs: 5, followPollMs: 10 });
+    agent.provider.enqueue({ text: "Still here." });
+    const held = agent.provider.holdNextCall();
+    const request = { sessionId: "s", turnId: "t", instruction: "Go", stream: true };
+    const running = collect(resultOf(await agent.service.stream(request, PRINCIPAL)));
+    await held.entered;
+
+    // The same turn sent again while it runs: SESSION_BUSY, and no `0-result` event to confuse a client.
+    const again: TurnEvent[] = [];
+    const busy = await agent.service.execute(request, PRINCIPAL, { onEvent: (event) => again.push(event) });
+    expect(errorsOf(busy)).toMatchObject([{ code: "SESSION_BUSY" }]);
+    expect(again).toEqual([]);
+    expect(errorsOf(await agent.service.stream(request, PRINCIPAL))).toMatchObject([
+      { code: "SESSION_BUSY" },
+    ]);
+    expect(
+      errorsOf(await agent.service.stream({ ...request, instruction: "Something else" }, PRINCIPAL)),
+    ).toMatchObject([{ code: "TURN_ID_CONFLICT" }]);
+    expect(
+      errorsOf(
+        await agent.service.stream(
+          {
+            sessionId: "s",
+            turnId: "t",
+            toolResults: [{ toolCallId: "c1", executionMs: 1, resultJson: "{}" }],
+          },
+          PRINCIPAL,
+        ),
+      ),
+    ).toMatchObject([{ code: "TURN_NOT_AWAITING_TOOLS" }]);
+
+    // A client following the turn gets its real result.
+    const following = collect(resultOf(await agent.service.followTurn(PRINCIPAL, "s", "t")));
+    held.release();
+    const streamed = await running;
+    expect(streamed.map((event) => event.id)).toEqual(["0-0", "0-1", "0-result"]);
+    expect(streamed.at(-1)?.data).toMatchObject({ successful: true });
+    expect(await following).toEqual(streamed);
+  });
+
+  it("stops following a turn once the follower's signal aborts, while the turn goes on", async () => {
+    const agent = await createTestAgent({ eventFlushMs: 5, followPollMs: 10_000 });
+    agent.provider.enqueue({ text: "Done." });
+    const held = agent.provider.holdNextCall();
+    const running = agent.service.execute(
+      { sessionId: "s", turnId: "t", instruction: "Go", stream: true },
+      PRINCIPAL,
+      { onEvent: () => undefined },
+    );
+    await held.entered;
+    const left = new AbortController();
+    const following = collect(
+      resultOf(await agent.service.followTurn(PRINCIPAL, "s", "t", undefined, left.signal)),
+    );
+    left.abort();
+    // Ends at once rather than at the next poll, ten seconds away.
+    expect(await following).toEqual([]);
+    held.release();
+    expect(responseOf(await running)).toMatchObject({ primaryOutputText: "Done." });
+  });
 });

@@ -18,19 +18,19 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
   // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
   app.get("/v1/sessions/:sessionId/turns/:turnId/events", async (c) => {
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
+    const left = new AbortController();
     const followed = await service.followTurn(
       c.get("principal"),
       c.req.param("sessionId"),
       c.req.param("turnId"),
       lastEventId,
+      left.signal,
     );
     if (!followed.successful) return sendResult(c, followed);
-    return sendEventStream(c, heartbeatMs, async (emit, isOpen) => {
-      for await (const event of followed.result) {
-        // Following costs polls: stop once nobody listens (the turn itself goes on regardless).
-        if (!isOpen()) break;
-        emit(event);
-      }
+    return sendEventStream(c, heartbeatMs, async (emit, signal) => {
+      signal.addEventListener("abort", () => left.abort(), { once: true });
+      for await (const event of followed.result) emit(event);
     });
   });
   app.get("/v1/files/:fileId", async (c) => {

@@ -1,20 +1,21 @@
 import { type InvokeResult, ok } from "@aptix/contracts";
+import type { AgentCatalog } from "../../catalog/agent-catalog.js";
 import type { ConversationContext } from "../../catalog/conversation-context.js";
 import type { Mode } from "../../catalog/mode.js";
 import { type ConversationCursor, isFreshCursor } from "../../model/conversation-cursor.js";
 import type { LlmContinuation, LlmRequest } from "../../model/llm-request.js";
-import type { ToolDefinition } from "../../model/tool-definition.js";
+import type { SessionRecord } from "../../model/session-record.js";
 import type { TranscriptItem } from "../../model/transcript-item.js";
+import type { ContextRetriever } from "../../ports/context-retriever.js";
 import type { PipelineStep } from "../pipeline-step.js";
+import { composeRoundOpening, type RoundOpening } from "./round-opening.js";
 
 export interface CompositionInput {
   context: ConversationContext;
-  /** The turn's mode: it picks the forced tool choice; its instructions open a fresh session. */
+  /** The turn's mode: it picks the tools and the forced tool choice; its instructions open a fresh session. */
   mode: Mode;
-  /** The turn's tools, fixed for the whole reasoner loop. */
-  tools: ToolDefinition[];
   cursor: ConversationCursor;
-  /** The new items of this call: the user message, or the outputs of the previous call's tool calls. */
+  /** The new items of this call: the round's opening (see `openRound`), or the outputs of the previous call's tool calls. */
   newItems: TranscriptItem[];
   /** The session's first `cursor.transcriptLength` transcript items, when `needsReplay` said so. */
   replay?: TranscriptItem[];
@@ -37,6 +38,16 @@ export function needsReplay(
  * nothing; adapters only translate its output into their wire format (DESIGN.md §5).
  */
 export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
+  constructor(
+    private readonly catalog: Pick<AgentCatalog, "toolsFor">,
+    private readonly retriever?: ContextRetriever,
+  ) {}
+
+  /** The new items of a round's first call, composed from what Entry received. */
+  openRound(opening: RoundOpening, session: SessionRecord): Promise<InvokeResult<TranscriptItem[]>> {
+    return composeRoundOpening(opening, session, this.retriever);
+  }
+
   async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
     const { context, mode, cursor } = input;
     // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
@@ -60,7 +71,8 @@ export class CompositionStep implements PipelineStep<CompositionInput, LlmReques
       model: context.model,
       continuation,
       input: [...system, ...cursor.pendingInput, ...input.newItems],
-      tools: input.tools,
+      // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
+      tools: this.catalog.toolsFor(mode),
       toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
     };
     if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;

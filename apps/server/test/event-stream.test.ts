@@ -1,0 +1,148 @@
+import { httpStatusOf, ok } from "@aptix/contracts";
+import { InMemorySessionStore, type LlmCallOptions, type LlmRequest, type TurnEvent } from "@aptix/core";
+import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { describe, expect, it } from "vitest";
+import { setup as setupApp } from "./http-app-setup.js";
+
+const AUTH = { authorization: "Bearer alice-key-0123456789" };
+
+/** A scripted provider whose next call waits until the test lets it answer: a turn that is still running. */
+class HeldProvider extends ScriptedLlmProvider {
+  #gate: Promise<void> | undefined;
+  #entered: (() => void) | undefined;
+
+  hold(): { entered: Promise<void>; release: () => void } {
+    let release!: () => void;
+    this.#gate = new Promise((resolve) => {
+      release = resolve;
+    });
+    const entered = new Promise<void>((resolve) => {
+      this.#entered = resolve;
+    });
+    return { entered, release };
+  }
+
+  override async call(request: LlmRequest, options?: LlmCallOptions) {
+    const gate = this.#gate;
+    this.#gate = undefined;
+    this.#entered?.();
+    if (gate) await gate;
+    return super.call(request, options);
+  }
+}
+
+function setup() {
+  const store = new InMemorySessionStore();
+  let turnReads = 0;
+  const getTurn = store.getTurn.bind(store);
+  store.getTurn = (...args) => {
+    turnReads++;
+    return getTurn(...args);
+  };
+  const app = setupApp({
+    provider: new HeldProvider({ id: "scripted" }),
+    store,
+    service: { followPollMs: 5, eventFlushMs: 5 },
+  });
+  return { ...app, turnReads: () => turnReads };
+}
+
+interface ParsedEvent {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+function parseEventStream(body: string): ParsedEvent[] {
+  return body
+    .split("\n\n")
+    .filter((block) => block.split("\n").some((line) => line !== "" && !line.startsWith(":")))
+    .map((block) => {
+      const event: ParsedEvent = { data: "" };
+      for (const line of block.split("\n")) {
+        const colon = line.indexOf(":");
+        const field = line.slice(0, colon);
+        const value = line.slice(colon + 2);
+        if (field === "id") event.id = value;
+        else if (field === "event") event.event = value;
+        else if (field === "data") event.data += value;
+      }
+      return event;
+    });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("event streams", () => {
+  it("ends a stream whose producer throws with an unsuccessful result event, and tells proxies not to buffer", async () => {
+    const { service, post } = setup();
+    service.stream = async () =>
+      ok(
+        (async function* (): AsyncIterable<TurnEvent> {
+          yield { id: "0-0", event: "output_text.delta", data: { delta: "Hel" } };
+          throw new Error("store exploded");
+        })(),
+      );
+    const response = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
+    const events = parseEventStream(await response.text());
+    expect(events.map((event) => [event.id, event.event])).toEqual([
+      ["0-0", "output_text.delta"],
+      // No id: it is not one of the turn's events, so following from "0-0" still finds the turn's own result.
+      [undefined, "result"],
+    ]);
+    expect(JSON.parse(events[1]?.data ?? "null")).toMatchObject({
+      successful: false,
+      errors: [{ code: "INTERNAL", message: expect.stringContaining("store exploded") }],
+    });
+  });
+
+  it("answers a streamed turn sent again while it runs as JSON SESSION_BUSY, and keeps its result for followers", async () => {
+    const { app, provider, post } = setup();
+    provider.enqueue({ text: "Finally done." });
+    const held = provider.hold();
+    const request = { sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true };
+    const first = await post(request);
+    await held.entered;
+
+    const again = await post(request);
+    expect(again.status).toBe(httpStatusOf("SESSION_BUSY"));
+    expect(again.headers.get("content-type")).toContain("application/json");
+    expect(await again.json()).toMatchObject({ successful: false, errors: [{ code: "SESSION_BUSY" }] });
+
+    held.release();
+    const events = parseEventStream(await first.text());
+    expect(events.at(-1)).toMatchObject({ id: "0-result", event: "result" });
+    const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
+    expect(parseEventStream(await followed.text())).toEqual(events);
+  });
+
+  it("stops following a turn once its client has left, while the turn goes on", async () => {
+    const { app, provider, post, turnReads } = setup();
+    provider.enqueue({ text: "Done at last." });
+    const held = provider.hold();
+    const streamed = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+    await held.entered;
+
+    const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
+    expect(followed.headers.get("content-type")).toContain("text/event-stream");
+    await sleep(30);
+    const whileListening = turnReads();
+    await followed.body?.cancel();
+    await sleep(20);
+    const afterLeaving = turnReads();
+    // It polled (every 5 ms) while someone listened, and no more once they left.
+    expect(whileListening).toBeGreaterThan(2);
+    await sleep(50);
+    expect(turnReads()).toBe(afterLeaving);
+
+    held.release();
+    const events = parseEventStream(await streamed.text());
+    expect(JSON.parse(events.at(-1)?.data ?? "null")).toMatchObject({
+      successful: true,
+      result: { primaryOutputText: "Done at last." },
+    });
+  });
+});

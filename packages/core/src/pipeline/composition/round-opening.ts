@@ -1,0 +1,63 @@
+import { fail, type InvokeResult, ok, type ToolResult, type UserTurnRequest } from "@aptix/contracts";
+import type { LlmToolCall } from "../../model/llm-response.js";
+import type { RagChunk } from "../../model/rag-chunk.js";
+import type { SessionRecord } from "../../model/session-record.js";
+import type { FunctionCallOutputItem, TranscriptItem } from "../../model/transcript-item.js";
+import type { PendingToolCalls } from "../../model/turn-record.js";
+import type { ContextRetriever } from "../../ports/context-retriever.js";
+import { composeUserMessage } from "./user-message.js";
+
+/** What opens a round, as Entry receives it: the user's request, or the client's results for a pending turn. */
+export type RoundOpening =
+  | { type: "user_turn"; request: UserTurnRequest }
+  | { type: "tool_results"; toolResults: readonly ToolResult[]; pending: PendingToolCalls };
+
+/**
+ * The new items of a round's first LLM call. A user turn gets its `[CONTEXT]` chunks and its user message
+ * (AGN-003 §3); a continuation gets the held server outputs and the client's results, in the order the model
+ * made the calls. `session` is the session as the turn started it: mode and solution context already latched.
+ */
+export async function composeRoundOpening(
+  opening: RoundOpening,
+  session: SessionRecord,
+  retriever: ContextRetriever | undefined,
+): Promise<InvokeResult<TranscriptItem[]>> {
+  if (opening.type === "tool_results") {
+    const clientOutputs: FunctionCallOutputItem[] = opening.toolResults.map((result) => ({
+      type: "function_call_output",
+      callId: result.toolCallId,
+      output: result.errorMessage ?? result.resultJson ?? "null",
+      isError: result.errorMessage !== undefined,
+    }));
+    const { calls, serverOutputs } = opening.pending;
+    return ok(orderOutputs(calls, [...serverOutputs, ...clientOutputs]));
+  }
+  const { request } = opening;
+  let chunks: RagChunk[] = [];
+  if (retriever) {
+    try {
+      chunks = await retriever.retrieve({
+        principal: session.principal,
+        sessionId: session.sessionId,
+        request,
+        scope: request.ragScope ?? [],
+      });
+    } catch (error) {
+      return fail(
+        "INTERNAL",
+        `Context retrieval failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+  const { mode: modeId, solutionContextText } = session;
+  return ok([composeUserMessage({ modeId, request, chunks, solutionContextText })]);
+}
+
+/** Tool outputs go back in the order the model made the calls. */
+export function orderOutputs(
+  calls: readonly LlmToolCall[],
+  outputs: readonly FunctionCallOutputItem[],
+): FunctionCallOutputItem[] {
+  const byCallId = new Map(outputs.map((output) => [output.callId, output]));
+  return calls.flatMap((call) => byCallId.get(call.callId) ?? []);
+}

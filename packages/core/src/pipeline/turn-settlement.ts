@@ -1,0 +1,179 @@
+import {
+  type AgentExecuteResponse,
+  type ClientToolContinuationResponse,
+  type ExecutedToolResult,
+  type FinalResponse,
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  ok,
+  type UserWarning,
+  validateAgentExecuteResponse,
+} from "@aptix/contracts";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { LlmFinishReason } from "../model/llm-response.js";
+import type { SessionRecord } from "../model/session-record.js";
+import type { ServerToolExecution, TurnRecord, TurnRound } from "../model/turn-record.js";
+import type { Clock } from "../ports/clock.js";
+import type { ReasonerOutcome } from "./reasoner-step.js";
+import type { SessionLease } from "./turn-persistence.js";
+import type { TurnProgress } from "./turn-progress.js";
+
+/**
+ * How a round ends (DESIGN.md §4): its answer is built from the Reasoner's outcome and stored as the round's
+ * result together with what the turn did, and the lease is given back.
+ */
+export class TurnSettlement {
+  constructor(
+    private readonly modes: ModeCatalog,
+    private readonly clock: Clock,
+  ) {}
+
+  async success(
+    lease: SessionLease,
+    session: SessionRecord,
+    turn: TurnRecord,
+    progress: TurnProgress,
+    outcome: ReasonerOutcome,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const mode = this.modes.get(session.mode);
+    const metadata = { sessionId: turn.sessionId, turnId: turn.turnId, modeDisplayName: mode.displayName };
+    let response: AgentExecuteResponse;
+    if (outcome.kind === "final") {
+      // A turn that switched modes opens its answer with the new mode's welcome (AGN-011 §5.4).
+      const welcome = session.mode !== turn.mode ? mode.welcomeMessage : undefined;
+      const final: FinalResponse = {
+        kind: "final",
+        ...metadata,
+        primaryOutputText: withWelcome(welcome, outcome.text),
+        usage: progress.usage,
+      };
+      if (progress.files.length > 0) final.files = progress.files;
+      if (progress.toolExecutions.length > 0)
+        final.toolResults = progress.toolExecutions.map(executedToolResult);
+      const userWarnings = finishWarnings(outcome.finishReason);
+      if (userWarnings.length > 0) final.userWarnings = userWarnings;
+      response = final;
+    } else {
+      const continuation: ClientToolContinuationResponse = {
+        kind: "client_tool_continuation",
+        ...metadata,
+        toolCalls: outcome.clientCalls.map((call) => ({
+          toolCallId: call.callId,
+          name: call.name,
+          argumentsJson: call.argumentsJson,
+        })),
+      };
+      if (outcome.text !== "") continuation.toolContinuationMessage = outcome.text;
+      response = continuation;
+    }
+    const checked = validateAgentExecuteResponse(response);
+    if (!checked.successful) {
+      const failure = fail("INTERNAL", "The service produced a response that breaks AGN-033.", {
+        fields: checked.errors[0].details?.fields,
+      });
+      return this.failure(lease, turn, progress, failure);
+    }
+    const result = ok(response, progress.warnings);
+    const awaiting = outcome.kind === "client_tools";
+    const settled = await lease.updateTurn(
+      turn.turnId,
+      {
+        status: awaiting ? "awaiting_client_tools" : "completed",
+        pending: awaiting ? outcome.pending : null,
+        rounds: settleLastRound(turn.rounds, result),
+        usage: progress.usage,
+        llmCallCount: progress.llmCallCount,
+        toolExecutions: progress.toolExecutions,
+        files: progress.files,
+        completedAt: awaiting ? null : this.clock.now(),
+      },
+      { sessionPatch: { cursor: progress.cursor, openTurnId: awaiting ? turn.turnId : null }, release: true },
+    );
+    return settled.successful ? result : settled;
+  }
+
+  /** A failed turn keeps its usage and trace, and rolls the provider's view back to where the turn started. */
+  async failure(
+    lease: SessionLease,
+    turn: TurnRecord,
+    progress: TurnProgress,
+    outcome: InvokeFailure,
+  ): Promise<InvokeFailure> {
+    const failure: InvokeFailure = { ...outcome, warnings: [...outcome.warnings, ...progress.warnings] };
+    await this.#markFailed(lease, turn, progress, failure, true);
+    return failure;
+  }
+
+  /** A turn left running by an instance whose lease expired: failed the same way, the lease kept for the caller. */
+  abandonedRun(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
+    const failure = fail("INTERNAL", "The server instance running this turn stopped before it finished.");
+    return this.#markFailed(lease, turn, emptyProgress(turn), failure, false);
+  }
+
+  #markFailed(
+    lease: SessionLease,
+    turn: TurnRecord,
+    progress: TurnProgress,
+    failure: InvokeFailure,
+    release: boolean,
+  ): Promise<InvokeResult<void>> {
+    return lease.updateTurn(
+      turn.turnId,
+      {
+        status: "failed",
+        pending: null,
+        error: failure.errors[0],
+        rounds: settleLastRound(turn.rounds, failure),
+        usage: progress.usage,
+        llmCallCount: progress.llmCallCount,
+        toolExecutions: progress.toolExecutions,
+        files: progress.files,
+        completedAt: this.clock.now(),
+      },
+      { sessionPatch: { cursor: turn.startCursor, openTurnId: null }, release },
+    );
+  }
+}
+
+/** What a turn has done before its round runs: nothing of this round yet. */
+export function emptyProgress(turn: TurnRecord): TurnProgress {
+  return {
+    cursor: turn.startCursor,
+    usage: turn.usage,
+    llmCallCount: turn.llmCallCount,
+    toolExecutions: turn.toolExecutions,
+    files: turn.files,
+    warnings: [],
+  };
+}
+
+/** The welcome, then the model's text; no separator left dangling when the model said nothing. */
+function withWelcome(welcome: string | undefined, text: string): string {
+  if (!welcome) return text;
+  return text === "" ? welcome : `${welcome}\n\n${text}`;
+}
+
+function settleLastRound(
+  rounds: readonly TurnRound[],
+  result: InvokeResult<AgentExecuteResponse>,
+): TurnRound[] {
+  return rounds.map((round, index) => (index === rounds.length - 1 ? { ...round, result } : round));
+}
+
+function executedToolResult(execution: ServerToolExecution): ExecutedToolResult {
+  const { toolCallId, name, executionMs } = execution;
+  return execution.errorMessage !== undefined
+    ? { toolCallId, name, executionMs, errorMessage: execution.errorMessage }
+    : { toolCallId, name, executionMs, resultJson: execution.resultJson ?? "null" };
+}
+
+function finishWarnings(reason: LlmFinishReason): UserWarning[] {
+  if (reason === "length") {
+    return [{ code: "OUTPUT_TRUNCATED", message: "The answer was cut off at the model's output limit." }];
+  }
+  if (reason === "content_filter") {
+    return [{ code: "CONTENT_FILTERED", message: "The provider withheld part of the answer." }];
+  }
+  return [];
+}

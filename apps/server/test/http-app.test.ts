@@ -279,7 +279,7 @@ describe("the HTTP interface", () => {
     expect(wrongMethod.headers.get("allow")).toBe("POST");
     expect(await wrongMethod.json()).toMatchObject({
       successful: false,
-      errors: [{ code: "VALIDATION_FAILED", details: { method: "GET", allow: ["POST"] } }],
+      errors: [{ code: "METHOD_NOT_ALLOWED", details: { method: "GET", allow: ["POST"] } }],
     });
     const deleteSession = await app.request("/v1/sessions/s1", {
       method: "DELETE",

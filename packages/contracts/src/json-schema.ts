@@ -8,7 +8,7 @@ const SCHEMA_BASE_URL = "https://aptix.dev/schemas/agent/v1";
  * The JSON Schema documents published beside the zod schemas (draft 2020-12, default limits), for clients
  * that do not run TypeScript. Keyed by file name under `schema/`. A few checks exist only in zod and in the
  * server: JSON text in `resultJson` / `argumentsJson`, UTF-8 byte counts, the artifacts' total size and
- * unique image ids; JSON Schema counts characters where zod counts bytes.
+ * unique image and tool call ids; JSON Schema counts characters where zod counts bytes.
  */
 export function contractJsonSchemas(): Record<string, object> {
   const document = (name: string, title: string, schema: z.ZodType) => ({

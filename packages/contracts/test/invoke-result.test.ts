@@ -13,7 +13,7 @@ import {
   validateAgentExecuteRequest,
 } from "../src/index.js";
 
-/** DESIGN.md §3: 400 validation, 401 auth, 404 unknown, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
+/** DESIGN.md §3: 400 validation, 401 auth, 404 unknown, 405 wrong method, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
 const EXPECTED_STATUS: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   UNAUTHORIZED: 401,
@@ -21,6 +21,7 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   TURN_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   SESSION_BUSY: 409,
   TURN_ID_CONFLICT: 409,
   TOOL_RESULTS_MISMATCH: 409,

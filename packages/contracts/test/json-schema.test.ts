@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { Ajv2020, type Options, type ValidateFunction } from "ajv/dist/2020.js";
+import { Ajv2020, type ErrorObject, type Options, type ValidateFunction } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
@@ -9,6 +9,7 @@ import {
   createAgentExecuteRequestSchema,
   ERROR_CODES,
   fail,
+  formatFieldPath,
   ok,
   type RequestLimits,
   validateAgentExecuteRequest,
@@ -49,13 +50,49 @@ const compile = (file: string, schema: object = readSchema(file)): ValidateFunct
 const requestJsonSchema = (limits: Partial<RequestLimits>) =>
   z.toJSONSchema(createAgentExecuteRequestSchema(limits), { target: "draft-2020-12", io: "input" });
 
+/**
+ * The field an Ajv error is about, written as a vector path: `/toolResults/0` becomes `toolResults[0]`, and a
+ * `required` or `additionalProperties` error, reported on the object, names its property as zod does.
+ */
+const ajvErrorPath = (error: ErrorObject): string => {
+  const path: PropertyKey[] = error.instancePath
+    .split("/")
+    .slice(1)
+    .map((segment) => segment.replaceAll("~1", "/").replaceAll("~0", "~"))
+    .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
+  if (error.keyword === "required") path.push(String(error.params.missingProperty));
+  if (error.keyword === "additionalProperties") path.push(String(error.params.additionalProperty));
+  return formatFieldPath(path);
+};
+
+/**
+ * The document-level error of the top-level union (request: user turn or tool continuation; response: the two
+ * kinds). It only says that no branch matched, so it would "point at" `""` for every vector; the errors inside
+ * the branches are the ones that name fields.
+ */
+const UNION_SUMMARY_ERRORS = new Set(["#/anyOf", "#/oneOf"]);
+
 const expectJsonSchemaVerdict = (validate: ValidateFunction, vector: Vector) => {
   const accepted = validate(vector.input);
   const errors = JSON.stringify(validate.errors, null, 1);
-  if (vector.valid) expect(accepted, `JSON Schema rejects a valid document: ${errors}`).toBe(true);
-  else if (vector.jsonSchema === "rejects")
-    expect(accepted, "JSON Schema accepts an invalid document").toBe(false);
-  else expect(accepted, `JSON Schema now rejects a zod-only vector; mark it "rejects": ${errors}`).toBe(true);
+  if (vector.valid) {
+    expect(accepted, `JSON Schema rejects a valid document: ${errors}`).toBe(true);
+    return;
+  }
+  if (vector.jsonSchema === "zod-only") {
+    expect(accepted, `JSON Schema now rejects a zod-only vector; mark it "rejects": ${errors}`).toBe(true);
+    return;
+  }
+  expect(accepted, "JSON Schema accepts an invalid document").toBe(false);
+  // Not only the verdict: Ajv must find every field wrong that zod does (it may find more: it reports both
+  // branches of a union, where zod judges the one the body's scenario or kind selects).
+  const pointed = new Set(
+    (validate.errors ?? []).filter((error) => !UNION_SUMMARY_ERRORS.has(error.schemaPath)).map(ajvErrorPath),
+  );
+  expect(
+    vector.paths.filter((path) => !pointed.has(path)),
+    `Ajv's errors do not point at every path of the vector; they point at ${JSON.stringify([...pointed])}`,
+  ).toEqual([]);
 };
 
 describe("checked-in schema/*.json", () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { posix, win32 } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -36,14 +37,17 @@ const toolCallId = fc.oneof(
   fc.tuple(fc.constantFrom("call_", "toolu_"), id(200)).map(([prefix, rest]) => prefix + rest),
 );
 
-/** Path segments: names with dots, spaces and non-ASCII, never the '..' segment, never a ':' (no drive letters). */
+/**
+ * Path segments: names with dots, spaces and non-ASCII, never a ':' (no drive letters), and never ending with a
+ * dot or a space, which also rules out '.', '..' and segments of dots and spaces only.
+ */
 const segment = fc
   .string({
     unit: fc.constantFrom(...LETTERS, ...DIGITS, "_", "-", ".", " ", "é", "日", "📄"),
     minLength: 1,
     maxLength: 12,
   })
-  .filter((name) => name !== "..");
+  .filter((name) => !/[. ]$/.test(name));
 
 const relativePath = fc.array(segment, { minLength: 1, maxLength: 5 }).map((segments) => segments.join("/"));
 
@@ -149,7 +153,11 @@ const toolResult = fc.oneof(
 const toolContinuation = fc.record({
   sessionId: id(),
   turnId: id(),
-  toolResults: fc.array(toolResult, { minLength: 1, maxLength: 5 }),
+  toolResults: fc.uniqueArray(toolResult, {
+    selector: (result) => result.toolCallId,
+    minLength: 1,
+    maxLength: 5,
+  }),
 });
 
 // ── arbitraries for junk ────────────────────────────────────────────────────────────────────────────────
@@ -346,6 +354,34 @@ describe("junk", () => {
           expect(result.result).toEqual(wire);
           expect(requestJsonSchema(wire)).toBe(true);
         }
+      }),
+      { numRuns: RUNS.junk },
+    );
+  });
+});
+
+describe("relative paths", () => {
+  /** Strings from the characters that make paths tricky: dots, spaces, both separators, the drive colon. */
+  const pathLike = fc.string({ unit: fc.constantFrom("a", "b", ".", " ", "/", "\\", ":"), maxLength: 10 });
+  const withPath = (relativePath: string) => ({
+    sessionId: "s",
+    turnId: "t",
+    inputArtifacts: [{ relativePath, fileName: "f", contents: "", origin: "ide" }],
+  });
+
+  it("zod and the JSON Schema agree, and what they accept is canonical and stays inside, on POSIX and Windows", () => {
+    fc.assert(
+      fc.property(pathLike, (relativePath) => {
+        const accepted = validateAgentExecuteRequest(withPath(relativePath)).successful;
+        expect(requestJsonSchema(withPath(relativePath))).toBe(accepted);
+        if (!accepted) return;
+        const segments = relativePath.split("/");
+        expect(segments).not.toContain("..");
+        // Windows drops the dots and spaces that end a segment: an accepted path has none to drop.
+        expect(segments.map((segment) => segment.replace(/[. ]+$/, ""))).toEqual(segments);
+        expect(posix.normalize(relativePath)).toBe(relativePath);
+        expect(posix.resolve("/ws", relativePath)).toBe(`/ws/${relativePath}`);
+        expect(win32.resolve("C:\\ws", relativePath)).toBe(`C:\\ws\\${relativePath.replaceAll("/", "\\")}`);
       }),
       { numRuns: RUNS.junk },
     );

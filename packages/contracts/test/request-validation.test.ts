@@ -25,7 +25,7 @@ describe("request vectors", () => {
     const names = requestVectors.map((vector) => vector.name);
     expect(new Set(names).size).toBe(names.length);
     for (const vector of requestVectors)
-      expect(JSON.parse(JSON.stringify(vector.input))).toEqual(vector.input);
+      expect(JSON.parse(vector.json ?? JSON.stringify(vector.input))).toEqual(vector.input);
   });
 
   it("cover both outcomes and both JSON Schema verdicts", () => {
@@ -110,6 +110,19 @@ describe("validator", () => {
     expect(small(body).successful).toBe(false);
     expect(validateAgentExecuteRequest(body).successful).toBe(true);
     expect(small({ ...body, instruction: "abc" }).successful).toBe(true);
+  });
+
+  it("calls NaN a non-finite number, as it does Infinity (a JSON 1e400), rather than 'not a number'", () => {
+    const result = validateAgentExecuteRequest({
+      sessionId: "s",
+      turnId: "t",
+      toolResults: [{ toolCallId: "c1", executionMs: Number.NaN, resultJson: "1" }],
+    });
+    expect(result.successful).toBe(false);
+    if (result.successful) return;
+    expect(result.errors[0].details?.fields).toEqual([
+      { path: "toolResults[0].executionMs", message: "must be a number, not a non-finite number (NaN)" },
+    ]);
   });
 
   it("never throws on values JSON cannot carry", () => {

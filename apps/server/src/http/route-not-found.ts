@@ -25,18 +25,16 @@ export function routeNotFound(routes: readonly RouterRoute[]): NotFoundHandler<A
     if (methods.has("GET")) methods.add("HEAD");
     const allow = [...methods].sort();
     c.header("Allow", allow.join(", "));
-    // Contracts has no METHOD_NOT_ALLOWED code yet: the closest, VALIDATION_FAILED, under the status 405.
     return sendResult(
       c,
       fail(
-        "VALIDATION_FAILED",
+        "METHOD_NOT_ALLOWED",
         `${c.req.path} does not answer ${c.req.method}; it answers ${allow.join(", ")}.`,
         {
           method: c.req.method,
           allow,
         },
       ),
-      405,
     );
   };
 }

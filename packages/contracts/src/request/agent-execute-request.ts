@@ -12,11 +12,21 @@ import { type UserTurnRequest, userTurnRequestSchema } from "./user-turn-request
  */
 export type AgentExecuteRequest = UserTurnRequest | ToolContinuationRequest;
 
+/**
+ * The request as one zod schema, for types, composition (OpenAPI, routers) and JSON Schema. Its errors are
+ * zod's own, often one `invalid_union` issue ("Invalid input") with both scenarios' issues nested in it. To tell
+ * a client what is wrong, use `createAgentExecuteRequestValidator(limits)`: it judges the body as one scenario
+ * and answers VALIDATION_FAILED with readable field errors.
+ */
 export function createAgentExecuteRequestSchema(limits: Partial<RequestLimits> = {}) {
   const resolved = { ...DEFAULT_REQUEST_LIMITS, ...limits };
   return z.union([userTurnRequestSchema(resolved), toolContinuationRequestSchema(resolved)]);
 }
 
+/**
+ * The request schema with the default limits. Its errors are zod's raw union issues, not meant for clients:
+ * validate with `validateAgentExecuteRequest`, which answers VALIDATION_FAILED with readable field errors.
+ */
 export const AgentExecuteRequestSchema = createAgentExecuteRequestSchema();
 
 export function isToolContinuationRequest(request: AgentExecuteRequest): request is ToolContinuationRequest {

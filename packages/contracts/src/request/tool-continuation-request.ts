@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { RequestLimits } from "../limits.js";
 import { IdentifierSchema } from "../text/identifier.js";
+import { uniqueIds } from "../validation/unique-ids.js";
 import { toolResultSchema } from "./tool-result.js";
 
 /**
@@ -14,7 +15,9 @@ export function toolContinuationRequestSchema(limits: RequestLimits) {
     toolResults: z
       .array(toolResultSchema(limits.maxToolResultChars))
       .min(1, "must hold at least one tool result")
-      .max(limits.maxToolResults, `must hold at most ${limits.maxToolResults} tool results`),
+      .max(limits.maxToolResults, `must hold at most ${limits.maxToolResults} tool results`)
+      // A repeated id can never match the turn's calls; saying so here names the entry (AGN-033 §3.3).
+      .superRefine(uniqueIds("toolResults", "toolCallId")),
   });
 }
 

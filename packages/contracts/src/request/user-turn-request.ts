@@ -3,6 +3,7 @@ import type { RequestLimits } from "../limits.js";
 import { IdentifierSchema } from "../text/identifier.js";
 import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from "../text/no-nul.js";
 import { utf8ByteLength } from "../text/utf8-byte-length.js";
+import { uniqueIds } from "../validation/unique-ids.js";
 import { clipboardImageSchema } from "./clipboard-image.js";
 import { inputArtifactSchema } from "./input-artifact.js";
 import { ragScopeConditionSchema } from "./rag-scope-condition.js";
@@ -35,6 +36,7 @@ export function userTurnRequestSchema(limits: RequestLimits) {
       clipboardImages: z
         .array(clipboardImageSchema(limits))
         .max(limits.maxClipboardImages, `must hold at most ${limits.maxClipboardImages} images`)
+        .superRefine(uniqueIds("clipboardImages", "id"))
         .optional(),
       ragScope: z
         .array(ragScopeConditionSchema(limits))
@@ -81,13 +83,6 @@ export function userTurnRequestSchema(limits: RequestLimits) {
           message: `must hold at most ${limits.maxArtifactTotalBytes} bytes of contents in all`,
         });
       }
-      const imageIds = new Set<string>();
-      request.clipboardImages?.forEach((image, index) => {
-        if (imageIds.has(image.id)) {
-          ctx.addIssue({ code: "custom", path: ["clipboardImages", index, "id"], message: "must be unique" });
-        }
-        imageIds.add(image.id);
-      });
     })
     .meta({
       anyOf: [

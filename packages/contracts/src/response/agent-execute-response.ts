@@ -3,6 +3,7 @@ import { fail, type InvokeResult, invokeResultSchema, ok } from "../result/invok
 import { IdentifierSchema } from "../text/identifier.js";
 import { contractErrorMessages } from "../validation/error-messages.js";
 import { summarizeFieldErrors, toFieldErrors } from "../validation/to-field-errors.js";
+import { uniqueIds } from "../validation/unique-ids.js";
 import { ExecutedToolResultSchema } from "./executed-tool-result.js";
 import { FileRefSchema } from "./file-ref.js";
 import { ToolCallSchema } from "./tool-call.js";
@@ -32,7 +33,11 @@ export const FinalResponseSchema = z.strictObject({
 export const ClientToolContinuationResponseSchema = z.strictObject({
   kind: z.literal("client_tool_continuation"),
   ...sessionMetadata,
-  toolCalls: z.array(ToolCallSchema).min(1, "must hold at least one tool call"),
+  /** An exact, ordered set (AGN-033 §3.3): the ids are unique, or results could not be matched to calls. */
+  toolCalls: z
+    .array(ToolCallSchema)
+    .min(1, "must hold at least one tool call")
+    .superRefine(uniqueIds("toolCalls", "toolCallId")),
   /** Informational only, never actionable (AGN-033 §4.2). */
   toolContinuationMessage: z.string().optional(),
 });

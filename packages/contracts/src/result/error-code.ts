@@ -15,6 +15,8 @@ export const ERROR_HTTP_STATUS = {
   FILE_NOT_FOUND: 404,
   /** No route answers this method and path. */
   ROUTE_NOT_FOUND: 404,
+  /** The path exists but answers other methods; `details.allow` lists them, as the `Allow` header does. */
+  METHOD_NOT_ALLOWED: 405,
   /** Another turn of the session is running. Retry once it has finished. */
   SESSION_BUSY: 409,
   /** The turn id was used before with a different body. */

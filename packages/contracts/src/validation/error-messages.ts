@@ -9,7 +9,8 @@ function typeOf(value: unknown): string {
     case "string":
       return "a string";
     case "number":
-      return "a number";
+      // JSON has no Infinity or NaN, but a numeral like 1e400 parses to Infinity: say so, not "a number".
+      return Number.isFinite(value) ? "a number" : `a non-finite number (${value})`;
     case "boolean":
       return "a boolean";
     default:

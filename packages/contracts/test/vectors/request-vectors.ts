@@ -1,4 +1,4 @@
-import type { RequestVector } from "./vector.js";
+import { fromJson, type RequestVector } from "./vector.js";
 
 /** A 1×1 transparent PNG, base64: a real image, small enough to read. */
 export const PNG_1X1 =
@@ -105,7 +105,16 @@ export const requestVectors: readonly RequestVector[] = [
       artifact({ relativePath: ".github/workflows/ci.yml", fileName: "ci.yml" }),
       artifact({ relativePath: "docs/a..b/notes...md", fileName: "notes...md" }),
       artifact({ relativePath: "docs/日本語/read me.md", fileName: "read me.md" }),
-      artifact({ relativePath: "./src/index.ts" }),
+    ),
+  },
+  {
+    name: "artifact paths: dots and spaces are ordinary where Windows keeps them (not ending a segment)",
+    valid: true,
+    input: withArtifacts(
+      artifact({ relativePath: ".env", fileName: ".env" }),
+      artifact({ relativePath: "config/a.b.c", fileName: "a.b.c" }),
+      artifact({ relativePath: "..hidden/...x", fileName: "...x" }),
+      artifact({ relativePath: "docs/ notes/.a.b", fileName: ".a.b" }),
     ),
   },
   {
@@ -432,6 +441,49 @@ export const requestVectors: readonly RequestVector[] = [
     jsonSchema: "rejects",
   },
   {
+    name: "artifact path: '.' segment at the start, in the middle, at the end, alone",
+    valid: false,
+    input: withArtifacts(
+      artifact({ relativePath: "./src/index.ts" }),
+      artifact({ relativePath: "src/./index.ts" }),
+      artifact({ relativePath: "src/." }),
+      artifact({ relativePath: "." }),
+    ),
+    paths: [0, 1, 2, 3].map((index) => `inputArtifacts[${index}].relativePath`),
+    jsonSchema: "rejects",
+    messages: { [path0("relativePath")]: "must not contain a '.' segment" },
+  },
+  {
+    name: "artifact path: segments made only of dots and spaces, which Windows can trim to '..'",
+    valid: false,
+    input: withArtifacts(
+      artifact({ relativePath: ".. /outside.txt" }),
+      artifact({ relativePath: "src/.. " }),
+      artifact({ relativePath: ".../outside.txt" }),
+      artifact({ relativePath: "src/ /index.ts" }),
+      artifact({ relativePath: ". ./index.ts" }),
+    ),
+    paths: [0, 1, 2, 3, 4].map((index) => `inputArtifacts[${index}].relativePath`),
+    jsonSchema: "rejects",
+    messages: {
+      [path0("relativePath")]: "only of dots and spaces",
+      "inputArtifacts[3].relativePath": "only of dots and spaces",
+    },
+  },
+  {
+    name: "artifact path: a segment ending with '.' or a space, which Windows drops",
+    valid: false,
+    input: withArtifacts(
+      artifact({ relativePath: "notes." }),
+      artifact({ relativePath: "src./index.ts" }),
+      artifact({ relativePath: "src/index.ts " }),
+      artifact({ relativePath: "src. /index.ts" }),
+    ),
+    paths: [0, 1, 2, 3].map((index) => `inputArtifacts[${index}].relativePath`),
+    jsonSchema: "rejects",
+    messages: { [path0("relativePath")]: "ending with '.' or a space" },
+  },
+  {
     name: "artifact path: control characters (NUL, newline, DEL)",
     valid: false,
     input: withArtifacts(
@@ -615,7 +667,10 @@ export const requestVectors: readonly RequestVector[] = [
     ),
     paths: ["clipboardImages[2].id", "clipboardImages[3].id"],
     jsonSchema: "zod-only",
-    messages: { "clipboardImages[2].id": "must be unique" },
+    messages: {
+      "clipboardImages[2].id": "must be unique",
+      "clipboardImages[3].id": "must be unique: clipboardImages[1] has the same id",
+    },
   },
   {
     name: "image: id outside the id alphabet, missing mimeType",
@@ -766,6 +821,40 @@ export const requestVectors: readonly RequestVector[] = [
     ]),
     paths: ["toolResults[0].executionMs", "toolResults[1].errorMessage", "toolResults[2].toolCallId"],
     jsonSchema: "rejects",
+  },
+  {
+    name: "tool result: executionMs 1e400, which JSON parses to Infinity, and -1e400",
+    valid: false,
+    ...fromJson(`{
+      "sessionId": "s1",
+      "turnId": "t1",
+      "toolResults": [
+        { "toolCallId": "c1", "executionMs": 1e400, "resultJson": "42" },
+        { "toolCallId": "c2", "executionMs": -1e400, "errorMessage": "failed" }
+      ]
+    }`),
+    paths: ["toolResults[0].executionMs", "toolResults[1].executionMs"],
+    jsonSchema: "rejects",
+    messages: {
+      "toolResults[0].executionMs": "must be a number, not a non-finite number (Infinity)",
+      "toolResults[1].executionMs": "not a non-finite number (-Infinity)",
+    },
+  },
+  {
+    name: "tool continuation: a toolCallId repeating an earlier result's (AGN-033 §3.3)",
+    valid: false,
+    input: continuation([
+      result({ toolCallId: "c1" }),
+      result({ toolCallId: "c2" }),
+      result({ toolCallId: "c1" }),
+      result({ toolCallId: "c1", resultJson: undefined, errorMessage: "failed" }),
+    ]),
+    paths: ["toolResults[2].toolCallId", "toolResults[3].toolCallId"],
+    jsonSchema: "zod-only",
+    messages: {
+      "toolResults[2].toolCallId": "must be unique: toolResults[0] has the same toolCallId",
+      "toolResults[3].toolCallId": "must be unique: toolResults[0] has the same toolCallId",
+    },
   },
   {
     name: "tool continuation: empty toolResults",

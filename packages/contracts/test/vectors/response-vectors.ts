@@ -1,4 +1,4 @@
-import type { ResponseVector } from "./vector.js";
+import { fromJson, type ResponseVector } from "./vector.js";
 
 const metadata = { sessionId: "sess_01HZX3", turnId: "turn-0001", modeDisplayName: "General" };
 
@@ -231,6 +231,20 @@ export const responseVectors: readonly ResponseVector[] = [
 
   // ── tool calls ────────────────────────────────────────────────────────────────────────────────────────
   {
+    name: "tool call: a toolCallId repeating an earlier call's (AGN-033 §3.3: an exact, ordered set)",
+    valid: false,
+    input: continuation({
+      toolCalls: [
+        toolCall(),
+        toolCall({ toolCallId: "call_2", name: "list-dir", argumentsJson: "{}" }),
+        toolCall({ argumentsJson: '{"relativePath":"README.md"}' }),
+      ],
+    }),
+    paths: ["toolCalls[2].toolCallId"],
+    jsonSchema: "zod-only",
+    messages: { "toolCalls[2].toolCallId": "must be unique: toolCalls[0] has the same toolCallId" },
+  },
+  {
     name: "tool call: argumentsJson is JSON but not an object",
     valid: false,
     input: continuation({
@@ -343,6 +357,21 @@ export const responseVectors: readonly ResponseVector[] = [
     }),
     paths: ["toolResults[0]", "toolResults[1]", "toolResults[2].name"],
     jsonSchema: "rejects",
+  },
+  {
+    name: "executed tool result: executionMs 1e400, which JSON parses to Infinity",
+    valid: false,
+    ...fromJson(`{
+      "kind": "final",
+      "sessionId": "s1",
+      "turnId": "t1",
+      "modeDisplayName": "General",
+      "primaryOutputText": "Done.",
+      "toolResults": [{ "toolCallId": "c1", "name": "search", "executionMs": 1e400, "resultJson": "{}" }]
+    }`),
+    paths: ["toolResults[0].executionMs"],
+    jsonSchema: "rejects",
+    messages: { "toolResults[0].executionMs": "must be a number, not a non-finite number (Infinity)" },
   },
   {
     name: "executed tool result: resultJson not JSON text",

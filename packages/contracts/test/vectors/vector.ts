@@ -13,6 +13,11 @@ interface VectorBase {
   name: string;
   /** The parsed JSON body (or any value a caller might pass). */
   input: unknown;
+  /**
+   * The body as JSON text, for a body that `JSON.stringify(input)` cannot write back: `1e400` parses to Infinity,
+   * which JSON.stringify writes as `null`. `input` is then `JSON.parse(json)`.
+   */
+  json?: string;
 }
 
 export interface ValidVector extends VectorBase {
@@ -38,3 +43,6 @@ export type Vector = ValidVector | InvalidVector;
 export type RequestVector = Vector & { limits?: Partial<RequestLimits> };
 
 export type ResponseVector = Vector;
+
+/** A vector body given as JSON text, for numbers JSON.stringify cannot write back (`1e400` parses to Infinity). */
+export const fromJson = (json: string) => ({ json, input: JSON.parse(json) as unknown });

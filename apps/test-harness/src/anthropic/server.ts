@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
-import { startScriptedHttpServer } from "../scripted/scripted-http-server.js";
+import { type ScriptedLlmServer, startScriptedHttpServer } from "../scripted/scripted-http-server.js";
 import { type PlannedSseEvent, writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
 import { pauseUnlessAborted } from "../scripted/step-timing.js";
@@ -45,28 +45,14 @@ export interface ScriptedAnthropicOptions extends AnthropicValidationOptions {
   script?: AnthropicScriptStep[];
 }
 
-export interface ScriptedAnthropic {
-  /**
-   * `http://127.0.0.1:PORT`: what the SDK's `baseURL` / `ANTHROPIC_BASE_URL` expects (the SDK adds `/v1/messages`).
-   */
-  readonly baseUrl: string;
-  /** Same as `baseUrl`: Anthropic's base URL is the origin. */
-  readonly origin: string;
-  readonly port: number;
-  /** Every request received, in order (live: answers and stream events are filled in as they happen). */
-  readonly requests: AnthropicRecordedRequest[];
+/**
+ * `baseUrl` is `http://127.0.0.1:PORT`, the origin: the SDK adds `/v1/messages`. Requests are recorded live:
+ * answers and stream events are filled in as they happen.
+ */
+export interface ScriptedAnthropic
+  extends ScriptedLlmServer<AnthropicScriptStep, AnthropicRecordedRequest, ScriptedAnthropic> {
   /** The recorded `POST /v1/messages` requests. */
   messageRequests(): AnthropicRecordedRequest[];
-  /** Replaces the pending steps with these. */
-  script(...steps: AnthropicScriptStep[]): ScriptedAnthropic;
-  /** Appends steps after the pending ones. */
-  enqueue(...steps: AnthropicScriptStep[]): ScriptedAnthropic;
-  /** How many scripted steps are still pending. */
-  pendingSteps(): number;
-  /** Clears requests and pending steps. */
-  reset(): void;
-  /** Stops listening and destroys open connections. */
-  close(): Promise<void>;
 }
 
 type Exchange = ScriptedExchange<AnthropicRecordedRequest>;

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
-import { startScriptedHttpServer } from "../scripted/scripted-http-server.js";
+import { type ScriptedLlmServer, startScriptedHttpServer } from "../scripted/scripted-http-server.js";
 import { writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
 import { pauseUnlessAborted } from "../scripted/step-timing.js";
@@ -52,22 +52,13 @@ export interface StoredResponse {
   request: RequestBody;
 }
 
-export interface ScriptedOpenAI {
-  /** `http://127.0.0.1:PORT/v1`: what the SDK's `baseURL` / `OPENAI_BASE_URL` expects. */
-  readonly baseUrl: string;
-  /** `http://127.0.0.1:PORT`. */
-  readonly origin: string;
-  readonly port: number;
-  /** Every request received, in order (live: answers and stream events are filled in as they happen). */
-  readonly requests: RecordedRequest[];
+/**
+ * `baseUrl` is `http://127.0.0.1:PORT/v1`, what the SDK expects. Requests are recorded live: answers and
+ * stream events are filled in as they happen. `reset()` also clears the stored responses.
+ */
+export interface ScriptedOpenAI extends ScriptedLlmServer<ScriptStep, RecordedRequest, ScriptedOpenAI> {
   /** The recorded `POST /v1/responses` requests. */
   responseRequests(): RecordedRequest[];
-  /** Replaces the pending steps with these. */
-  script(...steps: ScriptStep[]): ScriptedOpenAI;
-  /** Appends steps after the pending ones. */
-  enqueue(...steps: ScriptStep[]): ScriptedOpenAI;
-  /** How many scripted steps are still pending. */
-  pendingSteps(): number;
   /** The stored response, if the server still has it. */
   storedResponse(responseId: string): StoredResponse | undefined;
   /** Ids of the stored responses, oldest first. */
@@ -79,10 +70,6 @@ export interface ScriptedOpenAI {
    * the `previous_response_id` chain, oldest first. Throws if a response of the chain is not stored.
    */
   transcript(responseId: string): Record<string, unknown>[];
-  /** Clears requests, pending steps and the store. */
-  reset(): void;
-  /** Stops listening and destroys open connections. */
-  close(): Promise<void>;
 }
 
 interface ApiError {

@@ -29,6 +29,21 @@ export interface ScriptedHttpServer<R extends ScriptedRequestRecord> {
   close(): Promise<void>;
 }
 
+/** What a test drives on every scripted LLM server: its address, its request log and its script of steps. */
+export interface ScriptedLlmServer<Step, R extends ScriptedRequestRecord, Self>
+  extends ScriptedHttpServer<R> {
+  /** What the SDK's `baseURL` (or its `*_BASE_URL` variable) expects. */
+  readonly baseUrl: string;
+  /** Replaces the pending steps with these. */
+  script(...steps: Step[]): Self;
+  /** Appends steps after the pending ones. */
+  enqueue(...steps: Step[]): Self;
+  /** How many scripted steps are still pending. */
+  pendingSteps(): number;
+  /** Clears requests and pending steps (and whatever else the server keeps). */
+  reset(): void;
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

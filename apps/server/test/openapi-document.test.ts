@@ -2,17 +2,8 @@ import type { SessionSummary, TurnTrace } from "@aptix/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import type { SessionSummarySchema, TurnTraceSchema } from "../src/http/session-view-schemas.js";
+import type { Jsonified, SessionSummarySchema, TurnTraceSchema } from "../src/http/session-view-schemas.js";
 import { setup } from "./http-app-setup.js";
-
-/** A JSON body as it travels: dates become strings. */
-type Jsonified<T> = T extends Date
-  ? string
-  : T extends readonly (infer U)[]
-    ? Jsonified<U>[]
-    : T extends object
-      ? { [K in keyof T]: Jsonified<T[K]> }
-      : T;
 
 interface OpenApiDocument {
   paths: Record<

@@ -83,3 +83,12 @@ export const TurnTraceSchema = z.strictObject({
     }),
   ),
 });
+
+/** A JSON body as it travels: dates become strings. */
+export type Jsonified<T> = T extends Date
+  ? string
+  : T extends readonly (infer U)[]
+    ? Jsonified<U>[]
+    : T extends object
+      ? { [K in keyof T]: Jsonified<T[K]> }
+      : T;

@@ -8,7 +8,7 @@ import {
   type InvokeResult,
 } from "@aptix/contracts";
 import type { SessionSummary, TurnTrace } from "@aptix/core";
-import { jsonLogger, type RunningServer, readServerEnv, startServer } from "@aptix/server";
+import { type Jsonified, jsonLogger, type RunningServer, readServerEnv, startServer } from "@aptix/server";
 import type { ScriptedAnthropic } from "../anthropic/server.js";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "../openai/server.js";
 import { writeE2ECatalog } from "./test-catalog.js";
@@ -21,14 +21,6 @@ export const API_KEYS = {
 } as const;
 export type Caller = keyof typeof API_KEYS | "anonymous";
 
-/** A JSON body as it travels: dates become strings. */
-export type Jsonified<T> = T extends Date
-  ? string
-  : T extends readonly (infer U)[]
-    ? Jsonified<U>[]
-    : T extends object
-      ? { [K in keyof T]: Jsonified<T[K]> }
-      : T;
 export type SessionSummaryJson = Jsonified<SessionSummary>;
 export type TurnTraceJson = Jsonified<TurnTrace>;
 

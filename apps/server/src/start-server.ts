@@ -21,7 +21,7 @@ export interface RunningServer {
 
 const REAPER_INTERVAL_MS = 60_000;
 
-/** Wires the adapters into core and listens (DESIGN.md §2: the server owns wiring, core owns behaviour). */
+/** Wires the adapters into core and listens (docs/architecture.md: the server owns wiring, core owns behaviour). */
 export async function startServer(
   env: ServerEnv,
   logger: Logger,

@@ -92,7 +92,7 @@ describe("the APTIX_CONFIG file", () => {
 });
 
 describe("the environment", () => {
-  it("applies the defaults of DESIGN.md §6", () => {
+  it("applies the defaults of docs/configuration.md", () => {
     const env = readServerEnv({});
     expect([env.PORT, env.HOST, env.apiKeys.size]).toEqual([8787, "127.0.0.1", 0]);
     // ./.aptix/db, from where the command was run.

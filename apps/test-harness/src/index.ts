@@ -20,9 +20,15 @@ export {
 } from "./anthropic/server.js";
 export { type AnthropicValidationOptions, validateMessagesRequest } from "./anthropic/validate.js";
 export {
-  OPENAPI_PATH_ENV,
+  extractSchemas,
+  type OpenAISchemaExtract,
+  referencedComponents,
+  VALIDATED_SCHEMAS,
+} from "./openai/extract-schemas.js";
+export {
+  OPENAI_SCHEMAS_FILE,
   preloadOpenAISchemas,
-  resolveOpenApiPath,
+  readOpenAISchemas,
   type SchemaValidationResult,
   type SchemaViolation,
   validateCreateResponse,

@@ -1,11 +1,15 @@
+import { createHash } from "node:crypto";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  extractSchemas,
   preloadOpenAISchemas,
-  resolveOpenApiPath,
+  readOpenAISchemas,
+  referencedComponents,
   type ScriptedOpenAI,
   startScriptedOpenAI,
   step,
+  VALIDATED_SCHEMAS,
   validateCreateResponse,
   validateOpenAISchema,
 } from "../src/index.js";
@@ -20,7 +24,7 @@ afterAll(async () => {
   await server.close();
 });
 
-/** DESIGN.md section 5: the first LLM call of a session, on the real wire. */
+/** docs/wire-mapping.md: the first LLM call of a session, on the real wire. */
 const composed = {
   model: "gpt-5.1",
   input: [
@@ -66,25 +70,49 @@ async function post(body: unknown): Promise<{ status: number; json: { error?: Re
 }
 
 describe("CreateResponse validation against the official OpenAPI document", () => {
-  it("finds the document next to the repository and compiles it once", () => {
-    expect(resolveOpenApiPath()).toMatch(/shared\/refdata\/openai-openapi\.yml$/);
+  it("reads the committed extract of the official document, closed under $ref, and compiles it once", () => {
+    const extract = readOpenAISchemas();
+    expect(extract.source).toMatchObject({ title: "OpenAI API", openapi: expect.stringMatching(/^3\.1\./) });
+    expect(extract.source.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(extract.source.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(extract.roots).toEqual([...VALIDATED_SCHEMAS]);
+    const names = new Set(Object.keys(extract.schemas));
+    for (const root of VALIDATED_SCHEMAS) expect(names.has(root), root).toBe(true);
+    const dangling = [...referencedComponents(extract.schemas)].filter((name) => !names.has(name));
+    expect(dangling).toEqual([]);
+
     const first = preloadOpenAISchemas();
     const again = preloadOpenAISchemas();
     expect(again.compileMs).toBe(first.compileMs);
   });
 
-  it("honours APTIX_OPENAI_OPENAPI", () => {
-    const saved = process.env.APTIX_OPENAI_OPENAPI;
-    process.env.APTIX_OPENAI_OPENAPI = "/elsewhere/openapi.yml";
-    try {
-      expect(resolveOpenApiPath()).toBe("/elsewhere/openapi.yml");
-    } finally {
-      if (saved === undefined) delete process.env.APTIX_OPENAI_OPENAPI;
-      else process.env.APTIX_OPENAI_OPENAPI = saved;
-    }
+  it("extracts the roots and what they reference, nothing else, recording the document's version and hash", () => {
+    const text = "openapi: 3.1.0 (the document's text, hashed as given)";
+    const document = {
+      openapi: "3.1.0",
+      info: { title: "OpenAI API", version: "9.9.9" },
+      components: {
+        schemas: {
+          Root: { type: "object", properties: { a: { $ref: "#/components/schemas/A" } } },
+          A: { anyOf: [{ $ref: "#/components/schemas/B" }, { $ref: "#/components/schemas/A" }] },
+          B: { type: "string" },
+          Unused: { type: "number" },
+        },
+      },
+    };
+    const extract = extractSchemas(document, text, ["Root"]);
+    expect(Object.keys(extract.schemas)).toEqual(["A", "B", "Root"]);
+    expect(extract.schemas.A).toBe(document.components.schemas.A);
+    expect(extract.source).toEqual({
+      title: "OpenAI API",
+      openapi: "3.1.0",
+      version: "9.9.9",
+      sha256: createHash("sha256").update(text).digest("hex"),
+    });
+    expect(() => extractSchemas(document, text, ["Missing"])).toThrow("components.schemas.Missing not found");
   });
 
-  it("accepts the composed request of DESIGN.md section 5 (system + user input_text, input_image, tools, forced tool)", async () => {
+  it("accepts the composed request of docs/wire-mapping.md (system + user input_text, input_image, tools, forced tool)", async () => {
     expect(validateCreateResponse(composed)).toMatchObject({ valid: true, violations: [] });
 
     server.script(

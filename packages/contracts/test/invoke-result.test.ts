@@ -13,7 +13,7 @@ import {
   validateAgentExecuteRequest,
 } from "../src/index.js";
 
-/** DESIGN.md §3: 400 validation, 401 auth, 404 unknown, 405 wrong method, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
+/** docs/http-api.md: 400 validation, 401 auth, 404 unknown, 405 wrong method, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
 const EXPECTED_STATUS: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   UNAUTHORIZED: 401,

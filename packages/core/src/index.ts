@@ -1,4 +1,4 @@
-// Adapters build on core alone (DESIGN.md §2): the result envelope they answer in comes through here.
+// Adapters build on core alone (docs/architecture.md): the result envelope they answer in comes through here.
 export { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 export { AgentCatalog, type AgentCatalogConfig } from "./catalog/agent-catalog.js";
 export { type ConversationContext, DEFAULT_MODE_ID } from "./catalog/conversation-context.js";

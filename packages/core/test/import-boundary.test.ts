@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
-// Core talks to the world only through its ports (DESIGN.md §2): no provider SDK, database driver or HTTP
+// Core talks to the world only through its ports (docs/architecture.md): no provider SDK, database driver or HTTP
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
 const ALLOWED = new Set(["@aptix/contracts", "node:crypto", "vitest"]);
 

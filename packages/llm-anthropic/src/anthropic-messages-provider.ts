@@ -32,7 +32,7 @@ export interface AnthropicMessagesProviderOptions {
 export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /**
- * An LlmProvider over `client.messages.create` (DESIGN.md §5). Anthropic keeps no conversation state, so core
+ * An LlmProvider over `client.messages.create` (docs/wire-mapping.md). Anthropic keeps no conversation state, so core
  * replays the session's transcript on every call (`storesResponses` is false). The client is made on the
  * first call, so a service without an API key still starts, and each call without one fails clearly.
  */

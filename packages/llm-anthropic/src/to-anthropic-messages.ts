@@ -27,7 +27,7 @@ const IMAGE_MEDIA_TYPES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Transcript items in the Messages API's format (DESIGN.md §5):
+ * Transcript items in the Messages API's format (docs/wire-mapping.md):
  * - every `system_message` goes to the top-level `system` string, never into `messages`;
  * - consecutive items of one role share one message (the API wants user and assistant turns to alternate);
  * - a `function_call` is an assistant `tool_use` block, its output a `tool_result` block that comes before

@@ -38,7 +38,7 @@ export interface OpenAIResponsesProviderOptions {
 }
 
 /**
- * An LlmProvider over `client.responses.create` (DESIGN.md §5). The client is made on the first call, so a
+ * An LlmProvider over `client.responses.create` (docs/wire-mapping.md). The client is made on the first call, so a
  * service without an API key still starts, and each call without one fails clearly.
  */
 export class OpenAIResponsesProvider implements LlmProvider {

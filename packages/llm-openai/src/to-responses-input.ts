@@ -4,7 +4,7 @@ import type {
   ResponseInputMessageContentList,
 } from "openai/resources/responses/responses";
 
-/** Transcript items in the Responses API's input format (DESIGN.md §5). */
+/** Transcript items in the Responses API's input format (docs/wire-mapping.md). */
 export function toResponsesInput(
   items: readonly TranscriptItem[],
   options: { replay: boolean },

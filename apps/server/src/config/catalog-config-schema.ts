@@ -8,7 +8,7 @@ const toolName = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 characters of letters, digits, '_' or '-'");
 
 /**
- * The `APTIX_CONFIG` file (DESIGN.md §6) for a server with these providers. Unknown keys are refused so a
+ * The `APTIX_CONFIG` file (docs/configuration.md) for a server with these providers. Unknown keys are refused so a
  * typo never passes silently, and so is a provider with no adapter: its turns could only fail.
  */
 export const catalogConfigSchema = (providerIds: readonly string[]) =>

@@ -7,7 +7,7 @@ const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
 /**
- * The environment of DESIGN.md §6, plus a few optional tunables (APTIX_*). Every variable is checked at
+ * The environment of docs/configuration.md, plus a few optional tunables (APTIX_*). Every variable is checked at
  * start-up; a bad one stops the service with a message naming it.
  */
 const ServerEnvSchema = z.object({

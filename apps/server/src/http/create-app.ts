@@ -26,7 +26,7 @@ export interface AppOptions {
   logger: Logger;
 }
 
-/** The HTTP interface of DESIGN.md §3. It only translates: the turn lifecycle lives in core. */
+/** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { logger } = options;
   const app = new Hono<AppEnv>();

@@ -4,7 +4,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./app-env.js";
 
 /**
- * Every body is an InvokeResult; the HTTP status mirrors its first error (DESIGN.md §3). A failure's errors
+ * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md). A failure's errors
  * are kept for the access log.
  */
 export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {

@@ -1,5 +1,5 @@
 /**
- * A `fetch` client for the server's `text/event-stream` answers (DESIGN.md §3 Streaming), read incrementally:
+ * A `fetch` client for the server's `text/event-stream` answers (docs/http-api.md, Streaming), read incrementally:
  * each event is parsed as its bytes arrive, so a test can act on the first delta while the turn still runs,
  * abort mid-turn, and resume from the events route with `Last-Event-ID`.
  */

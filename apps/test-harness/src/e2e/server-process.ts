@@ -15,11 +15,6 @@ export function workspaceRoot(): string {
 }
 
 export interface ServerProcessOptions {
-  /**
-   * `pnpm`: `pnpm --filter @aptix/server start`, as the README says; `tsx`: that script's own command,
-   * `tsx --conditions=@aptix/source src/main.ts` in apps/server.
-   */
-  command: "pnpm" | "tsx";
   /** Set on top of this process's environment; `undefined` removes a variable. */
   env: Record<string, string | undefined>;
   /** How long to wait for the "listening" line. Default 30 s. */
@@ -48,8 +43,10 @@ export interface ServerProcess {
 }
 
 /**
- * Runs the server as a child process (with `PORT=0` unless given) and resolves once it logged "listening".
- * The child leads its own process group, so cleanup reaches the processes pnpm and tsx start under it.
+ * Runs the server from its sources (tsx, as `pnpm dev` does, without the watcher) as a child process (with
+ * `PORT=0` unless given) and resolves once it logged "listening". Tests need no build this way; CI starts the
+ * compiled server with `pnpm start`. The child leads its own process group, so cleanup reaches everything
+ * tsx starts under it.
  */
 export async function spawnServer(options: ServerProcessOptions): Promise<ServerProcess> {
   const root = workspaceRoot();
@@ -58,21 +55,14 @@ export async function spawnServer(options: ServerProcessOptions): Promise<Server
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  const child: ChildProcess =
-    options.command === "pnpm"
-      ? spawn("pnpm", ["--filter", "@aptix/server", "start"], { cwd: root, env, detached: true })
-      : // The server's own tsx (its runtime dependency): a clean install puts it beside the server, not at the root.
-        spawn(
-          join(root, "apps", "server", "node_modules", ".bin", "tsx"),
-          ["--conditions=@aptix/source", "src/main.ts"],
-          {
-            cwd: join(root, "apps", "server"),
-            env,
-            detached: true,
-          },
-        );
+  // The server's own tsx (its dev dependency): a clean install puts it beside the server, not at the root.
+  const child: ChildProcess = spawn(
+    join(root, "apps", "server", "node_modules", ".bin", "tsx"),
+    ["--conditions=@aptix/source", "src/main.ts"],
+    { cwd: join(root, "apps", "server"), env, detached: true },
+  );
   const pid = child.pid;
-  if (pid === undefined) throw new Error(`could not spawn the server (${options.command})`);
+  if (pid === undefined) throw new Error("could not spawn the server");
 
   const logs: Array<Record<string, unknown>> = [];
   let other = "";

@@ -10,7 +10,7 @@ export const TEST_MODEL = "gpt-e2e";
 export const ANTHROPIC_TEST_MODEL = "claude-e2e";
 
 /**
- * The small `APTIX_CONFIG` catalog the end-to-end scenarios run with (DESIGN.md §6): mode `general` offers
+ * The small `APTIX_CONFIG` catalog the end-to-end scenarios run with (docs/configuration.md): mode `general` offers
  * `read_file`, mode `review` offers `read_file` and `submit_review` and has a welcome message. Both tools are
  * client tools (the server has no executor for them); `agent_change_mode` is always offered on top.
  */

@@ -1,11 +1,9 @@
 /**
- * Validation of request and response bodies against the official OpenAI OpenAPI document
- * (`../shared/refdata/openai-openapi.yml`, DESIGN.md section 5).
+ * Validation of request and response bodies against the official OpenAI OpenAPI document, through the schemas
+ * extracted from it into `data/openai-schemas.json` (see `extract-schemas.ts`; the extract records the
+ * document's version and hash).
  *
- * The document is OpenAPI 3.1 (JSON Schema 2020-12), ~3 MB of YAML. Parsing all of it with `yaml` takes
- * ~1.5 s, so the loader indexes `components.schemas` by line and parses only the schemas reachable from the
- * ones asked for (~200 of ~1400 for `CreateResponse`), falling back to a full parse if the document's layout
- * ever defeats the index. Before compiling, a deep copy of each schema is rewritten:
+ * The document is OpenAPI 3.1 (JSON Schema 2020-12). Before compiling, a deep copy of each schema is rewritten:
  * - `oneOf` → `anyOf`: the document's variants overlap (e.g. `EasyInputMessage` and the `Item` input
  *   message both accept `{ role: "user", content: [...] }`), so `oneOf` would reject valid bodies;
  * - `$recursiveRef: "#"` (a draft 2019-09 keyword, used by `CompoundFilter`) → `$ref` to its own component;
@@ -14,16 +12,15 @@
  * Every component is registered with one Ajv 2020-12 instance (`strict: false`) once per process.
  * Ajv decides validity; `explain.ts` turns a failure into the few errors a reader needs.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
-import { parse as parseYaml } from "yaml";
 import { type Json, type JsonObject, SchemaExplainer, show } from "./explain.js";
+import type { OpenAISchemaExtract } from "./extract-schemas.js";
 
-/** Environment variable that overrides where the OpenAPI document is read from. */
-export const OPENAPI_PATH_ENV = "APTIX_OPENAI_OPENAPI";
+/** The committed extract (two levels up from `src/openai/` and from `dist/openai/` alike). */
+export const OPENAI_SCHEMAS_FILE = fileURLToPath(new URL("../../data/openai-schemas.json", import.meta.url));
 
 const SCHEMA_BASE = "https://aptix.invalid/openai-openapi/components/schemas";
 const COMPONENT_PREFIX = "#/components/schemas/";
@@ -50,94 +47,9 @@ export interface SchemaValidationResult {
   message: string;
 }
 
-/** Where the OpenAPI document is read from: `APTIX_OPENAI_OPENAPI`, else `<repo root>/../shared/refdata/openai-openapi.yml`. */
-export function resolveOpenApiPath(): string {
-  const fromEnv = process.env[OPENAPI_PATH_ENV];
-  if (fromEnv) return resolve(fromEnv);
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, "pnpm-workspace.yaml"))) {
-      return resolve(dir, "..", "shared", "refdata", "openai-openapi.yml");
-    }
-    const parent = dirname(dir);
-    if (parent === dir) {
-      throw new Error(
-        `test-harness: cannot find the repository root (a directory holding pnpm-workspace.yaml) above ${fileURLToPath(import.meta.url)}; set ${OPENAPI_PATH_ENV} to the OpenAPI document's path`,
-      );
-    }
-    dir = parent;
-  }
-}
-
-/** Reads component schemas on demand from the YAML document. */
-class ComponentSchemaSource {
-  private readonly lines: string[];
-  private readonly index = new Map<string, [number, number]>();
-  private full: Record<string, JsonObject> | undefined;
-
-  constructor(readonly path: string) {
-    if (!existsSync(path)) {
-      throw new Error(
-        `test-harness: OpenAI OpenAPI document not found at ${path} (set ${OPENAPI_PATH_ENV} to override)`,
-      );
-    }
-    const text = readFileSync(path, "utf8");
-    this.lines = text.split(/\r?\n/);
-    this.buildIndex();
-  }
-
-  /** Line ranges of each `components.schemas.<Name>` entry (block-style YAML, 4-space names). */
-  private buildIndex(): void {
-    const start = this.lines.indexOf("components:");
-    if (start < 0) return;
-    let i = start + 1;
-    for (; i < this.lines.length; i++) {
-      const line = this.lines[i] ?? "";
-      if (line === "  schemas:") break;
-      if (/^\S/.test(line)) return;
-    }
-    let current: string | undefined;
-    let from = 0;
-    for (i += 1; i < this.lines.length; i++) {
-      const line = this.lines[i] ?? "";
-      if (line.length > 0 && !line.startsWith("    ") && !/^\s*#/.test(line) && line.trim() !== "") break;
-      const match = /^ {4}(?:"([^"]+)"|([^\s#"][^:]*)):\s*$/.exec(line);
-      if (match) {
-        if (current !== undefined) this.index.set(current, [from, i]);
-        current = match[1] ?? match[2];
-        from = i + 1;
-      }
-    }
-    if (current !== undefined) this.index.set(current, [from, i]);
-  }
-
-  get(name: string): JsonObject {
-    if (!this.full) {
-      const range = this.index.get(name);
-      if (range) {
-        try {
-          const body = this.lines
-            .slice(range[0], range[1])
-            .map((l) => l.slice(6))
-            .join("\n");
-          const parsed: unknown = parseYaml(body);
-          if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
-            return parsed as JsonObject;
-        } catch {
-          // fall through to the full parse
-        }
-      }
-      this.full = this.parseFull();
-    }
-    const schema = this.full[name];
-    if (!schema) throw new Error(`test-harness: schema components.schemas.${name} not found in ${this.path}`);
-    return schema;
-  }
-
-  private parseFull(): Record<string, JsonObject> {
-    const doc = parseYaml(this.lines.join("\n")) as { components?: { schemas?: Record<string, JsonObject> } };
-    return doc.components?.schemas ?? {};
-  }
+/** Reads the committed extract: which document it came from and its schemas. */
+export function readOpenAISchemas(): OpenAISchemaExtract {
+  return JSON.parse(readFileSync(OPENAI_SCHEMAS_FILE, "utf8")) as OpenAISchemaExtract;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -197,33 +109,27 @@ const CHECKED_FORMATS: Record<string, (value: string) => boolean> = {
 };
 
 interface Compiled {
-  path: string;
   compileMs: number;
   validators: Map<string, ValidateFunction>;
-  source: ComponentSchemaSource;
+  /** The extract's schemas as the document writes them, by component name. */
+  source: Record<string, JsonObject>;
+  /** The rewritten schemas registered with Ajv so far. */
   components: Map<string, JsonObject>;
   ajv: Ajv2020;
 }
 
-let cache: { path: string; compiled: Compiled } | undefined;
+let cache: Compiled | undefined;
 
-/** Compiles (once per process and document path) validators for the given component schemas. */
+/** Compiles (once per process) validators for the given component schemas. */
 function compiledFor(names: readonly string[]): Compiled {
-  const path = resolveOpenApiPath();
-  if (!cache || cache.path !== path) {
-    cache = {
-      path,
-      compiled: {
-        path,
-        compileMs: 0,
-        validators: new Map(),
-        source: new ComponentSchemaSource(path),
-        components: new Map(),
-        ajv: new Ajv2020({ strict: false, allErrors: false, validateSchema: false }),
-      },
-    };
-  }
-  const compiled = cache.compiled;
+  cache ??= {
+    compileMs: 0,
+    validators: new Map(),
+    source: readOpenAISchemas().schemas,
+    components: new Map(),
+    ajv: new Ajv2020({ strict: false, allErrors: false, validateSchema: false }),
+  };
+  const compiled = cache;
   const missing = names.filter((n) => !compiled.validators.has(n));
   if (missing.length === 0) return compiled;
 
@@ -235,8 +141,10 @@ function compiledFor(names: readonly string[]): Compiled {
   while (stack.length > 0) {
     const name = stack.pop() as string;
     if (compiled.components.has(name)) continue;
+    const original = compiled.source[name];
+    if (!original) throw new Error(`test-harness: schema ${name} is not in ${OPENAI_SCHEMAS_FILE}`);
     const refs = new Set<string>();
-    const schema = rewriteSchema(compiled.source.get(name), name, refs, formats) as JsonObject;
+    const schema = rewriteSchema(original, name, refs, formats) as JsonObject;
     compiled.components.set(name, schema);
     compiled.ajv.addSchema(schema, componentId(name));
     for (const ref of refs) if (!compiled.components.has(ref)) stack.push(ref);
@@ -255,12 +163,8 @@ function compiledFor(names: readonly string[]): Compiled {
 }
 
 /** Loads and compiles the `CreateResponse` validator now (it is otherwise compiled on first use). */
-export function preloadOpenAISchemas(names: readonly string[] = ["CreateResponse"]): {
-  path: string;
-  compileMs: number;
-} {
-  const compiled = compiledFor(names);
-  return { path: compiled.path, compileMs: compiled.compileMs };
+export function preloadOpenAISchemas(names: readonly string[] = ["CreateResponse"]): { compileMs: number } {
+  return { compileMs: compiledFor(names).compileMs };
 }
 
 function pointerToParam(pointer: string): string {

@@ -52,7 +52,7 @@ const instruction = (k: number) =>
   k % 10 === 0 ? `Question ${k}: "quoted" \\ path\ttab\nnew line — naïve ✓` : `Question ${k}: what is ${k}²?`;
 const answer = (k: number) => `${k} squared is ${k * k}.`;
 
-// The request body as the adapter writes it (DESIGN.md §5), built from the catalog and the script alone.
+// The request body as the adapter writes it (docs/wire-mapping.md), built from the catalog and the script alone.
 const SYSTEM = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
 const readFile = E2E_CATALOG.clientTools[0];
 const TOOLS = [

@@ -48,11 +48,10 @@ describe("the server as a child process", () => {
     await rm(directory, { recursive: true, force: true, maxRetries: 5 });
   });
 
-  // `pnpm start` runs `tsx --conditions=@aptix/source src/main.ts` in apps/server: this runs that command itself,
-  // because pnpm reports a script ended by a signal as failed, whatever the server's own exit code.
-  it("starts like the README's `pnpm start` on PGlite on disk without OPENAI_API_KEY, is ready, warns, and stops on SIGTERM", async () => {
+  // The server's own entry point from its sources (CI's smoke step starts the compiled one with `pnpm start`),
+  // run directly because pnpm reports a script ended by a signal as failed, whatever the server's exit code.
+  it("starts on PGlite on disk without OPENAI_API_KEY, is ready, warns, and stops on SIGTERM", async () => {
     const child = await spawnServer({
-      command: "tsx",
       env: {
         DATABASE_URL: join(directory, "db"),
         OPENAI_API_KEY: undefined,
@@ -100,8 +99,8 @@ describe("two server processes on one Postgres", () => {
     };
     // Started together: both apply the migrations at start-up, as two instances of one deployment would.
     [first, second] = await Promise.all([
-      spawnServer({ command: "tsx", env, startTimeoutMs }),
-      spawnServer({ command: "tsx", env, startTimeoutMs }),
+      spawnServer({ env, startTimeoutMs }),
+      spawnServer({ env, startTimeoutMs }),
     ]);
     children.push(first, second);
   });

@@ -7,7 +7,7 @@ import { type ConversationContext, DEFAULT_MODE_ID } from "./conversation-contex
 import type { Mode } from "./mode.js";
 import { ModeCatalog } from "./mode-catalog.js";
 
-/** What an operator configures (DESIGN.md §6, the `APTIX_CONFIG` file). */
+/** What an operator configures (docs/configuration.md, the `APTIX_CONFIG` file). */
 export interface AgentCatalogConfig {
   conversationContexts: ConversationContext[];
   modes: Mode[];

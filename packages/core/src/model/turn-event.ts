@@ -1,7 +1,7 @@
 import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
 
 /**
- * One server-sent event of a streamed turn (DESIGN.md §3 Streaming). Ids order the turn's events across its
+ * One server-sent event of a streamed turn (docs/http-api.md, Streaming). Ids order the turn's events across its
  * rounds: `<round>-<n>` for text deltas, `<round>-result` for the round's one result.
  */
 export type TurnEvent =

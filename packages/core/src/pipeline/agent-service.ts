@@ -102,7 +102,7 @@ interface Round {
 }
 
 /**
- * Layer 6 — Entry (AGN-027 G), with the turn lifecycle of DESIGN.md §4: one `execute(request, principal)`
+ * Layer 6 — Entry (AGN-027 G), with the turn lifecycle of docs/architecture.md: one `execute(request, principal)`
  * for both request scenarios, plus the owner-only reads the server's routes answer. It admits a request to
  * its turn and hands the Reasoner what the request carries; Composition makes prompts of it.
  */

@@ -20,7 +20,7 @@ import type { SessionLease } from "./turn-persistence.js";
 import type { TurnProgress } from "./turn-progress.js";
 
 /**
- * How a round ends (DESIGN.md §4): its answer is built from the Reasoner's outcome and stored as the round's
+ * How a round ends (docs/architecture.md): its answer is built from the Reasoner's outcome and stored as the round's
  * result together with what the turn did, and the lease is given back.
  */
 export class TurnSettlement {

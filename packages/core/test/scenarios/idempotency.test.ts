@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
-describe("idempotent requests (DESIGN.md §4)", () => {
+describe("idempotent requests (docs/architecture.md)", () => {
   it("answers the same user turn again with the stored response and no provider call, whatever `stream` says", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue({ text: "Once." });

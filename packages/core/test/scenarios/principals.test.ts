@@ -7,7 +7,7 @@ const sessionNotFound = (sessionId: string) => ({
   warnings: [],
 });
 
-describe("sessions scoped by principal (DESIGN.md §4)", () => {
+describe("sessions scoped by principal (docs/architecture.md)", () => {
   it("keeps the same sessionId of two principals as two unrelated sessions", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

@@ -4,7 +4,7 @@ import type { AppEnv } from "../app-env.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 
-/** Owner-only reads: another principal's ids answer exactly as unknown ids do (DESIGN.md §4). */
+/** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
   app.get("/v1/sessions/:sessionId", async (c) =>
     sendResult(c, await service.getSession(c.get("principal"), c.req.param("sessionId"))),

@@ -186,7 +186,7 @@ export function conversationScenarios(ctx: ScenarioContext): void {
     expect(continuation.toolCalls).toEqual([
       { toolCallId: "call_read_b", name: "read_file", argumentsJson: '{"path":"src/b.ts"}' },
     ]);
-    // The mode changed at once (DESIGN.md §4).
+    // The mode changed at once (docs/architecture.md).
     expect(continuation.modeDisplayName).toBe("Code Review");
 
     const readResult = JSON.stringify({ contents: "export const b = 2;" });

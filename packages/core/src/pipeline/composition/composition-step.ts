@@ -35,7 +35,7 @@ export function needsReplay(
 
 /**
  * Layer 1 — Composition (AGN-027 B): assembles everything the LLM sees. It calls nothing and loops on
- * nothing; adapters only translate its output into their wire format (DESIGN.md §5).
+ * nothing; adapters only translate its output into their wire format (docs/wire-mapping.md).
  */
 export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
   constructor(

@@ -19,7 +19,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const REAPER_INTERVAL_MS = 60_000;
+/**
+ * How often the housekeeping runs: it fails turns whose instance stopped (once their lease has been expired
+ * this long too, which leaves the client as long to send the round again and have it run again) and prunes
+ * old stream events. A turn left running is failed within half a lease of its expiry, a minute at most.
+ */
+export function housekeepingIntervalMs(leaseMs: number): number {
+  return Math.min(60_000, Math.max(100, Math.floor(leaseMs / 4)));
+}
 
 /** Wires the adapters into core and listens (docs/architecture.md: the server owns wiring, core owns behaviour). */
 export async function startServer(
@@ -42,10 +49,12 @@ export async function startServer(
     env.APTIX_CONFIG,
     llmProviders.map((provider) => provider.id),
   );
-  const store = await openStore(
-    env.DATABASE_URL,
-    env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {},
-  );
+  const store = await openStore(env.DATABASE_URL, {
+    ...(env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {}),
+    ...(env.APTIX_PGLITE_SHARED_BUFFERS
+      ? { pgliteSettings: { shared_buffers: env.APTIX_PGLITE_SHARED_BUFFERS } }
+      : {}),
+  });
   const service = new AgentService({
     catalog,
     providers: llmProviders,
@@ -54,6 +63,7 @@ export async function startServer(
     events: store.events,
     maxLlmCallsPerRequest: env.APTIX_MAX_LLM_CALLS,
     leaseMs: env.APTIX_LEASE_MS,
+    eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
   });
   let stopping = false;
   const app = createApp({
@@ -74,13 +84,26 @@ export async function startServer(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
 
-  // Turns left running by a crashed instance are failed once their lease expires, even if nobody asks.
-  const reaper = setInterval(() => {
-    service.failExpiredTurns().then(
+  // Turns left running by a stopped instance are failed soon after their lease expires, even if nobody asks;
+  // stream events are pruned once their turn has been over for APTIX_EVENT_RETENTION_MS.
+  const intervalMs = housekeepingIntervalMs(env.APTIX_LEASE_MS);
+  const housekeep = async () => {
+    await service.failExpiredTurns({ expiredForMs: intervalMs }).then(
       (count) => count > 0 && logger.log("warn", "failed turns whose instance stopped", { count }),
       (error: unknown) => logger.log("error", "reaper failed", { error: String(error) }),
     );
-  }, REAPER_INTERVAL_MS);
+    await service.pruneTurnEvents().then(
+      (count) => count > 0 && logger.log("info", "pruned the stream events of ended turns", { count }),
+      (error: unknown) => logger.log("error", "event pruning failed", { error: String(error) }),
+    );
+  };
+  // One run at a time: a tick that finds the last run still going skips, so a slow database piles nothing up.
+  let housekeeping: Promise<void> | undefined;
+  const reaper = setInterval(() => {
+    housekeeping ??= housekeep().finally(() => {
+      housekeeping = undefined;
+    });
+  }, intervalMs);
   reaper.unref();
 
   logger.log("info", "listening", {
@@ -112,6 +135,7 @@ export async function startServer(
     async close() {
       stopping = true;
       clearInterval(reaper);
+      await housekeeping;
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), env.APTIX_SHUTDOWN_TIMEOUT_MS);
         force.unref();

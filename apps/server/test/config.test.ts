@@ -113,6 +113,8 @@ describe("the environment", () => {
   it("names a bad variable", () => {
     expect(() => readServerEnv({ PORT: "eighty" })).toThrow(/PORT/);
     expect(() => readServerEnv({ APTIX_MAX_LLM_CALLS: "0" })).toThrow(/APTIX_MAX_LLM_CALLS/);
+    expect(() => readServerEnv({ APTIX_PGLITE_SHARED_BUFFERS: "16" })).toThrow(/APTIX_PGLITE_SHARED_BUFFERS/);
+    expect(readServerEnv({ APTIX_PGLITE_SHARED_BUFFERS: "64MB" }).APTIX_PGLITE_SHARED_BUFFERS).toBe("64MB");
   });
 
   it("reads API keys and refuses malformed ones", () => {

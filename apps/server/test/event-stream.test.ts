@@ -145,4 +145,79 @@ describe("event streams", () => {
       result: { primaryOutputText: "Done at last." },
     });
   });
+
+  it("ends every resume with the turn's result, sent again after the result itself", async () => {
+    const { app, provider, post } = setup();
+    provider.enqueue({ text: "Hello." });
+    const live = parseEventStream(
+      await (await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true })).text(),
+    );
+    expect(live.map((event) => event.id)).toEqual(["0-0", "0-result"]);
+    const resume = async (query: string, headers: Record<string, string> = {}) =>
+      parseEventStream(
+        await (
+          await app.request(`/v1/sessions/s1/turns/t1/events${query}`, { headers: { ...AUTH, ...headers } })
+        ).text(),
+      );
+    // The result is the turn's authoritative end: a client that has it gets it again, not an empty stream.
+    expect(await resume("", { "last-event-id": "0-result" })).toEqual(live.slice(-1));
+    expect(await resume("?lastEventId=0-result")).toEqual(live.slice(-1));
+    expect(await resume("", { "last-event-id": "0-0" })).toEqual(live.slice(-1));
+
+    // After a round's result, the next round's events follow, to the turn's latest result.
+    provider.enqueue(
+      { text: "Reading.", toolCalls: [{ name: "read_file", arguments: { path: "a" }, callId: "call_1" }] },
+      { text: "Read." },
+    );
+    await (await post({ sessionId: "s1", turnId: "t2", instruction: "Read a", stream: true })).text();
+    const continued = parseEventStream(
+      await (
+        await post({
+          sessionId: "s1",
+          turnId: "t2",
+          toolResults: [{ toolCallId: "call_1", executionMs: 1, resultJson: "{}" }],
+        })
+      ).text(),
+    );
+    const followed = await app.request("/v1/sessions/s1/turns/t2/events", {
+      headers: { ...AUTH, "last-event-id": "0-result" },
+    });
+    expect(parseEventStream(await followed.text())).toEqual(continued);
+    expect(continued.at(-1)).toMatchObject({ id: "1-result", event: "result" });
+  });
+
+  it.each([
+    ["past the turn's last round", "999999-1", "names round 999999, but the turn's last round is 0"],
+    [
+      "the result of a round the turn does not have",
+      "1-result",
+      "names round 1, but the turn's last round is 0",
+    ],
+    ["no event id of this service", "0-x", "is not an event id of this service"],
+  ])("refuses a Last-Event-ID %s with 400 naming the header", async (_name, lastEventId, message) => {
+    const { app, provider, post } = setup();
+    provider.enqueue({ text: "Hello." });
+    await (await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true })).text();
+    for (const response of [
+      await app.request("/v1/sessions/s1/turns/t1/events", {
+        headers: { ...AUTH, "last-event-id": lastEventId },
+      }),
+      await app.request(`/v1/sessions/s1/turns/t1/events?lastEventId=${encodeURIComponent(lastEventId)}`, {
+        headers: AUTH,
+      }),
+    ]) {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        successful: false,
+        errors: [
+          {
+            code: "VALIDATION_FAILED",
+            message: `Last-Event-ID ${message}.`,
+            details: { fields: [{ path: "Last-Event-ID", message }] },
+          },
+        ],
+        warnings: [],
+      });
+    }
+  });
 });

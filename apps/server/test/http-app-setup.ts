@@ -1,10 +1,13 @@
-import { createAgentExecuteRequestValidator } from "@aptix/contracts";
+import { createAgentExecuteRequestValidator, type RequestLimits } from "@aptix/contracts";
 import {
   AgentCatalog,
   AgentService,
   type AgentServiceOptions,
+  type FileStore,
   InMemoryFileStore,
   InMemorySessionStore,
+  type SessionStore,
+  type TurnEventLog,
 } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
@@ -24,7 +27,12 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   logger?: Logger;
   /** The scripted provider the default catalog's contexts call (its id must be `scripted`). */
   provider?: P;
-  store?: InMemorySessionStore;
+  /** In memory when absent; a test of what Postgres can keep passes a real store's. */
+  store?: SessionStore;
+  files?: FileStore;
+  events?: TurnEventLog;
+  /** The request limits the app validates with, over a 1,000-character instruction limit. */
+  limits?: Partial<RequestLimits>;
   /** Short polls and flushes make the streaming tests quick. */
   service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs">;
 }
@@ -43,12 +51,13 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     catalog: created.result,
     providers: [provider],
     store: options.store ?? new InMemorySessionStore(),
-    files: new InMemoryFileStore(),
+    files: options.files ?? new InMemoryFileStore(),
+    ...(options.events ? { events: options.events } : {}),
     ...options.service,
   });
   const app = createApp({
     service,
-    validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000 }),
+    validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000, ...options.limits }),
     apiKeys: options.apiKeys ?? KEYS,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     readiness: async () =>

@@ -1,3 +1,4 @@
+import { DEFAULT_REQUEST_LIMITS, FIELD_LENGTH_LIMITS } from "@aptix/contracts";
 import type { SessionSummary, TurnTrace } from "@aptix/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -89,12 +90,66 @@ describe("the OpenAPI document", () => {
   it("lists the events route with its Last-Event-ID header", async () => {
     const { app } = setup();
     const document = (await (await app.request("/openapi.json")).json()) as {
-      paths: Record<string, { get: { parameters: Array<{ name: string; in: string }>; responses: object } }>;
+      paths: Record<
+        string,
+        { get: { description?: string; parameters: Array<{ name: string; in: string }>; responses: object } }
+      >;
     };
     const events = document.paths["/v1/sessions/{sessionId}/turns/{turnId}/events"]?.get;
     expect(events?.parameters).toContainEqual(
       expect.objectContaining({ name: "Last-Event-ID", in: "header" }),
     );
     expect(events?.responses).toMatchObject({ "200": { content: { "text/event-stream": {} } } });
+    // How a resume ends, and which ids it refuses.
+    expect(events?.description).toContain("A resume always ends with the turn's latest `result` event");
+    expect(events?.description).toContain("400 VALIDATION_FAILED naming `Last-Event-ID`");
+  });
+
+  it("states the Retry-After header of 409 (SESSION_BUSY) and 503 (NOT_READY) answers", async () => {
+    const { app } = setup();
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    };
+    const retryAfter = (path: string, method: string, status: number) =>
+      document.paths[path]?.[method]?.responses[String(status)]?.headers;
+    for (const [path, method] of [
+      ["/v1/agent/execute", "post"],
+      ["/v1/sessions/{sessionId}", "get"],
+      ["/readyz", "get"],
+    ] as const) {
+      expect(retryAfter(path, method, 503)).toMatchObject({
+        "Retry-After": {
+          description: expect.stringContaining("5 s with NOT_READY"),
+          schema: { type: "integer" },
+        },
+      });
+    }
+    expect(retryAfter("/v1/agent/execute", "post", 409)).toMatchObject({
+      "Retry-After": { description: expect.stringContaining("1 s with SESSION_BUSY") },
+    });
+    expect(retryAfter("/v1/agent/execute", "post", 400)).toBeUndefined();
+  });
+
+  it("states the request limits: the body limit, every RequestLimits value, and lengths in the schemas", async () => {
+    const { app } = setup({ maxBodyBytes: 123_456 });
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, { post: { description: string; requestBody: Record<string, unknown> } }>;
+      components: { schemas: { AgentExecuteRequest: object } };
+    };
+    const execute = document.paths["/v1/agent/execute"]?.post;
+    expect(execute?.requestBody["x-aptix-max-body-bytes"]).toBe(123_456);
+    expect(execute?.description).toContain("123456 bytes");
+    expect(execute?.requestBody["x-aptix-request-limits"]).toEqual(DEFAULT_REQUEST_LIMITS);
+    // JSON Schema states the limits it can: lengths of every string, sizes of every list.
+    const request = JSON.stringify(document.components.schemas.AgentExecuteRequest);
+    for (const limit of [
+      `"maxLength":${DEFAULT_REQUEST_LIMITS.maxInstructionChars}`,
+      `"maxItems":${DEFAULT_REQUEST_LIMITS.maxInputArtifacts}`,
+      `"maxItems":${DEFAULT_REQUEST_LIMITS.maxToolResults}`,
+      `"maxLength":${DEFAULT_REQUEST_LIMITS.maxToolResultChars}`,
+      `"mimeType":{"type":"string","maxLength":${FIELD_LENGTH_LIMITS.maxMimeTypeChars}`,
+    ]) {
+      expect(request).toContain(limit);
+    }
   });
 });

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LlmCallOptions, LlmProvider, LlmRequest } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { readServerEnv } from "../src/config/server-env.js";
 import { type Logger, silentLogger } from "../src/logging/logger.js";
-import { startServer } from "../src/start-server.js";
+import { housekeepingIntervalMs, startServer } from "../src/start-server.js";
 
 /** The default catalog's `openai` provider, answering from a script after a pause. */
 function slowProvider(delayMs: number): { provider: LlmProvider; scripted: ScriptedLlmProvider } {
@@ -92,5 +92,89 @@ describe("startServer", { timeout: 60_000 }, () => {
         silentLogger,
       ),
     ).rejects.toThrow(/APTIX_CONFIG: cannot read/);
+  });
+});
+
+describe("the server's housekeeping", { timeout: 60_000 }, () => {
+  it("runs every quarter lease, at most every minute", () => {
+    expect(housekeepingIntervalMs(1_000)).toBe(250);
+    expect(housekeepingIntervalMs(10_000)).toBe(2_500);
+    expect(housekeepingIntervalMs(10 * 60_000)).toBe(60_000);
+    expect(housekeepingIntervalMs(24 * 3_600_000)).toBe(60_000);
+  });
+
+  it("fails a turn whose lease expired within half a lease, and prunes ended turns' stream events", async () => {
+    const scripted = new ScriptedLlmProvider({ id: "openai" });
+    scripted.enqueue({ text: "Too late." }, { text: "streamed words" });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered!: () => void;
+    const stuck = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let calls = 0;
+    // Its first call hangs past the lease, as an instance that stopped answering would.
+    const provider: LlmProvider = {
+      id: "openai",
+      storesResponses: true,
+      async call(request: LlmRequest, options?: LlmCallOptions) {
+        if (calls++ === 0) {
+          entered();
+          await released;
+        }
+        return scripted.call(request, options);
+      },
+    };
+    const env = readServerEnv({
+      PORT: "0",
+      DATABASE_URL: "memory://",
+      APTIX_LEASE_MS: "1000",
+      APTIX_EVENT_RETENTION_MS: "0",
+    });
+    const server = await startServer(env, silentLogger, [provider]);
+    const post = (body: unknown) =>
+      fetch(`${server.url}/v1/agent/execute`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    try {
+      const hanging = post({ sessionId: "stuck", turnId: "t1", instruction: "Work" });
+      await stuck;
+      const claimedBy = Date.now();
+      // Lease 1 s, then at most two housekeeping intervals (250 ms each) past its expiry, plus slack.
+      await vi.waitFor(
+        async () => {
+          const session = (await (await fetch(`${server.url}/v1/sessions/stuck`)).json()) as {
+            result: { turns: Array<{ status: string; error: { code: string } | null }> };
+          };
+          expect(session.result.turns).toMatchObject([
+            { status: "failed", error: { code: "TURN_INTERRUPTED" } },
+          ]);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(Date.now() - claimedBy).toBeLessThan(1_000 + 2 * 250 + 1_000);
+      release();
+      const late = await hanging;
+      expect(late.status).toBe(503);
+      expect(await late.json()).toMatchObject({ errors: [{ code: "TURN_INTERRUPTED" }] });
+
+      const streamed = await post({ sessionId: "s", turnId: "t1", instruction: "Talk", stream: true });
+      expect(await streamed.text()).toContain("id: 0-0");
+      await vi.waitFor(
+        async () => {
+          const resumed = await fetch(`${server.url}/v1/sessions/s/turns/t1/events`);
+          const ids = [...(await resumed.text()).matchAll(/^id: (.*)$/gm)].map((match) => match[1]);
+          expect(ids).toEqual(["0-result"]);
+        },
+        { timeout: 10_000, interval: 100 },
+      );
+    } finally {
+      release();
+      await server.close();
+    }
   });
 });

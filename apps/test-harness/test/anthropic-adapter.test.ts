@@ -1,6 +1,22 @@
-import { CONTINUATION_LOST, type LlmRequest, type ToolDefinition } from "@aptix/core";
+import {
+  AgentService,
+  CONTINUATION_LOST,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  type LlmRequest,
+  type ToolDefinition,
+} from "@aptix/core";
 import { AnthropicMessagesProvider, type AnthropicMessagesProviderOptions } from "@aptix/llm-anthropic";
+import { loadCatalog } from "@aptix/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  BOOT_PROMPT,
+  GENERAL_INSTRUCTIONS,
+  PROVIDER_CONTEXTS,
+  PROVIDERS_CATALOG,
+  REVIEW_INSTRUCTIONS,
+  writeCatalog,
+} from "../src/e2e/index.js";
 import { type ScriptedAnthropic, startScriptedAnthropic, anthropicStep as step } from "../src/index.js";
 
 // The adapter over real HTTP, through the official SDK, against the scripted Messages API.
@@ -487,5 +503,71 @@ describe("AnthropicMessagesProvider over HTTP", () => {
         else process.env[name] = value;
       }
     }
+  });
+});
+
+type Block = { type: string; text?: string };
+type SentBody = { system?: string; messages: Array<{ role: string; content: Block[] }> };
+
+/** The first block of the last user message that opens a user turn (not one made of tool results). */
+const turnOpening = (sent: SentBody | undefined) =>
+  sent?.messages.findLast((message) => message.role === "user" && message.content[0]?.type === "text")
+    ?.content[0]?.text;
+
+// The service (AgentService, in-memory stores) on this adapter: Anthropic keeps no state, so every call sends
+// `system` again, and it must hold the boot prompt and the *current* mode's instructions (docs/wire-mapping.md).
+describe("a mode change on Anthropic, through AgentService", () => {
+  it("keeps the current mode's instructions in system, and tells the next user turn the model sees", async () => {
+    const { catalog } = await loadCatalog(await writeCatalog(PROVIDERS_CATALOG));
+    const agent = new AgentService({
+      catalog,
+      providers: [provider()],
+      store: new InMemorySessionStore(),
+      files: new InMemoryFileStore(),
+    });
+    const turn = (turnId: string, instruction: string) =>
+      agent.execute(
+        { sessionId: "s", turnId, instruction, conversationContextId: PROVIDER_CONTEXTS.anthropic },
+        "alice",
+      );
+    server.script(
+      step.toolUse({
+        id: "toolu_mode",
+        name: "agent_change_mode",
+        input: { mode: "review", reason: "The user wants a review.", branch: false },
+      }),
+      step.text("Switched."),
+      step.error(500),
+      step.text("Reviewing."),
+      step.text("Done."),
+    );
+
+    expect((await turn("t1", "Review my change")).successful).toBe(true);
+    // The mode change stays though t2 fails: the model never saw t2, so t3 tells it.
+    expect((await turn("t2", "Here it is")).successful).toBe(false);
+    expect((await turn("t3", "Here it is again")).successful).toBe(true);
+    expect((await turn("t4", "Thanks")).successful).toBe(true);
+
+    const sent = server.messageRequests().map((request) => request.body as SentBody);
+    const general = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
+    const review = `${BOOT_PROMPT}\n\n${REVIEW_INSTRUCTIONS}`;
+    expect(sent.map((body) => body.system)).toEqual([general, review, review, review, review]);
+    const told = (instruction: string) =>
+      `[MODE: review]\n\n[MODE INSTRUCTIONS]\n${REVIEW_INSTRUCTIONS}\n\n[INSTRUCTION]\n${instruction}`;
+    expect(sent.map(turnOpening)).toEqual([
+      "[MODE: general]\n\n[INSTRUCTION]\nReview my change",
+      "[MODE: general]\n\n[INSTRUCTION]\nReview my change",
+      told("Here it is"),
+      told("Here it is again"),
+      "[MODE: review]\n\n[INSTRUCTION]\nThanks",
+    ]);
+    // The failed turn was rolled back: t3 follows t1 directly.
+    expect(sent[3]?.messages.map((message) => message.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "user",
+    ]);
   });
 });

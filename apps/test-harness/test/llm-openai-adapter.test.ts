@@ -1,7 +1,16 @@
-import { CONTINUATION_LOST, type LlmRequest, type ToolDefinition } from "@aptix/core";
+import {
+  AgentService,
+  CONTINUATION_LOST,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  type LlmRequest,
+  type ToolDefinition,
+} from "@aptix/core";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
+import { loadCatalog } from "@aptix/server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ScriptedOpenAI, startScriptedOpenAI, step } from "../src/index.js";
+import { PROVIDER_CONTEXTS, PROVIDERS_CATALOG, writeCatalog } from "../src/e2e/index.js";
+import { type ScriptedOpenAI, type StepObject, startScriptedOpenAI, step } from "../src/index.js";
 
 let server: ScriptedOpenAI;
 
@@ -35,6 +44,26 @@ function request(overrides: Partial<LlmRequest> = {}): LlmRequest {
     ...overrides,
   };
 }
+
+/** A 200 `text/event-stream` answer of exactly these events, each under its type as the SSE event name. */
+function eventStream(
+  events: Array<{ type: string } & Record<string, unknown>>,
+  headers: Record<string, string> = {},
+): StepObject {
+  return step.raw(
+    events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(""),
+    {
+      contentType: "text/event-stream",
+      headers,
+    },
+  );
+}
+
+/** How OpenAI words a lost continuation. */
+const notFound = (responseId: string) => ({
+  code: "previous_response_not_found",
+  message: `Previous response with id '${responseId}' not found.`,
+});
 
 beforeAll(async () => {
   server = await startScriptedOpenAI();
@@ -244,12 +273,7 @@ describe("OpenAIResponsesProvider over HTTP", () => {
       { type: "response.output_text.delta", delta: "Hel", sequence_number: 0 },
       { type: "error", code: "server_error", message: "The model crashed.", param: null, sequence_number: 1 },
     ];
-    server.script(
-      step.raw(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(""), {
-        contentType: "text/event-stream",
-        headers: { "x-request-id": "req_stream" },
-      }),
-    );
+    server.script(eventStream(events, { "x-request-id": "req_stream" }));
     const deltas: string[] = [];
     const result = await provider().call(request(), { onTextDelta: (delta) => deltas.push(delta) });
     expect(deltas).toEqual(["Hel"]);
@@ -265,6 +289,28 @@ describe("OpenAIResponsesProvider over HTTP", () => {
         requestId: "req_stream",
       },
     });
+  });
+
+  it("marks previous_response_not_found in a stream's error event or its response.failed as a lost continuation", async () => {
+    server.script(
+      eventStream([{ type: "error", ...notFound("resp_gone"), param: null, sequence_number: 0 }]),
+      step.reply({ output: [], status: "failed", error: notFound("resp_gone") }),
+    );
+    for (const variant of ["error event", "response.failed"]) {
+      const result = await provider().call(request(), { onTextDelta: () => {} });
+      expect({ variant, error: !result.successful && result.errors[0] }).toMatchObject({
+        variant,
+        error: {
+          code: "PROVIDER_ERROR",
+          details: {
+            provider: "openai",
+            status: 200,
+            code: "previous_response_not_found",
+            reason: CONTINUATION_LOST,
+          },
+        },
+      });
+    }
   });
 
   it("keeps the request id of a streamed response that failed", async () => {
@@ -306,5 +352,66 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     } finally {
       if (saved !== undefined) process.env.OPENAI_API_KEY = saved;
     }
+  });
+});
+
+describe("a lost continuation reported inside a stream", () => {
+  it.each([
+    [
+      "an error event",
+      (responseId: string) =>
+        eventStream([{ type: "error", ...notFound(responseId), param: null, sequence_number: 0 }]),
+    ],
+    [
+      "response.failed",
+      (responseId: string) => step.reply({ output: [], status: "failed", error: notFound(responseId) }),
+    ],
+  ])("as %s replays the transcript, as the HTTP 400 does, and the turn succeeds", async (_, lost) => {
+    const { catalog } = await loadCatalog(await writeCatalog(PROVIDERS_CATALOG));
+    const agent = new AgentService({
+      catalog,
+      providers: [new OpenAIResponsesProvider({ apiKey: "test", baseURL: server.baseUrl, maxRetries: 0 })],
+      store: new InMemorySessionStore(),
+      files: new InMemoryFileStore(),
+    });
+    const deltas: string[] = [];
+    const turn = (turnId: string, instruction: string) =>
+      agent.execute(
+        {
+          sessionId: "s",
+          turnId,
+          instruction,
+          conversationContextId: PROVIDER_CONTEXTS.openai,
+          stream: true,
+        },
+        "alice",
+        { onEvent: (event) => event.event === "output_text.delta" && deltas.push(event.data.delta) },
+      );
+    server.script(step.text(["Hello."]));
+    expect((await turn("t1", "Hi")).successful).toBe(true);
+    const [first] = server.responseRequests();
+    const kept = first?.answer?.responseId;
+    expect(kept).toMatch(/^resp_/);
+
+    server.enqueue(lost(kept ?? ""), step.text(["Replayed."]));
+    const replayed = await turn("t2", "Again");
+    expect(replayed).toMatchObject({
+      successful: true,
+      result: { kind: "final", primaryOutputText: "Replayed." },
+    });
+    expect(deltas).toEqual(["Hello.", "Replayed."]);
+    const [, continued, replay] = server
+      .responseRequests()
+      .map((received) => received.body as Record<string, unknown>);
+    expect(continued).toMatchObject({ previous_response_id: kept, stream: true });
+    // The replay sends the whole transcript (t1's exchange, then t2's message) without previous_response_id.
+    expect(replay?.previous_response_id).toBeUndefined();
+    const replayedInput = (replay?.input ?? []) as Array<{ role?: string; type?: string }>;
+    expect(replayedInput.map((item) => item.role ?? item.type)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 export { contractJsonSchemas } from "./json-schema.js";
-export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./limits.js";
+export { DEFAULT_REQUEST_LIMITS, FIELD_LENGTH_LIMITS, type RequestLimits } from "./limits.js";
 export {
   type AgentExecuteRequest,
   AgentExecuteRequestSchema,
@@ -40,4 +40,5 @@ export {
   ok,
 } from "./result/invoke-result.js";
 export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
+export { IdentifierSchema } from "./text/identifier.js";
 export { type FieldError, formatFieldPath } from "./validation/field-error.js";

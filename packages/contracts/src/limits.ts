@@ -42,3 +42,24 @@ export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = Object.freeze({
   maxToolResults: 64,
   maxToolResultChars: 1 * MiB,
 });
+
+/**
+ * Lengths the contracts fix for every server, in characters (code points) like the limits above. With
+ * `RequestLimits`, they bound every field of a request, and so the size of a whole request body.
+ */
+export const FIELD_LENGTH_LIMITS = Object.freeze({
+  /** Client-minted ids: `sessionId`, `turnId`, image ids, `agentContextId`, `conversationContextId`. */
+  maxIdChars: 128,
+  /** `toolCallId`s, minted by the LLM provider (`call_…`, `toolu_…`): more room than client ids. */
+  maxToolCallIdChars: 256,
+  maxRelativePathChars: 1024,
+  maxFileNameChars: 255,
+  /** An artifact's `mimeType`: RFC 6838 allows 127 characters each for type and subtype. */
+  maxMimeTypeChars: 255,
+  /** `language`, of the turn and of an artifact. */
+  maxLanguageChars: 64,
+  maxWorkspaceIdChars: 256,
+  maxRepoChars: 512,
+  maxRagScopeKeyChars: 128,
+  maxRagScopeValueChars: 1024,
+} as const);

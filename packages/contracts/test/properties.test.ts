@@ -7,12 +7,14 @@ import { describe, expect, it } from "vitest";
 import {
   AgentExecuteResultSchema,
   CLIPBOARD_IMAGE_MIME_TYPES,
+  formatFieldPath,
   type InvokeResult,
   RAG_SCOPE_OPERATORS,
   USER_TURN_INPUT_FIELDS,
   validateAgentExecuteRequest,
   validateAgentExecuteResponse,
 } from "../src/index.js";
+import { LONE_SURROGATE_MESSAGE, NO_NUL_MESSAGE } from "../src/text/storable-text.js";
 import { expectValidationFailure } from "./support/expect-failure.js";
 
 /** Free text as clients send it: anything but U+0000, which the contract refuses (Postgres cannot keep it). */
@@ -383,6 +385,81 @@ describe("relative paths", () => {
         expect(posix.resolve("/ws", relativePath)).toBe(`/ws/${relativePath}`);
         expect(win32.resolve("C:\\ws", relativePath)).toBe(`C:\\ws\\${relativePath.replaceAll("/", "\\")}`);
       }),
+      { numRuns: RUNS.junk },
+    );
+  });
+});
+
+describe("text Postgres cannot keep", () => {
+  /** Halves of 📄 (U+1F4C4), the ends of the surrogate range, and NUL. */
+  const unstorable = fc.constantFrom("\uD83D", "\uDCC4", "\uD800", "\uDFFF", "\u0000");
+
+  /**
+   * `value` with `bad` put between two code points of its string number `index` (counted in JSON order, modulo
+   * their number), and that string's path. Between two code points, a surrogate never completes a pair.
+   */
+  function damaged(value: unknown, index: number, at: number, bad: string) {
+    const paths: PropertyKey[][] = [];
+    const walk = (node: unknown, path: PropertyKey[]): void => {
+      if (typeof node === "string") paths.push(path);
+      else if (typeof node === "object" && node !== null) {
+        for (const [key, entry] of Object.entries(node))
+          walk(entry, [...path, Array.isArray(node) ? Number(key) : key]);
+      }
+    };
+    walk(value, []);
+    const path = paths[index % paths.length] ?? [];
+    const copy = structuredClone(value) as Record<PropertyKey, unknown>;
+    const parent = path.slice(0, -1).reduce((node, key) => node[key] as Record<PropertyKey, unknown>, copy);
+    const points = [...(parent[path.at(-1) as PropertyKey] as string)];
+    points.splice(at % (points.length + 1), 0, bad);
+    parent[path.at(-1) as PropertyKey] = points.join("");
+    return { request: copy, path };
+  }
+
+  /** Fields whose own character rules refuse such text first, in their own words. */
+  const OWN_RULES = new Set([
+    "sessionId",
+    "turnId",
+    "id",
+    "agentContextId",
+    "conversationContextId",
+    "toolCallId",
+  ]);
+  const ENUMS_AND_FORMATS = new Set(["origin", "encoding", "operator", "mimeType", "dataBase64"]);
+
+  /** The message the contract gives a free-text field holding `bad`; undefined where another rule speaks. */
+  function messageFor(request: unknown, path: readonly PropertyKey[], bad: string): string | undefined {
+    const field = String(path.at(-1));
+    if (OWN_RULES.has(field) || ENUMS_AND_FORMATS.has(field)) return undefined;
+    const artifact =
+      path[0] === "inputArtifacts"
+        ? (request as { inputArtifacts: object[] }).inputArtifacts[path[1] as number]
+        : undefined;
+    if (field === "contents" && (artifact as { encoding?: string }).encoding === "base64") return undefined;
+    if (bad === "\u0000")
+      return field === "relativePath" ? "must not contain control characters" : NO_NUL_MESSAGE;
+    return LONE_SURROGATE_MESSAGE;
+  }
+
+  it("a lone surrogate or NUL in any string of a valid request fails it at that field, in zod and JSON Schema", () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(userTurn, toolContinuation),
+        fc.nat(),
+        fc.nat(),
+        unstorable,
+        (valid, index, at, bad) => {
+          const { request, path } = damaged(valid, index, at, bad);
+          const wire = roundTrip(request);
+          expect(wire).toEqual(request);
+          const fields = expectValidationFailure(validateAgentExecuteRequest(wire));
+          expect(new Set(fields.map((field) => field.path))).toEqual(new Set([formatFieldPath(path)]));
+          const message = messageFor(request, path, bad);
+          if (message !== undefined) expect(fields.map((field) => field.message)).toContain(message);
+          expect(requestJsonSchema(wire)).toBe(false);
+        },
+      ),
       { numRuns: RUNS.junk },
     );
   });

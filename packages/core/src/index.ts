@@ -41,6 +41,7 @@ export type {
 export {
   AgentService,
   type AgentServiceOptions,
+  DEFAULT_EVENT_RETENTION_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
   type ExecuteOptions,
@@ -70,7 +71,8 @@ export {
   type LlmProvider,
 } from "./ports/llm-provider.js";
 export type * from "./ports/session-store.js";
-export type { TurnEventLog } from "./ports/turn-event-log.js";
+export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
+export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 export {
   CHANGE_MODE_TOOL_NAME,
   type ChangeModeArguments,

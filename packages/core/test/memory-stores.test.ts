@@ -1,7 +1,9 @@
+import { systemClock } from "../src/defaults/system-clock.js";
 import { InMemoryFileStore } from "../src/memory/in-memory-file-store.js";
 import { InMemorySessionStore } from "../src/memory/in-memory-session-store.js";
 import { InMemoryTurnEventLog } from "../src/memory/in-memory-turn-event-log.js";
 import { describeFileStoreContract } from "../src/testing/file-store-contract.js";
+import { describeLeaseClockContract } from "../src/testing/lease-clock-contract.js";
 import { ManualClock } from "../src/testing/manual-clock.js";
 import { describeSessionStoreContract } from "../src/testing/session-store-contract.js";
 import { describeTurnEventLogContract } from "../src/testing/turn-event-log-contract.js";
@@ -40,7 +42,13 @@ describeFileStoreContract("InMemoryFileStore", async () => {
   return { store: new InMemoryFileStore(clock), clock, close: async () => {} };
 });
 
-describeTurnEventLogContract("InMemoryTurnEventLog", async () => ({
-  log: new InMemoryTurnEventLog(),
-  close: async () => {},
-}));
+describeTurnEventLogContract("InMemoryTurnEventLog", async () => {
+  const sessions = new InMemorySessionStore(new ManualClock());
+  return { log: new InMemoryTurnEventLog(sessions), sessions, close: async () => {} };
+});
+
+// The in-memory store is its own database: every instance shares it, and its clock is the real time here.
+describeLeaseClockContract("InMemorySessionStore", async () => {
+  const store = new InMemorySessionStore(systemClock);
+  return { instance: async () => store, close: async () => {} };
+});

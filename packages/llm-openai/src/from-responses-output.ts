@@ -1,4 +1,5 @@
 import {
+  CONTINUATION_LOST,
   fail,
   type InvokeResult,
   type LlmFinishReason,
@@ -8,7 +9,7 @@ import {
   type TranscriptItem,
 } from "@aptix/core";
 import type { Response } from "openai/resources/responses/responses";
-import type { ReceivedAnswer } from "./provider-error.js";
+import { isLostContinuation, type ReceivedAnswer } from "./provider-error.js";
 
 /**
  * Normalizes a Responses API answer; anything that is not a usable Response is a PROVIDER_ERROR, with the
@@ -33,6 +34,7 @@ export function fromResponsesOutput(
       {
         provider: "openai",
         code: response.error?.code ?? null,
+        ...(isLostContinuation(response.error?.code) ? { reason: CONTINUATION_LOST } : {}),
         responseId: response.id,
         ...received,
       },

@@ -20,9 +20,18 @@ export class StreamErrorEvent extends Error {
 }
 
 /**
+ * Whether an OpenAI error code says the `previous_response_id` is gone (`previous_response_not_found`), however
+ * it arrived: an HTTP error, a stream's `error` event or a failed Response. Such a failure is marked as a lost
+ * continuation (`details.reason`), which core recovers from by replaying the transcript.
+ */
+export function isLostContinuation(code: unknown): boolean {
+  return code === "previous_response_not_found";
+}
+
+/**
  * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it (status, code, request id;
- * from `received` when the failure came after the headers). `previous_response_not_found` is marked as a lost
- * continuation, which core recovers from by replaying.
+ * from `received` when the failure came after the headers). A lost continuation is marked as such (see
+ * isLostContinuation).
  */
 export function providerError(error: unknown, received?: ReceivedAnswer): InvokeFailure {
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
@@ -49,13 +58,13 @@ export function providerError(error: unknown, received?: ReceivedAnswer): Invoke
       type: error.type ?? null,
       requestId: error.requestID ?? received?.requestId ?? null,
     };
-    if (error.code === "previous_response_not_found") details.reason = CONTINUATION_LOST;
+    if (isLostContinuation(error.code)) details.reason = CONTINUATION_LOST;
     return fail("PROVIDER_ERROR", `OpenAI answered ${status ?? "an error"}: ${error.message}`, details);
   }
   if (error instanceof StreamErrorEvent) {
     return fail("PROVIDER_ERROR", `OpenAI's stream reported an error: ${error.providerMessage}`, {
       provider: "openai",
-      reason: "stream_error",
+      reason: isLostContinuation(error.code) ? CONTINUATION_LOST : "stream_error",
       code: error.code,
       message: error.providerMessage,
       ...received,

@@ -67,7 +67,25 @@ describe("providerError", () => {
       reason: CONTINUATION_LOST,
     });
   });
+
+  it("marks a lost continuation reported by a stream's error event as the HTTP error is", () => {
+    const gone = new StreamErrorEvent("previous_response_not_found", "gone");
+    expect(providerError(gone, received).errors[0]?.details).toMatchObject({
+      reason: CONTINUATION_LOST,
+      code: "previous_response_not_found",
+    });
+  });
 });
+
+/** A Response OpenAI failed with `code`. */
+const failedResponse = (id: string, code: string) =>
+  ({
+    id,
+    object: "response",
+    status: "failed",
+    output: [],
+    error: { code, message: "overloaded" },
+  }) as unknown as Response;
 
 describe("fromResponsesOutput", () => {
   it("keeps status and request id when the body is not a Response or the response failed", () => {
@@ -78,23 +96,21 @@ describe("fromResponsesOutput", () => {
       status: 200,
       requestId: "req_1",
     });
-    const failed = fromResponsesOutput(
-      {
-        id: "resp_1",
-        object: "response",
-        status: "failed",
-        output: [],
-        error: { code: "server_error", message: "overloaded" },
-      } as unknown as Response,
-      {},
-      received,
-    );
+    const failed = fromResponsesOutput(failedResponse("resp_1", "server_error"), {}, received);
     expect(!failed.successful && failed.errors[0]?.details).toEqual({
       provider: "openai",
       code: "server_error",
       responseId: "resp_1",
       status: 200,
       requestId: "req_1",
+    });
+  });
+
+  it("marks a response failed with previous_response_not_found as a lost continuation", () => {
+    const lost = fromResponsesOutput(failedResponse("resp_2", "previous_response_not_found"), {}, received);
+    expect(!lost.successful && lost.errors[0]?.details).toMatchObject({
+      code: "previous_response_not_found",
+      reason: CONTINUATION_LOST,
     });
   });
 });

@@ -3,6 +3,7 @@ import {
   type ClaimSessionResult,
   type Clock,
   EMPTY_CURSOR,
+  type FindExpiredLeasesInput,
   type LlmCallRecord,
   type ModeHistoryEntry,
   type RecordLlmCallInput,
@@ -39,6 +40,8 @@ class Refusal<T> {
  * A `SessionStore` on drizzle-orm, with the semantics of core's `InMemorySessionStore` (checked by
  * `describeSessionStoreContract`), safe for many server instances sharing one database:
  *
+ * - Leases are judged by the database's clock: deadlines are `now() + duration` and expiry is
+ *   `lease_expires_at <= now()`, computed in SQL, so instances whose clocks disagree agree on every lease.
  * - `claimSession` is one statement: an upsert that creates the session with the lease, or takes the lease of
  *   an existing session only when it is free (`ON CONFLICT … DO UPDATE … WHERE lease free`). Postgres decides
  *   insert-or-update atomically and re-checks the condition on the latest row, so of two racing claims exactly
@@ -57,11 +60,17 @@ class Refusal<T> {
 export class DrizzleSessionStore implements SessionStore {
   readonly #db: StoreDatabase;
   readonly #clock: Clock;
+  readonly #leaseClock: Clock | undefined;
 
-  /** `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`). */
-  constructor(db: StoreDatabase, clock: Clock = systemClock) {
+  /**
+   * `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`).
+   * `leaseClock` judges leases in place of the database's `now()`: for tests that move time by hand only, as
+   * instances agree on leases only through the database's clock.
+   */
+  constructor(db: StoreDatabase, clock: Clock = systemClock, options: { leaseClock?: Clock } = {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#leaseClock = options.leaseClock;
   }
 
   async getSession(key: SessionKey): Promise<SessionRecord | undefined> {
@@ -79,8 +88,8 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   async claimSession({ key, lease, now, create }: ClaimSessionInput): Promise<ClaimSessionResult> {
-    const leaseFree = or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, now));
-    const takeLease = { leaseOwner: lease.owner, leaseExpiresAt: new Date(lease.expiresAt) };
+    const leaseFree = or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseNow()));
+    const takeLease = { leaseOwner: lease.owner, leaseExpiresAt: this.#leaseNow(lease.durationMs) };
     if (create !== undefined) {
       const [row] = await this.#db
         .insert(sessions)
@@ -214,7 +223,7 @@ export class DrizzleSessionStore implements SessionStore {
       const held = await tx
         .update(sessions)
         .set({
-          leaseExpiresAt: new Date(lease.expiresAt),
+          leaseExpiresAt: this.#leaseNow(lease.durationMs),
           ...(progress === undefined ? {} : { cursor: progress.cursor, updatedAt: now }),
         })
         .where(and(sessionWhere(key), eq(sessions.leaseOwner, lease.owner)))
@@ -306,7 +315,7 @@ export class DrizzleSessionStore implements SessionStore {
     return rows.map(toLlmCall);
   }
 
-  async findExpiredLeases(now: Date, limit: number): Promise<SessionKey[]> {
+  async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
     // Like the in-memory store, a limit below 1 finds nothing and a fractional one rounds up.
     const count = Math.ceil(limit);
     if (!(count > 0)) return [];
@@ -317,11 +326,18 @@ export class DrizzleSessionStore implements SessionStore {
         and(
           isNotNull(sessions.openTurnId),
           isNotNull(sessions.leaseOwner),
-          lte(sessions.leaseExpiresAt, now),
+          lte(sessions.leaseExpiresAt, this.#leaseNow(-expiredForMs)),
         ),
       )
       .orderBy(asc(sessions.leaseExpiresAt))
       .limit(count);
+  }
+
+  /** The leases' clock, in SQL: the database's `now()` (or `leaseClock`'s time), `offsetMs` on. */
+  #leaseNow(offsetMs = 0): SQL {
+    const now =
+      this.#leaseClock === undefined ? sql`now()` : sql`${this.#leaseClock.now().toISOString()}::timestamptz`;
+    return offsetMs === 0 ? now : sql`(${now} + ${offsetMs}::double precision * interval '1 millisecond')`;
   }
 
   /** Runs `work` in one transaction; a `Refusal` thrown inside rolls it back and becomes the answer. */

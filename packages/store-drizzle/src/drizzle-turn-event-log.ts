@@ -1,9 +1,13 @@
-import type { SessionKey, StoredDelta, TurnEventLog } from "@aptix/core";
-import { and, asc, eq, gt } from "drizzle-orm";
+import type { PruneTurnEventsInput, SessionKey, StoredDelta, TurnEventLog } from "@aptix/core";
+import { and, asc, eq, gt, lt, or } from "drizzle-orm";
 import type { StoreDatabase } from "./drizzle-session-store.js";
-import { turnEvents } from "./schema.js";
+import { turnEvents, turns } from "./schema.js";
 
-/** The TurnEventLog on drizzle: one multi-row insert per flush, one indexed read per poll. */
+/**
+ * The TurnEventLog on drizzle: one multi-row insert per flush, one indexed read per poll. `prune` goes by the
+ * `turns` table of the same schema: it reads which turns with events ended before the cutoff (two statements,
+ * each bounded by its `limit`), then deletes their rows.
+ */
 export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #db: StoreDatabase;
 
@@ -34,5 +38,43 @@ export class DrizzleTurnEventLog implements TurnEventLog {
         ),
       )
       .orderBy(asc(turnEvents.seq));
+  }
+
+  async prune({ endedBefore, limit }: PruneTurnEventsInput): Promise<number> {
+    // Like the session store's `limit`s: below 1 prunes nothing, a fraction rounds up.
+    const count = Math.ceil(limit);
+    if (!(count > 0)) return 0;
+    const ended = await this.#db
+      .selectDistinct({
+        principal: turnEvents.principal,
+        sessionId: turnEvents.sessionId,
+        turnId: turnEvents.turnId,
+      })
+      .from(turnEvents)
+      .innerJoin(
+        turns,
+        and(
+          eq(turns.principal, turnEvents.principal),
+          eq(turns.sessionId, turnEvents.sessionId),
+          eq(turns.turnId, turnEvents.turnId),
+        ),
+      )
+      .where(lt(turns.completedAt, endedBefore))
+      .limit(count);
+    if (ended.length === 0) return 0;
+    await this.#db
+      .delete(turnEvents)
+      .where(
+        or(
+          ...ended.map((turn) =>
+            and(
+              eq(turnEvents.principal, turn.principal),
+              eq(turnEvents.sessionId, turn.sessionId),
+              eq(turnEvents.turnId, turn.turnId),
+            ),
+          ),
+        ),
+      );
+    return ended.length;
   }
 }

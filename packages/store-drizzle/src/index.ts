@@ -1,3 +1,4 @@
+export { PGLITE_SETTINGS } from "./create-pglite.js";
 export { DrizzleFileStore } from "./drizzle-file-store.js";
 export { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
 export { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";

@@ -1,7 +1,6 @@
-import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { type Clock, type FileStore, type SessionStore, systemClock, type TurnEventLog } from "@aptix/core";
-import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
+import type { PGlite, QueryOptions, Transaction } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { bigint, pgTable, serial, text } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -9,17 +8,29 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { createPglite } from "./create-pglite.js";
 import { DrizzleFileStore } from "./drizzle-file-store.js";
 import { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
 import { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
+import { reportingUnavailability } from "./store-unavailable.js";
 
 export interface StoreOptions {
   /** The Postgres schema of every table and of drizzle's migrations table; created if missing. Default `aptix`. */
   schema?: string;
   /** Stamps `updatedAt` on writes that are not given a time, and judges file expiry. Default: the system clock. */
   clock?: Clock;
+  /**
+   * Judges session leases in place of the database's `now()`. For tests that move time by hand only: server
+   * instances agree on leases only through the database's clock, so leave it unset in a deployment.
+   */
+  leaseClock?: Clock;
   /** Called once per SQL statement sent (BEGIN and COMMIT included), e.g. for tests that count statements. */
   onQuery?: (sql: string) => void;
+  /**
+   * PGlite only: Postgres settings the embedded database starts with, over `PGLITE_SETTINGS` (e.g.
+   * `{ shared_buffers: "64MB" }`). Ignored on Postgres and by `openPgliteStore`.
+   */
+  pgliteSettings?: Readonly<Record<string, string>>;
 }
 
 export interface Readiness {
@@ -61,13 +72,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<AptixStore> {
   schemaName(options); // Refuse a bad schema name before opening anything.
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return openPostgresStore(databaseUrl, options);
-  let client: PGlite;
-  if (databaseUrl.startsWith("memory://")) {
-    client = new PGlite();
-  } else {
-    await mkdir(databaseUrl, { recursive: true });
-    client = new PGlite(databaseUrl);
-  }
+  const client = await createPglite(databaseUrl, options.pgliteSettings);
   try {
     const store = await openPgliteStore(client, options);
     return {
@@ -151,10 +156,18 @@ function assemble(
 ): AptixStore {
   const clock = options.clock ?? systemClock;
   const expected = readMigrationFiles(migrationConfig(schemaName(options)));
+  // An unreachable database (or a closed store) throws core's StoreUnavailableError: NOT_READY, not INTERNAL.
   return {
-    sessions: new DrizzleSessionStore(db, clock),
-    files: new DrizzleFileStore(db, clock),
-    events: new DrizzleTurnEventLog(db),
+    sessions: reportingUnavailability(
+      new DrizzleSessionStore(
+        db,
+        clock,
+        options.leaseClock === undefined ? {} : { leaseClock: options.leaseClock },
+      ),
+      isClosed,
+    ),
+    files: reportingUnavailability(new DrizzleFileStore(db, clock), isClosed),
+    events: reportingUnavailability(new DrizzleTurnEventLog(db), isClosed),
     async readiness() {
       if (isClosed()) return { ready: false, reason: "The store is closed." };
       try {

@@ -1,5 +1,6 @@
 import {
   describeFileStoreContract,
+  describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   ManualClock,
@@ -10,6 +11,7 @@ import { afterAll, describe, it } from "vitest";
 import { type AptixStore, openPgliteStore } from "../src/index.js";
 import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
 import { randomSchema } from "./support/databases.js";
+import { storeInstances } from "./support/store-instances.js";
 
 // One in-memory PGlite for the whole file (it takes seconds to start); each test gets a fresh schema in it.
 let database: Promise<PGlite> | undefined;
@@ -27,7 +29,8 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
   const client = await sharedPglite();
   const schema = randomSchema();
   const clock = new ManualClock();
-  const store = await openPgliteStore(client, { schema, clock });
+  // The suites move the clock by hand: it stands in for the database's clock too.
+  const store = await openPgliteStore(client, { schema, clock, leaseClock: clock });
   return {
     store,
     clock,
@@ -50,7 +53,19 @@ describeFileStoreContract("drizzle on PGlite (in memory)", async () => {
 
 describeTurnEventLogContract("drizzle on PGlite (in memory)", async () => {
   const harness = await openHarness();
-  return { log: harness.store.events, close: harness.close };
+  return { log: harness.store.events, sessions: harness.store.sessions, close: harness.close };
+});
+
+// Leases judged by PGlite's now(): each instance is a store of its own over the same schema, with its own clock.
+describeLeaseClockContract("drizzle on PGlite (in memory)", async () => {
+  const client = await sharedPglite();
+  const schema = randomSchema();
+  return storeInstances(
+    (clock) => openPgliteStore(client, { schema, clock }),
+    async () => {
+      await client.exec(`drop schema "${schema}" cascade`);
+    },
+  );
 });
 
 describe("statements per turn on PGlite", () => {

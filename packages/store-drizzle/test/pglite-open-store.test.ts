@@ -47,7 +47,7 @@ describe("openStore on PGlite", () => {
     expect(await first.readiness()).toStrictEqual({ ready: true });
     const claimed = await first.sessions.claimSession({
       key,
-      lease: newLease("owner-1", new Date(clock.now().getTime() + 60_000)),
+      lease: newLease("owner-1", 60_000),
       now: clock.now(),
       create: { conversationContextId: "conv", agentContextId: "agent", mode: "code" },
     });
@@ -61,7 +61,7 @@ describe("openStore on PGlite", () => {
       await first.sessions.recordLlmCall({
         call: newCallRecord(key, "turn-1", 0),
         progress: { items, fromPosition: 0, cursor },
-        lease: newLease("owner-1", new Date(clock.now().getTime() + 60_000)),
+        lease: newLease("owner-1", 60_000),
       }),
     ).toBe(true);
     const file = newStoredFile(key.principal, "file_1");

@@ -1,5 +1,6 @@
 import {
   describeFileStoreContract,
+  describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   ManualClock,
@@ -8,6 +9,7 @@ import {
 import { afterAll } from "vitest";
 import { type AptixStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+import { storeInstances } from "./support/store-instances.js";
 
 afterAll(async () => {
   await closeAdmin();
@@ -20,10 +22,11 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
   await adminSql(); // Fails the test, loudly, when Postgres is down.
   const schema = randomSchema();
   const clock = new ManualClock();
-  const store = await openStore(TEST_DATABASE_URL, { schema, clock });
+  // The suites move the clock by hand: it stands in for the database's clock too.
+  const store = await openStore(TEST_DATABASE_URL, { schema, clock, leaseClock: clock });
   const others: AptixStore[] = [];
   secondConnection = async () => {
-    const other = await openStore(TEST_DATABASE_URL, { schema, clock });
+    const other = await openStore(TEST_DATABASE_URL, { schema, clock, leaseClock: clock });
     others.push(other);
     return other;
   };
@@ -59,5 +62,15 @@ describeFileStoreContract("drizzle on Postgres (postgres.js)", async () => {
 
 describeTurnEventLogContract("drizzle on Postgres (postgres.js)", async () => {
   const harness = await openHarness();
-  return { log: harness.store.events, close: harness.close };
+  return { log: harness.store.events, sessions: harness.store.sessions, close: harness.close };
+});
+
+// Leases judged by Postgres's now(): each instance is a store (its own pool) over one schema, with its own clock.
+describeLeaseClockContract("drizzle on Postgres (postgres.js)", async () => {
+  await adminSql();
+  const schema = randomSchema();
+  return storeInstances(
+    (clock) => openStore(TEST_DATABASE_URL, { schema, clock }),
+    () => dropSchema(schema),
+  );
 });

@@ -129,7 +129,7 @@ describe("opening one schema from two processes at once", () => {
         const now = new Date();
         const claim = (owner: string) => ({
           key,
-          lease: newLease(owner, new Date(now.getTime() + 60_000)),
+          lease: newLease(owner, 60_000),
           now,
           create: { conversationContextId: "conv", agentContextId: null, mode: "code" },
         });

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
+import { maxRequestBodyBytes } from "./max-body-bytes.js";
 
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -16,14 +17,21 @@ const ServerEnvSchema = z.object({
   DATABASE_URL: z.string().min(1).default("./.aptix/db"),
   /** The schema of the store's tables, created if missing (store-drizzle's default: `aptix`). */
   APTIX_DATABASE_SCHEMA: z.string().min(1).optional(),
+  /** Embedded PGlite only: Postgres's `shared_buffers`, e.g. `64MB` (store-drizzle's default: `16MB`). */
+  APTIX_PGLITE_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9][0-9]*(kB|MB|GB)$/, "a size such as 16MB (kB, MB or GB)")
+    .optional(),
   APTIX_CONFIG: z.string().min(1).optional(),
   APTIX_API_KEYS: z.string().optional(),
-  /** Largest request body accepted, in bytes (413 beyond). */
-  APTIX_MAX_BODY_BYTES: integer(100 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+  /** Largest request body accepted, in bytes (413 beyond); by default the largest the contracts accept. */
+  APTIX_MAX_BODY_BYTES: integer(maxRequestBodyBytes(), 1024, 1024 * 1024 * 1024),
   /** LLM calls one request may make before its turn fails. */
   APTIX_MAX_LLM_CALLS: integer(12, 1, 200),
   /** How long a turn holds its session before another instance may take it over. */
   APTIX_LEASE_MS: integer(10 * 60_000, 1_000, 24 * 3_600_000),
+  /** How long a streamed turn's events are kept for resuming clients after the turn ends. */
+  APTIX_EVENT_RETENTION_MS: integer(24 * 3_600_000, 0, 365 * 24 * 3_600_000),
   /** How long shutdown waits for running turns. */
   APTIX_SHUTDOWN_TIMEOUT_MS: integer(30_000, 0, 3_600_000),
   /** How often an idle event stream gets a keep-alive comment. */

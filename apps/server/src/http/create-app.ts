@@ -1,5 +1,5 @@
 import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
-import type { AgentService } from "@aptix/core";
+import { type AgentService, isStoreUnavailable } from "@aptix/core";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
@@ -34,6 +34,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(requestId());
   app.use(accessLog(logger));
   app.onError((error, c) => {
+    // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
+    // not a bug. The request may be sent again once the database is back.
+    if (isStoreUnavailable(error)) {
+      logger.log("warn", "database unreachable", { requestId: c.get("requestId"), error: error.message });
+      return sendResult(
+        c,
+        fail("NOT_READY", "The service cannot reach its database; send the request again later.", {
+          retryable: true,
+        }),
+      );
+    }
     logger.log("error", "unhandled error", {
       requestId: c.get("requestId"),
       error: error instanceof Error ? (error.stack ?? error.message) : String(error),
@@ -47,7 +58,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   healthRoutes(app, options.readiness);
-  docsRoutes(app);
+  docsRoutes(app, { maxBodyBytes: options.maxBodyBytes });
 
   app.use("/v1/*", principalMiddleware(options.apiKeys));
   app.use(

@@ -1,14 +1,27 @@
-import { httpStatusOf, type InvokeResult } from "@aptix/contracts";
+import { type ErrorCode, httpStatusOf, type InvokeResult } from "@aptix/contracts";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./app-env.js";
 
 /**
- * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md). A failure's errors
- * are kept for the access log.
+ * The `Retry-After` (seconds) of the failures a client should simply send again: a session busy with another
+ * round is free again soon, a server without its database takes longer (docs/http-api.md, Retrying).
+ */
+export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> = {
+  SESSION_BUSY: 1,
+  NOT_READY: 5,
+};
+
+/**
+ * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md), and so does
+ * `Retry-After`. A failure's errors are kept for the access log.
  */
 export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {
-  if (!result.successful) c.set("resultErrors", result.errors);
+  if (!result.successful) {
+    c.set("resultErrors", result.errors);
+    const retryAfter = RETRY_AFTER_SECONDS[result.errors[0].code];
+    if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
+  }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;
   return c.json(result, status);
 }

@@ -179,6 +179,17 @@ export function streamTurnEvents(
   );
 }
 
+/** What a client shows at the end of a stream: the deltas since the last `output_text.reset`. */
+export function shownTextOf(events: readonly SseEvent[]): string {
+  let shown = "";
+  for (const event of events) {
+    if (event.event === "output_text.reset") shown = "";
+    else if (event.event === "output_text.delta")
+      shown += (JSON.parse(event.data) as { delta: string }).delta;
+  }
+  return shown;
+}
+
 /** The `output_text.delta` events' texts, in order. */
 export function deltasOf(events: readonly SseEvent[]): string[] {
   return events

@@ -158,11 +158,12 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
         },
       },
     });
-    // Resuming again after the end gives the same remainder; resuming after the result gives nothing.
+    // Resuming again after the end gives the same remainder; resuming after the result gives the result again,
+    // the turn's authoritative end.
     const later = await streamTurnEvents(service().url, sessionId, "t1", { apiKey, lastEventId: lastSeen });
     expect(comparableEvents(await later.readToEnd())).toEqual(comparableEvents(after));
     const done = await streamTurnEvents(service().url, sessionId, "t1", { apiKey, lastEventId: "0-result" });
-    expect(await done.readToEnd()).toEqual([]);
+    expect(comparableEvents(await done.readToEnd())).toEqual(comparableEvents(full.slice(-1)));
   });
 
   it("ends the stream with an unsuccessful result event when the provider fails mid-stream", async () => {

@@ -1,20 +1,19 @@
 import { z } from "zod";
 import { ToolCallIdSchema } from "../text/identifier.js";
 import { isJsonText } from "../text/json-text.js";
-import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from "../text/no-nul.js";
+import { freeText } from "../text/storable-text.js";
 
 /**
  * The outcome fields shared by a client's tool result and a server-executed one: exactly one of
  * `resultJson` (JSON text) or `errorMessage` (AGN-033 §5.2). `maxChars` caps either.
  */
 export function toolOutcomeShape(maxChars?: number) {
-  const text =
-    maxChars === undefined ? z.string() : z.string().max(maxChars, `must be at most ${maxChars} characters`);
   return {
     toolCallId: ToolCallIdSchema,
     executionMs: z.number().min(0, "must be 0 or more"),
-    resultJson: text.optional(),
-    errorMessage: text.min(1, "must not be empty").regex(NO_NUL_PATTERN, NO_NUL_MESSAGE).optional(),
+    // JSON text: its escapes (`\u0000`, `\ud83d`) are text as written, but its own characters must be storable.
+    resultJson: freeText({ maxChars, empty: true }).optional(),
+    errorMessage: freeText({ maxChars }).optional(),
   };
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import type { RequestLimits } from "../limits.js";
+import { FIELD_LENGTH_LIMITS, type RequestLimits } from "../limits.js";
 import { IdentifierSchema } from "../text/identifier.js";
-import { NO_NUL_MESSAGE, NO_NUL_PATTERN } from "../text/no-nul.js";
+import { freeText } from "../text/storable-text.js";
 import { utf8ByteLength } from "../text/utf8-byte-length.js";
 import { uniqueIds } from "../validation/unique-ids.js";
 import { clipboardImageSchema } from "./clipboard-image.js";
@@ -13,21 +13,13 @@ export const USER_TURN_INPUT_FIELDS = ["instruction", "inputArtifacts", "clipboa
 
 /** A new agent turn (AGN-034 §2.1). Mode, provider ids and tool definitions are server-owned and refused. */
 export function userTurnRequestSchema(limits: RequestLimits) {
-  const hint = (max: number) =>
-    z
-      .string()
-      .min(1, "must not be empty")
-      .max(max, `must be at most ${max} characters`)
-      .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE);
+  const { maxWorkspaceIdChars, maxRepoChars, maxLanguageChars } = FIELD_LENGTH_LIMITS;
   return z
     .strictObject({
       sessionId: IdentifierSchema,
       turnId: IdentifierSchema,
-      instruction: z
-        .string()
-        .max(limits.maxInstructionChars, `must be at most ${limits.maxInstructionChars} characters`)
+      instruction: freeText({ maxChars: limits.maxInstructionChars, empty: true })
         .regex(/\S/, "must contain some non-whitespace text")
-        .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE)
         .optional(),
       inputArtifacts: z
         .array(inputArtifactSchema(limits))
@@ -43,14 +35,10 @@ export function userTurnRequestSchema(limits: RequestLimits) {
         .max(limits.maxRagScopeConditions, `must hold at most ${limits.maxRagScopeConditions} conditions`)
         .optional(),
       /** Session-latched (AGN-034 §4.5): a value replaces the stored one, `""` clears it, absence keeps it. */
-      solutionContextText: z
-        .string()
-        .max(limits.maxSolutionContextChars, `must be at most ${limits.maxSolutionContextChars} characters`)
-        .regex(NO_NUL_PATTERN, NO_NUL_MESSAGE)
-        .optional(),
-      workspaceId: hint(256).optional(),
-      repo: hint(512).optional(),
-      language: hint(64).optional(),
+      solutionContextText: freeText({ maxChars: limits.maxSolutionContextChars, empty: true }).optional(),
+      workspaceId: freeText({ maxChars: maxWorkspaceIdChars }).optional(),
+      repo: freeText({ maxChars: maxRepoChars }).optional(),
+      language: freeText({ maxChars: maxLanguageChars }).optional(),
       stream: z.boolean().optional(),
       agentContextId: IdentifierSchema.optional(),
       conversationContextId: IdentifierSchema.optional(),

@@ -35,6 +35,12 @@ export const ERROR_HTTP_STATUS = {
   ITERATION_LIMIT_EXCEEDED: 502,
   /** The server is starting, stopping, or cannot reach its database. */
   NOT_READY: 503,
+  /**
+   * The server instance running the turn stopped (or lost the session's lease) before the turn finished, and
+   * another request took the session over: the turn failed. `details.retryable` is true: run it again as a
+   * new turn.
+   */
+  TURN_INTERRUPTED: 503,
   /** A server-side tool failed while executing. */
   SERVER_TOOL_FAILED: 500,
   /** A bug in the service. */

@@ -1,4 +1,8 @@
 import { z } from "zod";
+import { FIELD_LENGTH_LIMITS } from "../limits.js";
+import { STORABLE_TEXT_ERROR, STORABLE_TEXT_PATTERN } from "./storable-text.js";
+
+const { maxRelativePathChars } = FIELD_LENGTH_LIMITS;
 
 /**
  * A path relative to the workspace root opened in the IDE (AGN-034 §4.2), in canonical form: segments joined
@@ -12,7 +16,7 @@ import { z } from "zod";
 export const RelativePathSchema = z
   .string()
   .min(1, "must not be empty")
-  .max(1024, "must be at most 1024 characters")
+  .max(maxRelativePathChars, `must be at most ${maxRelativePathChars} characters`)
   .regex(/^[^\\]*$/, "must use '/' as its separator, never '\\'")
   .regex(/^(?!\/)/, "must be relative to the workspace root, not start with '/'")
   .regex(/^(?![A-Za-z]:)/, "must not start with a drive letter")
@@ -29,4 +33,6 @@ export const RelativePathSchema = z
     "must not contain a segment ending with '.' or a space: Windows drops them, so the path would name another file",
   )
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+  .regex(/^[^\u0000-\u001f\u007f]*$/, { message: "must not contain control characters", abort: true })
+  // Aborted above for NUL, a control character: this adds only lone surrogates.
+  .regex(STORABLE_TEXT_PATTERN, STORABLE_TEXT_ERROR);

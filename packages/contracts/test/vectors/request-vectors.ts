@@ -187,6 +187,11 @@ export const requestVectors: readonly RequestVector[] = [
       result({ toolCallId: `call_${"z".repeat(251)}`, resultJson: "42" }),
     ]),
   },
+  {
+    name: "tool continuation: resultJson escapes of NUL and of a lone surrogate are text, and storable",
+    valid: true,
+    input: continuation([result({ resultJson: '{"nul":"\\u0000","half":"\\ud83d"}' })]),
+  },
 
   // ── sessionId / turnId ────────────────────────────────────────────────────────────────────────────────
   {
@@ -528,6 +533,56 @@ export const requestVectors: readonly RequestVector[] = [
     messages: { instruction: "NUL", [path0("contents")]: "base64" },
   },
   {
+    name: "lone surrogates are refused in every free-text field of a user turn (Postgres cannot keep them)",
+    valid: false,
+    input: {
+      sessionId: "s",
+      turnId: "t",
+      // An emoji cut in half, as an editor that splits text in UTF-16 units leaves it.
+      instruction: `Summarize ${"📄".slice(0, 1)}`,
+      solutionContextText: "\uDCC4 at the start",
+      workspaceId: "ws-\uD800",
+      repo: "acme/\uDBFF",
+      language: "\uDFFF",
+      ragScope: [{ key: "k\uD83D", operator: "==", values: ["fine 📄", "\uDC00"] }],
+      inputArtifacts: [
+        artifact({
+          relativePath: "src/\uD83D/a.ts",
+          fileName: "a\uDCC4.ts",
+          contents: "x\uD83D",
+          language: "\uD800",
+        }),
+      ],
+    },
+    paths: [
+      "instruction",
+      "solutionContextText",
+      "workspaceId",
+      "repo",
+      "language",
+      "ragScope[0].key",
+      "ragScope[0].values[1]",
+      path0("relativePath"),
+      path0("fileName"),
+      path0("contents"),
+      path0("language"),
+    ],
+    jsonSchema: "rejects",
+    messages: {
+      instruction: "lone surrogate",
+      [path0("relativePath")]: "lone surrogate",
+      [path0("contents")]: "lone surrogate",
+    },
+  },
+  {
+    name: "artifact mimeType: longer than RFC 6838 allows (255 characters)",
+    valid: false,
+    input: withArtifacts(artifact({ mimeType: `text/${"x".repeat(251)}` })),
+    paths: [path0("mimeType")],
+    jsonSchema: "rejects",
+    messages: { [path0("mimeType")]: "at most 255 characters" },
+  },
+  {
     name: "artifact: a missing enum field is reported as required",
     valid: false,
     input: withArtifacts(artifact({ origin: undefined })),
@@ -767,6 +822,20 @@ export const requestVectors: readonly RequestVector[] = [
   },
 
   // ── tool results ──────────────────────────────────────────────────────────────────────────────────────
+  {
+    name: "tool result: a lone surrogate in resultJson (even inside a JSON string) or errorMessage",
+    valid: false,
+    input: continuation([
+      result({ toolCallId: "call_1", resultJson: '"cut \uD83D"' }),
+      result({ toolCallId: "call_2", resultJson: undefined, errorMessage: "ENOENT \uDCC4" }),
+    ]),
+    paths: ["toolResults[0].resultJson", "toolResults[1].errorMessage"],
+    jsonSchema: "rejects",
+    messages: {
+      "toolResults[0].resultJson": "lone surrogate",
+      "toolResults[1].errorMessage": "lone surrogate",
+    },
+  },
   {
     name: "tool result: both resultJson and errorMessage",
     valid: false,

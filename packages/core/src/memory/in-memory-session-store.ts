@@ -9,7 +9,7 @@ import type { Clock } from "../ports/clock.js";
 import type {
   ClaimSessionInput,
   ClaimSessionResult,
-  Lease,
+  FindExpiredLeasesInput,
   RecordLlmCallInput,
   SessionStore,
   StartTurnInput,
@@ -41,7 +41,7 @@ const TURN_PATCH_KEYS = [
 interface SessionState {
   record: SessionRecord;
   /** Null when no lease is held (never claimed, or released). */
-  lease: Lease | null;
+  lease: { owner: string; expiresAt: Date } | null;
   /** Transcript items by position; a map, like rows keyed by position, so a write past the end leaves a gap. */
   transcript: Map<number, TranscriptItem>;
   turns: Map<string, TurnRecord>;
@@ -56,8 +56,10 @@ interface SessionState {
  *
  * - Records go in and come out as copies (`structuredClone`): callers never hold live references, and
  *   `Date`s stay `Date`s.
- * - A lease is free when none is held or it has expired (`expiresAt <= now`); a held, unexpired lease makes a
- *   claim `busy`, even for the same owner string.
+ * - The clock given to the constructor is the store's clock, as a database's `now()` is a SQL store's: a lease
+ *   lasts its `durationMs` from the clock's now when claimed or renewed, and it alone judges expiry; no time a
+ *   caller passes does. A lease is free when none is held or it has expired (`expiresAt <= now`); a held,
+ *   unexpired lease makes a claim `busy`, even for the same owner string.
  * - Lease-guarded writes check only that the session's lease owner is the given owner: a holder may keep
  *   writing after its lease expired, until another claimant takes the lease. `releaseLease` (and
  *   `updateTurn`'s `releaseLease`) leave no lease held; a release by anyone else is a no-op.
@@ -71,7 +73,7 @@ export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionState>();
   readonly #clock: Clock;
 
-  /** `clock` stamps `updatedAt` on writes that are not given a time. */
+  /** `clock` is the store's clock: it judges leases and stamps `updatedAt` on writes that are not given a time. */
   constructor(clock: Clock = systemClock) {
     this.#clock = clock;
   }
@@ -112,8 +114,10 @@ export class InMemorySessionStore implements SessionStore {
       };
       this.#sessions.set(keyOf(key), state);
     }
-    if (state.lease !== null && state.lease.expiresAt.getTime() > now.getTime()) return { outcome: "busy" };
-    state.lease = { owner: lease.owner, expiresAt: new Date(lease.expiresAt) };
+    if (state.lease !== null && state.lease.expiresAt.getTime() > this.#clock.now().getTime()) {
+      return { outcome: "busy" };
+    }
+    state.lease = this.#lease(lease.owner, lease.durationMs);
     return { outcome: "claimed", session: copy(state.record) };
   }
 
@@ -193,7 +197,7 @@ export class InMemorySessionStore implements SessionStore {
       state.record.cursor = written.cursor;
       state.record.updatedAt = this.#clock.now();
     }
-    state.lease = { owner: lease.owner, expiresAt: new Date(lease.expiresAt) };
+    state.lease = this.#lease(lease.owner, lease.durationMs);
     return true;
   }
 
@@ -231,15 +235,21 @@ export class InMemorySessionStore implements SessionStore {
     return [...calls].sort((a, b) => a.index - b.index).map(copy);
   }
 
-  async findExpiredLeases(now: Date, limit: number): Promise<SessionKey[]> {
+  async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
     const found: SessionKey[] = [];
+    const cutoff = this.#clock.now().getTime() - expiredForMs;
     for (const { record, lease } of this.#sessions.values()) {
       if (found.length >= limit) break;
-      if (lease !== null && lease.expiresAt.getTime() <= now.getTime() && record.openTurnId !== null) {
+      if (lease !== null && lease.expiresAt.getTime() <= cutoff && record.openTurnId !== null) {
         found.push({ principal: record.principal, sessionId: record.sessionId });
       }
     }
     return found;
+  }
+
+  /** A lease of `owner` lasting `durationMs` from the store's now. */
+  #lease(owner: string, durationMs: number): { owner: string; expiresAt: Date } {
+    return { owner, expiresAt: new Date(this.#clock.now().getTime() + durationMs) };
   }
 
   #state(key: SessionKey): SessionState | undefined {

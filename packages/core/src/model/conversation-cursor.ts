@@ -13,6 +13,12 @@ export interface ConversationCursor {
   pendingInput: TranscriptItem[];
   /** How many transcript items belong to this state; items past it are stale and get overwritten. */
   transcriptLength: number;
+  /**
+   * The mode of the last user turn this state holds (its `[MODE: …]`, pending input included): the mode the
+   * model was last told about. It rolls back with the cursor, so a failed or abandoned turn's rolled-back
+   * message does not count. Absent on a fresh cursor, and on cursors stored before it was kept.
+   */
+  mode?: string;
 }
 
 export const EMPTY_CURSOR: ConversationCursor = Object.freeze({

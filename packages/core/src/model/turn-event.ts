@@ -2,24 +2,34 @@ import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
 
 /**
  * One server-sent event of a streamed turn (docs/http-api.md, Streaming). Ids order the turn's events across its
- * rounds: `<round>-<n>` for text deltas, `<round>-result` for the round's one result.
+ * rounds: `<round>-<n>` for text deltas and resets, `<round>-result` for the round's one result. The text a client
+ * shows is the deltas since the last reset; at the round's end it equals the answer's text.
  */
 export type TurnEvent =
   | { id: string; event: "output_text.delta"; data: { delta: string } }
+  | { id: string; event: "output_text.reset"; data: Record<string, never> }
   | { id: string; event: "result"; data: InvokeResult<AgentExecuteResponse> };
 
-/** A text delta as the event log keeps it. */
+/**
+ * A text delta or reset as the event log keeps it. A reset is kept as an empty delta: no delta is ever empty
+ * (the recorder drops empty text), so stores keep one column for both.
+ */
 export interface StoredDelta {
   round: number;
   seq: number;
   delta: string;
 }
 
+/** The stored form of an `output_text.reset`. */
+export const RESET_DELTA = "";
+
 /** Where a client stands in a turn's events: after delta `seq` of `round`, or after the round's result. */
 export type EventPosition = { round: number; seq: number } | { round: number; result: true };
 
 export function deltaEvent({ round, seq, delta }: StoredDelta): TurnEvent {
-  return { id: `${round}-${seq}`, event: "output_text.delta", data: { delta } };
+  return delta === RESET_DELTA
+    ? { id: `${round}-${seq}`, event: "output_text.reset", data: {} }
+    : { id: `${round}-${seq}`, event: "output_text.delta", data: { delta } };
 }
 
 export function resultEvent(round: number, result: InvokeResult<AgentExecuteResponse>): TurnEvent {

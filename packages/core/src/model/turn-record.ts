@@ -26,7 +26,10 @@ export interface TurnRound {
   result?: InvokeResult<AgentExecuteResponse>;
 }
 
-/** What a turn that awaits client tools is waiting for. */
+/**
+ * What a turn that awaits client tools is waiting for. It stays on the turn while the continuation round that
+ * answers it runs, so that round can be run again when its instance stops before it finishes.
+ */
 export interface PendingToolCalls {
   /** Every call of the response that paused the turn, in the model's order. */
   calls: LlmToolCall[];
@@ -36,6 +39,11 @@ export interface PendingToolCalls {
   serverOutputs: FunctionCallOutputItem[];
   /** The session's cursor before the call that asked for these tools, restored if the turn is abandoned. */
   resumeCursor: ConversationCursor;
+  /**
+   * The session's cursor when the continuation round started: where that round starts again when it is sent
+   * again after its instance stopped. Set as the round starts; absent while the turn awaits client tools.
+   */
+  continueCursor?: ConversationCursor;
 }
 
 /** A server-side tool run, kept for the trace and shown in the final response's `toolResults`. */
@@ -57,6 +65,7 @@ export interface TurnRecord extends SessionKey {
   /** Whether the user turn asked for a streamed answer; its continuations stream too. */
   stream: boolean;
   rounds: TurnRound[];
+  /** Set while the turn awaits client tools and while the continuation round answering them runs. */
   pending: PendingToolCalls | null;
   /** The cursor the turn started from, restored when it fails. */
   startCursor: ConversationCursor;

@@ -18,8 +18,9 @@ import { systemClock } from "../defaults/system-clock.js";
 import { requestHash } from "../lifecycle/request-hash.js";
 import { toolResultsMismatch } from "../lifecycle/tool-results-mismatch.js";
 import { InMemoryTurnEventLog } from "../memory/in-memory-turn-event-log.js";
+import type { ConversationCursor } from "../model/conversation-cursor.js";
 import type { SessionKey, SessionRecord } from "../model/session-record.js";
-import { parseEventId, resultEvent, type TurnEvent } from "../model/turn-event.js";
+import { resultEvent, type TurnEvent } from "../model/turn-event.js";
 import type { TurnRecord, TurnRound } from "../model/turn-record.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
@@ -28,6 +29,7 @@ import type { FileStore, StoredFile } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
+import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { CompositionStep } from "./composition/composition-step.js";
 import type { RoundOpening } from "./composition/round-opening.js";
@@ -40,7 +42,7 @@ import { TurnEventRecorder } from "./turn-event-recorder.js";
 import { TurnFollower } from "./turn-follower.js";
 import { type SessionLease, TurnPersistence } from "./turn-persistence.js";
 import { NO_USAGE, type TurnProgress } from "./turn-progress.js";
-import { emptyProgress, TurnSettlement } from "./turn-settlement.js";
+import { emptyProgress, interruptedFailure, TurnSettlement } from "./turn-settlement.js";
 import { TurnWakeups } from "./turn-wakeups.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
 
@@ -58,6 +60,8 @@ export interface AgentServiceOptions {
   maxLlmCallsPerRequest?: number;
   /** How long a turn holds its session before another instance may take over (renewed on every LLM call). */
   leaseMs?: number;
+  /** How long the stream events of a turn are kept after it ends (`pruneTurnEvents`). Default 24 h. */
+  eventRetentionMs?: number;
   /** Where streamed text deltas are kept for clients that reconnect; in memory when absent. */
   events?: TurnEventLog;
   /** How often buffered deltas are written to the event log. Default 100 ms. */
@@ -90,6 +94,10 @@ interface Admitted {
 
 export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
+export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
+/** Turns `pruneTurnEvents` prunes per store call, and calls it makes at most per run. */
+const PRUNE_BATCH = 100;
+const MAX_PRUNE_BATCHES = 10;
 
 interface Round {
   lease: SessionLease;
@@ -99,10 +107,12 @@ interface Round {
   opening: RoundOpening;
   warnings: InvokeWarning[];
   streaming: Streaming | undefined;
+  /** The round runs again after its instance stopped: its streamed events follow the earlier attempt's. */
+  rerun?: boolean;
 }
 
 /**
- * Layer 6 — Entry (AGN-027 G), with the turn lifecycle of docs/architecture.md: one `execute(request, principal)`
+ * Layer 6 — Entry (AGN-027 G), with the turn lifecycle (docs/architecture.md): one `execute(request, principal)`
  * for both request scenarios, plus the owner-only reads the server's routes answer. It admits a request to
  * its turn and hands the Reasoner what the request carries; Composition makes prompts of it.
  */
@@ -119,6 +129,7 @@ export class AgentService {
   readonly #events: TurnEventLog;
   readonly #wakeups = new TurnWakeups();
   readonly #eventFlushMs: number;
+  readonly #eventRetentionMs: number;
 
   constructor(options: AgentServiceOptions) {
     this.#catalog = options.catalog;
@@ -134,22 +145,24 @@ export class AgentService {
     );
     this.#settlement = new TurnSettlement(options.catalog.modes, this.#clock);
     this.#files = options.files;
-    this.#events = options.events ?? new InMemoryTurnEventLog();
+    this.#events = options.events ?? new InMemoryTurnEventLog(options.store);
     this.#eventFlushMs = options.eventFlushMs ?? 100;
+    this.#eventRetentionMs = options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS;
     this.#follower = new TurnFollower(
       this.#persistence,
       this.#events,
       this.#wakeups,
       options.followPollMs ?? 250,
     );
-    this.#reasoner = new ReasonerStep(
-      new CompositionStep(options.catalog, options.retriever),
-      new LlmCallStep(),
-      new ServerToolExecutionStep(options.catalog.serverTools, this.#clock),
-      new FileKeeper(options.files, this.#hashing, ids, this.#clock),
-      this.#clock,
-      options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
-    );
+    this.#reasoner = new ReasonerStep({
+      composition: new CompositionStep(options.catalog, options.retriever),
+      llmCall: new LlmCallStep(),
+      serverTools: new ServerToolExecutionStep(options.catalog.serverTools, this.#clock),
+      files: new FileKeeper(options.files, this.#hashing, ids, this.#clock),
+      clock: this.#clock,
+      modes: options.catalog.modes,
+      maxLlmCalls: options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
+    });
   }
 
   /** Runs a user turn or applies a tool continuation. `request` must already be valid (see @aptix/contracts). */
@@ -212,8 +225,9 @@ export class AgentService {
   }
 
   /**
-   * The events of a turn after `lastEventId`, then live until its latest round has its result: for a client
-   * that dropped off a stream. Works from any instance; stops early once `signal` aborts.
+   * The events of a turn after `lastEventId`, then live until its latest round has its result, which always
+   * ends them (see TurnFollower.resume): for a client that dropped off a stream. Works from any instance;
+   * stops early once `signal` aborts.
    */
   async followTurn(
     principal: string,
@@ -225,13 +239,7 @@ export class AgentService {
     const key = { principal, sessionId };
     const turn = await this.#persistence.getTurn(key, turnId);
     if (!turn) return this.#turnNotFound(key, turnId);
-    const position = lastEventId === undefined ? undefined : parseEventId(lastEventId);
-    if (lastEventId !== undefined && !position) {
-      return fail("VALIDATION_FAILED", "Last-Event-ID is not an event id of this service.", {
-        fields: [{ path: "Last-Event-ID", message: "is not an event id of this service" }],
-      });
-    }
-    return ok(this.#follower.follow(key, turnId, position, signal));
+    return this.#follower.resume(key, turn, lastEventId, signal);
   }
 
   async #admitUserTurn(
@@ -242,16 +250,8 @@ export class AgentService {
     const existing = await this.#persistence.getTurn(key, request.turnId);
     if (existing) {
       const first = existing.rounds[0];
-      if (first?.requestHash !== hash) {
-        return fail(
-          "TURN_ID_CONFLICT",
-          `Turn ${JSON.stringify(request.turnId)} was already sent with a different body.`,
-          {
-            turnId: request.turnId,
-          },
-        );
-      }
-      return storedAnswer(0, first);
+      if (first?.requestHash !== hash) return turnIdConflict(request.turnId);
+      return first.result ? storedAnswer(0, first.result) : this.#admitRetry(key, request.turnId, 0);
     }
     const requested = this.#catalog.conversationContext(request.conversationContextId);
     if (!requested) {
@@ -266,12 +266,7 @@ export class AgentService {
     });
     if (!claimed.successful) return claimed;
     const { session, lease } = claimed.result;
-    try {
-      return await this.#beginTurn(lease, session, request, hash);
-    } catch (error) {
-      await lease.release();
-      throw error;
-    }
+    return releasingOnThrow(lease, () => this.#beginTurn(lease, session, request, hash));
   }
 
   async #beginTurn(
@@ -280,22 +275,18 @@ export class AgentService {
     request: UserTurnRequest,
     hash: string,
   ): Promise<InvokeResult<Admitted>> {
+    // A request racing this one started the turn after this one's first read, and its instance stopped
+    // (the lease expired): the open turn is this request's own, to run again, never to fail or abandon.
+    if (session.openTurnId === request.turnId) {
+      return this.#userTurnSentAgain(lease, session, request.turnId, hash);
+    }
     const now = this.#clock.now();
-    const warnings: InvokeWarning[] = [];
     const context = this.#catalog.conversationContext(session.conversationContextId);
     if (!context) {
       await lease.release();
-      return fail(
-        "INTERNAL",
-        `The session's conversation context ${session.conversationContextId} is no longer configured.`,
-      );
+      return contextGone(session);
     }
-    if (request.conversationContextId !== undefined && request.conversationContextId !== context.id) {
-      warnings.push({
-        code: "CONVERSATION_CONTEXT_KEPT",
-        message: `The session keeps its conversation context ${JSON.stringify(context.id)}; conversationContextId applies to new sessions only.`,
-      });
-    }
+    const warnings = contextKept(request, context);
     let mode = session.mode;
     if (!this.#catalog.modes.has(mode)) {
       mode = this.#catalog.defaultModeOf(context).id;
@@ -321,7 +312,8 @@ export class AgentService {
     }
 
     // A turn still open here either awaits client tools (the user moved on: abandon it) or was left running
-    // by an instance whose lease expired (it crashed: fail it). Either way the provider's view rolls back.
+    // by an instance whose lease expired (it stopped: fail it, TURN_INTERRUPTED). Either way the provider's
+    // view rolls back.
     let cursor = session.cursor;
     let abandonTurnId: string | undefined;
     if (session.openTurnId !== null) {
@@ -330,7 +322,7 @@ export class AgentService {
         abandonTurnId = open.turnId;
         cursor = open.pending.resumeCursor;
       } else if (open?.status === "running") {
-        const failed = await this.#settlement.abandonedRun(lease, open);
+        const failed = await this.#settlement.interrupted(lease, open);
         if (!failed.successful) return failed;
         cursor = open.startCursor;
       }
@@ -365,6 +357,11 @@ export class AgentService {
       abandonTurnId,
     );
     if (!started.successful) {
+      // The turn was started (and ended) by a request racing this one after its first read: judged by the
+      // request's hash like any turn sent again.
+      if (started.errors[0].code === "TURN_ID_CONFLICT") {
+        return this.#userTurnSentAgain(lease, session, turn.turnId, hash);
+      }
       await lease.release();
       return started;
     }
@@ -384,6 +381,25 @@ export class AgentService {
     });
   }
 
+  /**
+   * A user turn found under the lease, with the id of the one this request would start: the same body is that
+   * turn sent again (its stored answer, SESSION_BUSY, or run again once its instance stopped: see #rerun);
+   * another body is TURN_ID_CONFLICT.
+   */
+  async #userTurnSentAgain(
+    lease: SessionLease,
+    session: SessionRecord,
+    turnId: string,
+    hash: string,
+  ): Promise<InvokeResult<Admitted>> {
+    const turn = await this.#persistence.getTurn(lease.key, turnId);
+    if (turn?.rounds[0]?.requestHash !== hash) {
+      await lease.release();
+      return turnIdConflict(turnId);
+    }
+    return this.#rerun(lease, session, turnId, 0);
+  }
+
   async #admitContinuation(
     key: SessionKey,
     request: ToolContinuationRequest,
@@ -392,7 +408,12 @@ export class AgentService {
     const known = await this.#persistence.getTurn(key, request.turnId);
     if (!known) return this.#turnNotFound(key, request.turnId);
     const answered = answeredContinuation(known, hash);
-    if (answered) return storedAnswer(known.rounds.indexOf(answered), answered);
+    if (answered) {
+      const index = known.rounds.indexOf(answered);
+      return answered.result
+        ? storedAnswer(index, answered.result)
+        : this.#admitRetry(key, known.turnId, index);
+    }
     if (known.status !== "awaiting_client_tools") return notAwaiting(known);
 
     const claimed = await this.#persistence.claim(key);
@@ -402,13 +423,15 @@ export class AgentService {
       // Re-read under the lease: another instance may have moved the turn on since the first read.
       const turn = await this.#persistence.getTurn(key, request.turnId);
       if (!turn?.pending || turn.status !== "awaiting_client_tools") {
-        await lease.release();
         const nowAnswered = turn && answeredContinuation(turn, hash);
-        return nowAnswered
-          ? storedAnswer(turn.rounds.indexOf(nowAnswered), nowAnswered)
-          : notAwaiting(turn ?? known);
+        // Sent again while this request waited: answered meanwhile, or interrupted since (run it again).
+        if (nowAnswered)
+          return await this.#rerun(lease, session, turn.turnId, turn.rounds.indexOf(nowAnswered));
+        await lease.release();
+        return notAwaiting(turn ?? known);
       }
-      const pending = turn.pending;
+      // Kept while the round runs, with the cursor it starts from, so it can be run again if interrupted.
+      const pending = { ...turn.pending, continueCursor: session.cursor };
       // The request is the turn's next round from here on: even a mismatch is stored as that round's result.
       const rounds: TurnRound[] = [...turn.rounds, { request, requestHash: hash }];
       const round = turn.rounds.length;
@@ -429,7 +452,7 @@ export class AgentService {
       }
       const resumed = await lease.updateTurn(
         turn.turnId,
-        { status: "running", pending: null, rounds },
+        { status: "running", pending, rounds },
         { expectStatus: "awaiting_client_tools" },
       );
       if (!resumed.successful) {
@@ -438,10 +461,7 @@ export class AgentService {
       }
       const context = this.#catalog.conversationContext(session.conversationContextId);
       if (!context) {
-        const failure = fail(
-          "INTERNAL",
-          `The session's conversation context ${session.conversationContextId} is no longer configured.`,
-        );
+        const failure = contextGone(session);
         return ok({
           round,
           answer: () => this.#settlement.failure(lease, { ...turn, rounds }, emptyProgress(turn), failure),
@@ -453,7 +473,7 @@ export class AgentService {
           this.#runRound({
             lease,
             session,
-            turn: { ...turn, status: "running", pending: null, rounds },
+            turn: { ...turn, status: "running", pending, rounds },
             context,
             opening: { type: "tool_results", toolResults: request.toolResults, pending },
             warnings: [],
@@ -466,16 +486,99 @@ export class AgentService {
     }
   }
 
+  /**
+   * A round sent again before it has its answer. While the instance running it holds the session's lease, it
+   * is still being answered (SESSION_BUSY, retryable). Once that lease has expired, that instance stopped:
+   * this request takes the session over and runs the round again.
+   */
+  async #admitRetry(key: SessionKey, turnId: string, index: number): Promise<InvokeResult<Admitted>> {
+    const claimed = await this.#persistence.claim(key);
+    if (!claimed.successful) return claimed.errors[0].code === "SESSION_BUSY" ? stillAnswering() : claimed;
+    const { session, lease } = claimed.result;
+    return releasingOnThrow(lease, () => this.#rerun(lease, session, turnId, index));
+  }
+
+  /**
+   * Runs round `index` of a turn left running again, under `lease`, from its last durable point: the cursor
+   * the round started from (the turn's for a user turn, the one kept with the pending calls for a
+   * continuation). The round has no stored answer, so the client sees nothing twice; the earlier attempt's
+   * LLM calls stay in the trace. A round answered meanwhile answers as stored.
+   */
+  async #rerun(
+    lease: SessionLease,
+    session: SessionRecord,
+    turnId: string,
+    index: number,
+  ): Promise<InvokeResult<Admitted>> {
+    // Re-read under the lease: the round may have been answered, or its turn failed, since the first read.
+    const turn = await this.#persistence.getTurn(lease.key, turnId);
+    const round = turn?.rounds[index];
+    if (round?.result) {
+      await lease.release();
+      return storedAnswer(index, round.result);
+    }
+    if (!turn || !round || turn.status !== "running" || session.openTurnId !== turnId) {
+      await lease.release();
+      return stillAnswering();
+    }
+    const context = this.#catalog.conversationContext(session.conversationContextId);
+    const restart = restartOf(turn, round);
+    if (!context || !restart) {
+      const failure = context ? interruptedFailure(turnId) : contextGone(session);
+      return ok({
+        round: index,
+        answer: () => this.#settlement.failure(lease, turn, emptyProgress(turn), failure),
+      });
+    }
+    const calls = await this.#persistence.listLlmCalls(lease.key, turnId);
+    const llmCallCount = Math.max(turn.llmCallCount, (calls.at(-1)?.index ?? -1) + 1);
+    session.cursor = restart.cursor;
+    return ok({
+      round: index,
+      answer: (streaming) =>
+        this.#runRound({
+          lease,
+          session,
+          turn: { ...turn, llmCallCount },
+          context,
+          opening: restart.opening,
+          warnings: restart.opening.type === "user_turn" ? contextKept(restart.opening.request, context) : [],
+          streaming,
+          rerun: true,
+        }),
+    });
+  }
+
   /** Runs one round of the turn; whatever it throws fails the turn (never the session) instead of escaping. */
   async #runRound(round: Round): Promise<InvokeResult<AgentExecuteResponse>> {
     try {
       return await this.#reason(round);
     } catch (error) {
-      const failure = fail(
-        "INTERNAL",
-        `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
-      );
-      return this.#settlement.failure(round.lease, round.turn, emptyProgress(round.turn), failure);
+      const failure = isStoreUnavailable(error)
+        ? fail(
+            "NOT_READY",
+            "The database could not be reached while the turn ran; the turn failed. Send it again as a new turn once the service is ready.",
+            { turnId: round.turn.turnId, retryable: true },
+          )
+        : fail(
+            "INTERNAL",
+            `The turn failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+          );
+      try {
+        return await this.#settlement.failure(round.lease, round.turn, emptyProgress(round.turn), failure);
+      } catch (settling) {
+        if (!isStoreUnavailable(settling)) throw settling;
+        // The failure could not be stored either: the turn stays running until its lease lapses (freed here if
+        // the database is back already), and the round sent again then runs again (#rerun).
+        await round.lease.release().catch(() => undefined);
+        return fail(
+          "NOT_READY",
+          "The database cannot be reached; send the request again once the service is ready.",
+          {
+            retryable: true,
+          },
+        );
+      }
     }
   }
 
@@ -497,7 +600,7 @@ export class AgentService {
       );
       return this.#settlement.failure(lease, turn, progress, failure);
     }
-    const recorder = round.streaming && this.#recorderFor(turn, round.streaming);
+    const recorder = round.streaming && (await this.#recorderFor(turn, round.streaming, round.rerun));
     const outcome = await this.#reasoner.run({
       lease,
       provider,
@@ -507,7 +610,7 @@ export class AgentService {
       turnId: turn.turnId,
       opening: round.opening,
       progress,
-      ...(recorder ? { onTextDelta: (delta: string) => recorder.delta(delta) } : {}),
+      ...(recorder ? { text: recorder } : {}),
     });
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();
@@ -515,16 +618,22 @@ export class AgentService {
     return this.#settlement.success(lease, session, turn, progress, outcome.result);
   }
 
-  #recorderFor(turn: TurnRecord, streaming: Streaming): TurnEventRecorder {
-    return new TurnEventRecorder(
-      this.#events,
-      this.#wakeups,
-      turn,
-      turn.turnId,
-      streaming.round,
-      streaming.onEvent,
-      this.#eventFlushMs,
-    );
+  async #recorderFor(turn: TurnRecord, streaming: Streaming, rerun = false): Promise<TurnEventRecorder> {
+    // A round run again numbers its deltas after the earlier attempt's, so an event id names one event.
+    const earlier = rerun ? await this.#events.list(turn, turn.turnId, streaming.round, -1) : [];
+    const recorder = new TurnEventRecorder({
+      log: this.#events,
+      wakeups: this.#wakeups,
+      key: turn,
+      turnId: turn.turnId,
+      round: streaming.round,
+      onEvent: streaming.onEvent,
+      flushMs: this.#eventFlushMs,
+      firstSeq: (earlier.at(-1)?.seq ?? -1) + 1,
+    });
+    // What the earlier attempt streamed is not the answer: clients drop it before the new attempt's text.
+    if (rerun) recorder.reset();
+    return recorder;
   }
 
   async #turnNotFound(key: SessionKey, turnId: string): Promise<InvokeFailure> {
@@ -536,23 +645,42 @@ export class AgentService {
   }
 
   /**
-   * Fails turns left running by crashed instances once their lease has expired, so their sessions show
-   * the truth without waiting for the next turn. Returns how many it failed.
+   * Fails turns left running by stopped instances (TURN_INTERRUPTED) once their lease has been expired for
+   * `expiredForMs` by the store's clock, so their sessions show the truth without waiting for the next
+   * request; until then the client may still send the round again to have it run again. Returns how many it
+   * failed.
    */
-  async failExpiredTurns(limit = 100): Promise<number> {
+  async failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
+    const { expiredForMs = 0, limit = 100 } = options;
     let failedCount = 0;
-    for (const key of await this.#persistence.findExpiredLeases(this.#clock.now(), limit)) {
+    for (const key of await this.#persistence.findExpiredLeases({ expiredForMs, limit })) {
       const claimed = await this.#persistence.claim(key);
       if (!claimed.successful) continue;
       const { session, lease } = claimed.result;
       const open =
         session.openTurnId === null ? undefined : await this.#persistence.getTurn(key, session.openTurnId);
-      if (open?.status === "running" && (await this.#settlement.abandonedRun(lease, open)).successful) {
+      if (open?.status === "running" && (await this.#settlement.interrupted(lease, open)).successful) {
         failedCount++;
       }
       await lease.release();
     }
     return failedCount;
+  }
+
+  /**
+   * Deletes the stream events of turns that ended more than `eventRetentionMs` ago (by this service's clock,
+   * which stamps turns' `completedAt`): a stream resumed later gets the rounds' results only. Returns how
+   * many turns' events it deleted.
+   */
+  async pruneTurnEvents(): Promise<number> {
+    const endedBefore = new Date(this.#clock.now().getTime() - this.#eventRetentionMs);
+    let pruned = 0;
+    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+      const count = await this.#events.prune({ endedBefore, limit: PRUNE_BATCH });
+      pruned += count;
+      if (count < PRUNE_BATCH) break;
+    }
+    return pruned;
   }
 
   async getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
@@ -586,15 +714,68 @@ export class AgentService {
   }
 }
 
-/** A round sent again: its stored answer, or SESSION_BUSY while it is still being answered. */
-function storedAnswer(index: number, round: TurnRound): InvokeResult<Admitted> {
-  const { result } = round;
-  if (!result) {
-    return fail("SESSION_BUSY", "This request is still being answered; retry when it has finished.", {
-      retryable: true,
-    });
+/** Runs `work`, giving `lease` back when it throws: a request that fails unexpectedly leaves the session free. */
+async function releasingOnThrow<T>(lease: SessionLease, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    await lease.release();
+    throw error;
   }
+}
+
+/** A round sent again after it was answered: its stored answer. */
+function storedAnswer(index: number, result: InvokeResult<AgentExecuteResponse>): InvokeResult<Admitted> {
   return ok({ round: index, answer: async () => result });
+}
+
+/** A user turn whose turnId the session already has for a different body. */
+function turnIdConflict(turnId: string): InvokeFailure {
+  return fail("TURN_ID_CONFLICT", `Turn ${JSON.stringify(turnId)} was already sent with a different body.`, {
+    turnId,
+  });
+}
+
+/** A round sent again while the instance running it still holds the session's lease. */
+function stillAnswering(): InvokeFailure {
+  return fail("SESSION_BUSY", "This request is still being answered; retry when it has finished.", {
+    retryable: true,
+  });
+}
+
+/** How round `round` of a running turn opens again, and the cursor it starts from; undefined when not kept. */
+function restartOf(
+  turn: TurnRecord,
+  round: TurnRound,
+): { opening: RoundOpening; cursor: ConversationCursor } | undefined {
+  const { request } = round;
+  if (!isToolContinuationRequest(request)) {
+    return { opening: { type: "user_turn", request }, cursor: turn.startCursor };
+  }
+  const pending = turn.pending;
+  if (!pending?.continueCursor) return undefined;
+  return {
+    opening: { type: "tool_results", toolResults: request.toolResults, pending },
+    cursor: pending.continueCursor,
+  };
+}
+
+function contextGone(session: SessionRecord): InvokeFailure {
+  return fail(
+    "INTERNAL",
+    `The session's conversation context ${session.conversationContextId} is no longer configured.`,
+  );
+}
+
+/** The warning of a user turn naming another conversation context than its session's. */
+function contextKept(request: UserTurnRequest, context: ConversationContext): InvokeWarning[] {
+  if (request.conversationContextId === undefined || request.conversationContextId === context.id) return [];
+  return [
+    {
+      code: "CONVERSATION_CONTEXT_KEPT",
+      message: `The session keeps its conversation context ${JSON.stringify(context.id)}; conversationContextId applies to new sessions only.`,
+    },
+  ];
 }
 
 /** A continuation already applied to the turn (its later rounds), found by its body's hash. */

@@ -1,6 +1,7 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { ConversationCursor } from "../model/conversation-cursor.js";
 import type { LlmCallRecord, TracedContinuation } from "../model/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../model/llm-request.js";
@@ -10,6 +11,7 @@ import type { PendingToolCalls } from "../model/turn-record.js";
 import type { Clock } from "../ports/clock.js";
 import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
 import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../tools/change-mode-tool.js";
+import { AnswerText, type TextSink } from "./answer-text.js";
 import type { CompositionStep } from "./composition/composition-step.js";
 import { needsReplay } from "./composition/composition-step.js";
 import { orderOutputs, type RoundOpening } from "./composition/round-opening.js";
@@ -32,7 +34,20 @@ export interface ReasonerInput {
   /** What the round answers: a user turn (its first call is the turn's first), or a tool continuation. */
   opening: RoundOpening;
   progress: TurnProgress;
-  onTextDelta?: (delta: string) => void;
+  /** Where the round's text streams, when it streams. */
+  text?: TextSink;
+}
+
+export interface ReasonerStepOptions {
+  composition: CompositionStep;
+  llmCall: LlmCallStep;
+  serverTools: ServerToolExecutionStep;
+  files: FileKeeper;
+  clock: Clock;
+  /** The configured modes, for the welcome of a mode the turn changed to. */
+  modes: ModeCatalog;
+  /** LLM calls one request may make before its turn fails with ITERATION_LIMIT_EXCEEDED. */
+  maxLlmCalls: number;
 }
 
 export type ReasonerOutcome =
@@ -42,22 +57,37 @@ export type ReasonerOutcome =
 /**
  * Layer 4 — Reasoner (AGN-027 E): the only layer that loops. Compose → call → server tools → compose with
  * their outputs, until the model answers with text (final) or asks for a client tool (continuation).
- * It applies mode changes and bounds the loop.
+ * It applies mode changes, prepends the welcome of a mode the turn changed to, and bounds the loop.
+ *
+ * Streamed text follows the answer: a call whose text will not be the answer (it asked for server tools, or
+ * its continuation was lost) is followed by a reset, so the deltas since the last reset always add up to the
+ * round's `primaryOutputText` (or `toolContinuationMessage`).
  */
 export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome> {
-  constructor(
-    private readonly composition: CompositionStep,
-    private readonly llmCall: LlmCallStep,
-    private readonly serverTools: ServerToolExecutionStep,
-    private readonly files: FileKeeper,
-    private readonly clock: Clock,
-    private readonly maxLlmCalls: number,
-  ) {}
+  private readonly composition: CompositionStep;
+  private readonly llmCall: LlmCallStep;
+  private readonly serverTools: ServerToolExecutionStep;
+  private readonly files: FileKeeper;
+  private readonly clock: Clock;
+  private readonly modes: ModeCatalog;
+  private readonly maxLlmCalls: number;
+
+  constructor(options: ReasonerStepOptions) {
+    ({
+      composition: this.composition,
+      llmCall: this.llmCall,
+      serverTools: this.serverTools,
+      files: this.files,
+      clock: this.clock,
+      modes: this.modes,
+      maxLlmCalls: this.maxLlmCalls,
+    } = options);
+  }
 
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     const { lease, provider, session, progress } = input;
     // Composed once: a replay after a lost continuation resends the same items.
-    const opened = await this.composition.openRound(input.opening, session);
+    const opened = await this.composition.openRound(input.opening, session, progress.cursor);
     if (!opened.successful) return opened;
     let newItems = opened.result;
     let continuationLost = false;
@@ -78,6 +108,7 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       const composed = await this.composition.run({
         context: input.context,
         mode: input.mode,
+        currentModeId: session.mode,
         cursor,
         newItems,
         firstCallOfTurn,
@@ -87,10 +118,11 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       const request = composed.result;
 
       const startedAt = this.clock.now();
+      const text = new AnswerText(input.text, this.#welcome(input));
       const answered = await this.llmCall.run({
         provider,
         request,
-        ...(input.onTextDelta ? { options: { onTextDelta: input.onTextDelta } } : {}),
+        ...(input.text ? { options: { onTextDelta: text.delta } } : {}),
       });
       const record = this.#callRecord(input, request, startedAt, answered);
       if (!answered.successful) {
@@ -99,15 +131,19 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
         // The provider forgot the response we continued from: replay the transcript once instead of failing.
         if (isContinuationLost(answered) && !continuationLost && cursor.transcriptLength > 0) {
           continuationLost = true;
+          input.text?.reset();
           continue;
         }
         return answered;
       }
       const response = answered.result;
+      // The turn's user message goes with its first call: from then on the model has been told its mode.
+      const toldMode = firstCallOfTurn ? { mode: input.mode.id } : modeOf(cursor);
       const advanced: ConversationCursor = {
         responseId: response.responseId ?? null,
         pendingInput: [],
         transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
+        ...toldMode,
       };
       const kept = await lease.recordLlmCall(record, {
         items: [...request.input, ...response.output],
@@ -121,7 +157,7 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       firstCallOfTurn = false;
 
       if (response.toolCalls.length === 0) {
-        return ok({ kind: "final", text: response.text, finishReason: response.finishReason });
+        return ok({ kind: "final", text: text.answer(response.text), finishReason: response.finishReason });
       }
       const executed = await this.serverTools.run({
         calls: response.toolCalls,
@@ -141,6 +177,11 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       if (!modeChanged.successful) return modeChanged;
 
       if (clientCalls.length > 0) {
+        // The continuation's message is the model's text alone: a welcome waits for the turn's final answer.
+        if (text.welcomed) {
+          input.text?.reset();
+          input.text?.delta(response.text);
+        }
         return ok({
           kind: "client_tools",
           text: response.text,
@@ -156,12 +197,22 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
               responseId: request.continuation.type === "previous_response" ? cursor.responseId : null,
               pendingInput: request.input,
               transcriptLength: cursor.transcriptLength,
+              // That input is sent again, the turn's user message with it when this was the turn's first call.
+              ...toldMode,
             },
           },
         });
       }
+      input.text?.reset();
       newItems = orderOutputs(response.toolCalls, outputs);
     }
+  }
+
+  /** The welcome of the mode the turn changed to (AGN-011 §5.4); none while the turn is in its own mode. */
+  #welcome(input: ReasonerInput): string | undefined {
+    const current = input.session.mode;
+    if (current === input.mode.id || !this.modes.has(current)) return undefined;
+    return this.modes.get(current).welcomeMessage;
   }
 
   /** AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at once. */
@@ -218,6 +269,11 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       durationMs: this.clock.now().getTime() - startedAt.getTime(),
     };
   }
+}
+
+/** The cursor's `mode`, as a spreadable field (none when it has none). */
+function modeOf(cursor: ConversationCursor): Pick<ConversationCursor, "mode"> {
+  return cursor.mode === undefined ? {} : { mode: cursor.mode };
 }
 
 function traced(continuation: LlmContinuation): TracedContinuation {

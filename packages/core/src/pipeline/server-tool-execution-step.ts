@@ -13,8 +13,9 @@ export interface ServerToolExecutionInput {
 }
 
 export interface ServerToolExecutionOutcome {
-  /** Outputs of the calls the server answered (tool results and argument errors), in call order. */
+  /** Outputs of the calls the server answered (tool results and refusals), in call order. */
   outputs: FunctionCallOutputItem[];
+  /** The runs of server tools (argument refusals included), for the final response's `toolResults`. */
   executions: ServerToolExecution[];
   /** The calls left for the client, in call order. */
   clientCalls: LlmToolCall[];
@@ -46,16 +47,17 @@ export class ServerToolExecutionStep
     };
     for (const call of calls) {
       const tool = this.registry.get(call.name);
+      // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
       const args = parseArgumentsObject(call.argumentsJson);
-      if (args === undefined) {
-        // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
-        this.#refuse(outcome, call, "arguments must be a JSON object", 0);
-        continue;
-      }
       if (!tool) {
         // Unknown names go to the client (AGN-027 D), but only names a client can be handed (AGN-033 §5.1).
-        if (CLIENT_TOOL_NAME.test(call.name)) outcome.clientCalls.push(call);
-        else this.#refuse(outcome, call, "no tool has this name", 0);
+        // Any other call goes back to the model; the server ran nothing, so it is no server tool result.
+        if (args !== undefined && CLIENT_TOOL_NAME.test(call.name)) outcome.clientCalls.push(call);
+        else outcome.outputs.push(errorOutput(call, args === undefined ? NOT_AN_OBJECT : NO_SUCH_TOOL));
+        continue;
+      }
+      if (args === undefined) {
+        this.#refuse(outcome, call, NOT_AN_OBJECT, 0);
         continue;
       }
       const started = this.clock.now().getTime();
@@ -96,22 +98,31 @@ export class ServerToolExecutionStep
     return ok(outcome);
   }
 
+  /** A server tool refusing its arguments: the model gets the reason, the final response the refusal. */
   #refuse(outcome: ServerToolExecutionOutcome, call: LlmToolCall, reason: string, executionMs: number): void {
-    const errorMessage = `Invalid arguments for ${call.name}: ${reason}`;
-    outcome.outputs.push({
-      type: "function_call_output",
-      callId: call.callId,
-      output: errorMessage,
-      isError: true,
-    });
+    const output = errorOutput(call, reason);
+    outcome.outputs.push(output);
     outcome.executions.push({
       toolCallId: call.callId,
       name: call.name,
       argumentsJson: call.argumentsJson,
-      errorMessage,
+      errorMessage: output.output,
       executionMs,
     });
   }
+}
+
+const NOT_AN_OBJECT = "arguments must be a JSON object";
+const NO_SUCH_TOOL = "no tool has this name";
+
+/** The error output the model gets for a call it has to make again. */
+function errorOutput(call: LlmToolCall, reason: string): FunctionCallOutputItem {
+  return {
+    type: "function_call_output",
+    callId: call.callId,
+    output: `Invalid arguments for ${call.name}: ${reason}`,
+    isError: true,
+  };
 }
 
 /** The tool names AGN-033 lets a ToolCall carry (the providers' function-name rule). */

@@ -1,34 +1,59 @@
 import type { SessionKey } from "../model/session-record.js";
-import { deltaEvent, type StoredDelta, type TurnEvent } from "../model/turn-event.js";
+import { deltaEvent, RESET_DELTA, type StoredDelta, type TurnEvent } from "../model/turn-event.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { TextSink } from "./answer-text.js";
 import type { TurnWakeups } from "./turn-wakeups.js";
 
+export interface TurnEventRecorderOptions {
+  log: TurnEventLog;
+  wakeups: TurnWakeups;
+  key: SessionKey;
+  turnId: string;
+  round: number;
+  /** The live stream. */
+  onEvent: (event: TurnEvent) => void;
+  /** How long deltas are buffered before they are written to the log. */
+  flushMs: number;
+  /** The seq of the round's first event: past those of an earlier attempt of the round, when it is run again. */
+  firstSeq?: number;
+}
+
 /**
- * The text deltas of one streamed round: each goes to the live stream at once, and to the event log in
+ * The text events of one streamed round: each goes to the live stream at once, and to the event log in
  * batches (one write per interval rather than per token) so a reconnecting client can catch up.
  */
-export class TurnEventRecorder {
+export class TurnEventRecorder implements TextSink {
+  readonly #options: TurnEventRecorderOptions;
   readonly #pending: StoredDelta[] = [];
-  #seq = 0;
+  #seq: number;
+  /** Whether text was shown since the last reset (an earlier attempt of the round may have shown some). */
+  #shown: boolean;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
 
-  constructor(
-    private readonly log: TurnEventLog,
-    private readonly wakeups: TurnWakeups,
-    private readonly key: SessionKey,
-    private readonly turnId: string,
-    private readonly round: number,
-    private readonly onEvent: (event: TurnEvent) => void,
-    private readonly flushMs: number,
-  ) {}
+  constructor(options: TurnEventRecorderOptions) {
+    this.#options = options;
+    this.#seq = options.firstSeq ?? 0;
+    this.#shown = this.#seq > 0;
+  }
 
   delta(text: string): void {
     if (text === "") return;
-    const stored = { round: this.round, seq: this.#seq++, delta: text };
-    this.onEvent(deltaEvent(stored));
+    this.#shown = true;
+    this.#record(text);
+  }
+
+  reset(): void {
+    if (!this.#shown) return;
+    this.#shown = false;
+    this.#record(RESET_DELTA);
+  }
+
+  #record(delta: string): void {
+    const stored = { round: this.#options.round, seq: this.#seq++, delta };
+    this.#options.onEvent(deltaEvent(stored));
     this.#pending.push(stored);
-    this.#timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    this.#timer ??= setTimeout(() => void this.flush(), this.#options.flushMs);
   }
 
   /** Writes what is buffered. Resuming is best effort: a failed write loses deltas, never the turn. */
@@ -38,9 +63,9 @@ export class TurnEventRecorder {
     const batch = this.#pending.splice(0);
     if (batch.length > 0) {
       this.#writing = this.#writing
-        .then(() => this.log.append(this.key, this.turnId, batch))
+        .then(() => this.#options.log.append(this.#options.key, this.#options.turnId, batch))
         .then(
-          () => this.wakeups.notify(this.key, this.turnId),
+          () => this.#options.wakeups.notify(this.#options.key, this.#options.turnId),
           () => undefined,
         );
     }

@@ -1,8 +1,13 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { SessionKey } from "../model/session-record.js";
-import { deltaEvent, type EventPosition, resultEvent, type TurnEvent } from "../model/turn-event.js";
+import { deltaEvent, parseEventId, resultEvent, type TurnEvent } from "../model/turn-event.js";
+import type { TurnRecord } from "../model/turn-record.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { TurnPersistence } from "./turn-persistence.js";
 import type { TurnWakeups } from "./turn-wakeups.js";
+
+/** Where following starts: the deltas of `round` after `afterSeq` and on from there, or one result sent again. */
+type FollowStart = { round: number; afterSeq: number } | { again: TurnEvent };
 
 /**
  * Follows a turn for a client that dropped off its stream: the events after a position, then live until the
@@ -16,16 +21,32 @@ export class TurnFollower {
     private readonly pollMs: number,
   ) {}
 
-  /** Ends early once `signal` aborts: following costs polls, and nobody listens any more. */
-  async *follow(
+  /**
+   * The events of `turn` after `lastEventId` (from its first without one), ending with the turn's latest
+   * result, or VALIDATION_FAILED naming the Last-Event-ID header when the id names no event of the turn.
+   * Ends early once `signal` aborts: following costs polls, and nobody listens any more.
+   */
+  resume(
     key: SessionKey,
-    turnId: string,
-    position: EventPosition | undefined,
+    turn: TurnRecord,
+    lastEventId: string | undefined,
     signal?: AbortSignal,
-  ): AsyncIterable<TurnEvent> {
-    let round = position?.round ?? 0;
-    let afterSeq = position && "seq" in position ? position.seq : -1;
-    if (position && "result" in position) round += 1;
+  ): InvokeResult<AsyncIterable<TurnEvent>> {
+    const start = lastEventId === undefined ? { round: 0, afterSeq: -1 } : startAfter(turn, lastEventId);
+    if (typeof start === "string") {
+      return fail("VALIDATION_FAILED", `Last-Event-ID ${start}.`, {
+        fields: [{ path: "Last-Event-ID", message: start }],
+      });
+    }
+    return ok(this.#follow(key, turn.turnId, start, signal));
+  }
+
+  async *#follow(key: SessionKey, turnId: string, start: FollowStart, signal?: AbortSignal) {
+    if ("again" in start) {
+      yield start.again;
+      return;
+    }
+    let { round, afterSeq } = start;
     while (!signal?.aborted) {
       const turn = await this.persistence.getTurn(key, turnId);
       if (!turn || round >= turn.rounds.length) return;
@@ -44,4 +65,21 @@ export class TurnFollower {
       }
     }
   }
+}
+
+/**
+ * Where following resumes after the event `lastEventId`, or why that id names no event of `turn`. A delta id
+ * is judged by its round alone: a running round's deltas reach the log in batches, after the client saw them,
+ * and an ended turn's are pruned. After the latest result, that result is sent again: it is the turn's
+ * authoritative end, so a resume always ends with it.
+ */
+function startAfter(turn: TurnRecord, lastEventId: string): FollowStart | string {
+  const position = parseEventId(lastEventId);
+  if (!position) return "is not an event id of this service";
+  const round = turn.rounds[position.round];
+  if (!round) return `names round ${position.round}, but the turn's last round is ${turn.rounds.length - 1}`;
+  if (!("result" in position)) return { round: position.round, afterSeq: position.seq };
+  if (!round.result) return `names the result of round ${position.round}, which has none yet`;
+  if (position.round < turn.rounds.length - 1) return { round: position.round + 1, afterSeq: -1 };
+  return { again: resultEvent(position.round, round.result) };
 }

@@ -1,4 +1,4 @@
-import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import type { ConversationCursor } from "../model/conversation-cursor.js";
 import type { LlmCallRecord } from "../model/llm-call-record.js";
 import type { ModeHistoryEntry } from "../model/mode-history-entry.js";
@@ -7,10 +7,20 @@ import type { TranscriptItem } from "../model/transcript-item.js";
 import type { TurnPatch, TurnRecord, TurnStatus } from "../model/turn-record.js";
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
-import type { ClaimSessionInput, SessionStore } from "../ports/session-store.js";
+import type { ClaimSessionInput, FindExpiredLeasesInput, SessionStore } from "../ports/session-store.js";
 
-const LEASE_LOST =
-  "This server instance lost the session's lease while the turn ran; another instance failed the turn.";
+/**
+ * What a write answers once this instance has lost the session's lease (it ran past its lease, and another
+ * request took the session over): the turn was interrupted here, and sending the request again gets whatever
+ * the turn ended with.
+ */
+function leaseLost(): InvokeFailure {
+  return fail(
+    "TURN_INTERRUPTED",
+    "This server instance lost the session's lease while the turn ran; another request took the session over.",
+    { retryable: true },
+  );
+}
 
 /**
  * Layer 5 — Persistence (AGN-027 F): the only layer that reads and writes sessions and turns. Reads are
@@ -45,8 +55,8 @@ export class TurnPersistence {
     return this.store.listLlmCalls(key, turnId);
   }
 
-  findExpiredLeases(now: Date, limit: number): Promise<SessionKey[]> {
-    return this.store.findExpiredLeases(now, limit);
+  findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {
+    return this.store.findExpiredLeases(input);
   }
 
   /** Takes the session's lease (creating the session first when `create` is given). */
@@ -54,12 +64,11 @@ export class TurnPersistence {
     key: SessionKey,
     create?: ClaimSessionInput["create"],
   ): Promise<InvokeResult<{ session: SessionRecord; lease: SessionLease }>> {
-    const now = this.clock.now();
     const owner = this.ids.newId("lease");
     const claimed = await this.store.claimSession({
       key,
-      lease: { owner, expiresAt: new Date(now.getTime() + this.leaseMs) },
-      now,
+      lease: { owner, durationMs: this.leaseMs },
+      now: this.clock.now(),
       ...(create ? { create } : {}),
     });
     if (claimed.outcome === "busy") {
@@ -74,16 +83,15 @@ export class TurnPersistence {
     }
     return ok({
       session: claimed.session,
-      lease: new SessionLease(this.store, this.clock, key, owner, this.leaseMs),
+      lease: new SessionLease(this.store, key, owner, this.leaseMs),
     });
   }
 }
 
-/** Writes of one turn execution, valid while its lease holds. Each answers INTERNAL when the lease was lost. */
+/** Writes of one turn execution, valid while its lease holds. Each answers TURN_INTERRUPTED when the lease was lost. */
 export class SessionLease {
   constructor(
     private readonly store: SessionStore,
-    private readonly clock: Clock,
     readonly key: SessionKey,
     readonly owner: string,
     private readonly leaseMs: number,
@@ -105,7 +113,7 @@ export class SessionLease {
         turnId: turn.turnId,
       });
     }
-    return started === "started" ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+    return started === "started" ? ok(undefined) : leaseLost();
   }
 
   /** Changes the turn and the session together; `expectStatus` makes it a conditional transition. */
@@ -123,7 +131,7 @@ export class SessionLease {
       ...(options.expectStatus ? { expectStatus: options.expectStatus } : {}),
       ...(options.release ? { releaseLease: true } : {}),
     });
-    return updated ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+    return updated ? ok(undefined) : leaseLost();
   }
 
   /** Ends the lease without touching a turn: for requests that fail before their turn starts. */
@@ -138,10 +146,10 @@ export class SessionLease {
   ): Promise<InvokeResult<void>> {
     const recorded = await this.store.recordLlmCall({
       call,
-      lease: { owner: this.owner, expiresAt: new Date(this.clock.now().getTime() + this.leaseMs) },
+      lease: { owner: this.owner, durationMs: this.leaseMs },
       ...(progress ? { progress } : {}),
     });
-    return recorded ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+    return recorded ? ok(undefined) : leaseLost();
   }
 
   loadTranscript(length: number): Promise<TranscriptItem[]> {
@@ -149,6 +157,6 @@ export class SessionLease {
   }
 
   async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {
-    return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : fail("INTERNAL", LEASE_LOST);
+    return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : leaseLost();
   }
 }

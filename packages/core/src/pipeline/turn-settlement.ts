@@ -20,8 +20,8 @@ import type { SessionLease } from "./turn-persistence.js";
 import type { TurnProgress } from "./turn-progress.js";
 
 /**
- * How a round ends (docs/architecture.md): its answer is built from the Reasoner's outcome and stored as the round's
- * result together with what the turn did, and the lease is given back.
+ * How a round ends (docs/architecture.md, "Turn lifecycle"): its answer is built from the Reasoner's outcome and
+ * stored as the round's result together with what the turn did, and the lease is given back.
  */
 export class TurnSettlement {
   constructor(
@@ -40,12 +40,10 @@ export class TurnSettlement {
     const metadata = { sessionId: turn.sessionId, turnId: turn.turnId, modeDisplayName: mode.displayName };
     let response: AgentExecuteResponse;
     if (outcome.kind === "final") {
-      // A turn that switched modes opens its answer with the new mode's welcome (AGN-011 §5.4).
-      const welcome = session.mode !== turn.mode ? mode.welcomeMessage : undefined;
       const final: FinalResponse = {
         kind: "final",
         ...metadata,
-        primaryOutputText: withWelcome(welcome, outcome.text),
+        primaryOutputText: outcome.text,
         usage: progress.usage,
       };
       if (progress.files.length > 0) final.files = progress.files;
@@ -105,10 +103,12 @@ export class TurnSettlement {
     return failure;
   }
 
-  /** A turn left running by an instance whose lease expired: failed the same way, the lease kept for the caller. */
-  abandonedRun(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
-    const failure = fail("INTERNAL", "The server instance running this turn stopped before it finished.");
-    return this.#markFailed(lease, turn, emptyProgress(turn), failure, false);
+  /**
+   * A turn left running by an instance whose lease expired, failed with TURN_INTERRUPTED (retryable) because
+   * another request takes the session over: the lease is kept for the caller.
+   */
+  interrupted(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
+    return this.#markFailed(lease, turn, emptyProgress(turn), interruptedFailure(turn.turnId), false);
   }
 
   #markFailed(
@@ -136,6 +136,15 @@ export class TurnSettlement {
   }
 }
 
+/** The stored answer of a turn whose instance stopped before it finished: the work may be sent again as a new turn. */
+export function interruptedFailure(turnId: string): InvokeFailure {
+  return fail(
+    "TURN_INTERRUPTED",
+    "The server instance running this turn stopped before it finished; the turn failed. Send it again as a new turn.",
+    { turnId, retryable: true },
+  );
+}
+
 /** What a turn has done before its round runs: nothing of this round yet. */
 export function emptyProgress(turn: TurnRecord): TurnProgress {
   return {
@@ -146,12 +155,6 @@ export function emptyProgress(turn: TurnRecord): TurnProgress {
     files: turn.files,
     warnings: [],
   };
-}
-
-/** The welcome, then the model's text; no separator left dangling when the model said nothing. */
-function withWelcome(welcome: string | undefined, text: string): string {
-  if (!welcome) return text;
-  return text === "" ? welcome : `${welcome}\n\n${text}`;
 }
 
 function settleLastRound(

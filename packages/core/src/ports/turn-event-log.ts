@@ -9,4 +9,15 @@ export interface TurnEventLog {
   append(key: SessionKey, turnId: string, deltas: readonly StoredDelta[]): Promise<void>;
   /** The deltas of `round`, in order, with `seq` greater than `afterSeq` (-1 for all). */
   list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]>;
+  /**
+   * Deletes every delta of up to `limit` turns that ended (`completedAt`, as the session store keeps it)
+   * before `endedBefore`, and answers how many turns it pruned. A resumed stream of such a turn gets its
+   * rounds' results only.
+   */
+  prune(input: PruneTurnEventsInput): Promise<number>;
+}
+
+export interface PruneTurnEventsInput {
+  endedBefore: Date;
+  limit: number;
 }

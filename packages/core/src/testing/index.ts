@@ -10,6 +10,7 @@ export { InMemoryFileStore } from "../memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "../memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "../memory/in-memory-turn-event-log.js";
 export { describeFileStoreContract, type FileStoreHarness } from "./file-store-contract.js";
+export { describeLeaseClockContract, type LeaseClockHarness } from "./lease-clock-contract.js";
 export { MANUAL_CLOCK_START, ManualClock } from "./manual-clock.js";
 export type { ScenarioStoreFactory, ScenarioStores } from "./scenario-stores.js";
 export { type ScriptedAnswer, ScriptedLlmProvider, type ScriptedStep } from "./scripted-llm-provider.js";

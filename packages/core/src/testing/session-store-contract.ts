@@ -25,7 +25,10 @@ import {
 /** What a contract run needs from the store under test, made afresh (over empty data) for every test. */
 export interface SessionStoreHarness {
   store: SessionStore;
-  /** The clock the store stamps `updatedAt` with; the suite also takes its `now` values from it. */
+  /**
+   * The store's clock, the one it judges leases by (a SQL store's stand-in for its database's `now()`) and
+   * stamps `updatedAt` with; the suite moves it to let leases expire and takes its `now` values from it.
+   */
   clock: ManualClock;
   /** Releases whatever `makeStore` (and `newConnection`) opened. */
   close(): Promise<void>;
@@ -71,7 +74,7 @@ export function describeSessionStoreContract(
     const key = newSessionKey("session-1", "principal-a");
 
     function leaseFor(owner: string, ms = LEASE_MS): Lease {
-      return newLease(owner, new Date(clock.now().getTime() + ms));
+      return newLease(owner, ms);
     }
 
     function claimInput(owner: string, k: SessionKey = key, ms = LEASE_MS): ClaimSessionInput {
@@ -285,7 +288,7 @@ export function describeSessionStoreContract(
             0,
             newCursor({ responseId: "resp_x", transcriptLength: 7 }),
           ),
-          lease: newLease(intruder, new Date(clock.now().getTime() + 100 * LEASE_MS)),
+          lease: newLease(intruder, 100 * LEASE_MS),
         }),
       ).toBe(false);
       expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "plan", "review"), intruder)).toBe(
@@ -646,19 +649,37 @@ export function describeSessionStoreContract(
       expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
     });
 
-    it("recordLlmCall extends the lease to the given expiry", async () => {
+    it("recordLlmCall renews the lease for its durationMs from the store's now", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
+      clock.advance(LEASE_MS - 1);
       expect(
         await store.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           lease: leaseFor("owner-1", 5 * LEASE_MS),
         }),
       ).toBe(true);
-      clock.advance(2 * LEASE_MS);
+      clock.advance(5 * LEASE_MS - 1);
       expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
-      clock.advance(3 * LEASE_MS);
+      clock.advance(1);
       expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("claimed");
+    });
+
+    it("judges a lease by its own clock: the `now` a claim carries neither frees nor holds it", async () => {
+      await claim("owner-1");
+      const farFuture = new Date(clock.now().getTime() + 1_000 * LEASE_MS);
+      expect(await store.claimSession({ ...claimInput("owner-2"), now: farFuture })).toEqual({
+        outcome: "busy",
+      });
+      clock.advance(LEASE_MS);
+      const longAgo = new Date(clock.now().getTime() - 1_000 * LEASE_MS);
+      const taken = await store.claimSession({ ...claimInput("owner-3"), now: longAgo });
+      expect(taken.outcome).toBe("claimed");
+      // The new lease lasts LEASE_MS from the store's now, not from the claim's `now`.
+      clock.advance(LEASE_MS - 1);
+      expect(await store.claimSession(claimInput("owner-4"))).toEqual({ outcome: "busy" });
+      clock.advance(1);
+      expect((await store.claimSession(claimInput("owner-4"))).outcome).toBe("claimed");
     });
 
     it("loadTranscript answers only the first `length` items", async () => {
@@ -775,16 +796,28 @@ export function describeSessionStoreContract(
         }),
       ).toBe(true);
 
-      expect(await store.findExpiredLeases(clock.now(), 10)).toStrictEqual([]);
+      expect(await store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
       clock.advance(LEASE_MS); // expiresAt == now: expired.
       const byName = (a: SessionKey, b: SessionKey) =>
         `${a.principal}/${a.sessionId}`.localeCompare(`${b.principal}/${b.sessionId}`);
-      const found = await store.findExpiredLeases(clock.now(), 10);
+      const found = await store.findExpiredLeases({ expiredForMs: 0, limit: 10 });
       expect([...found].sort(byName)).toStrictEqual([expiredOpen, expiredOpenOther]);
 
-      const limited = await store.findExpiredLeases(clock.now(), 1);
+      const limited = await store.findExpiredLeases({ expiredForMs: 0, limit: 1 });
       expect(limited).toHaveLength(1);
       expect([expiredOpen, expiredOpenOther]).toContainEqual(limited[0]);
+    });
+
+    it("findExpiredLeases finds only leases expired at least expiredForMs ago by the store's clock", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      clock.advance(LEASE_MS);
+      expect(await store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
+      clock.advance(4_999);
+      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
+      clock.advance(1);
+      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([key]);
     });
 
     it("scopes sessions by principal: one sessionId under two principals names two sessions", async () => {

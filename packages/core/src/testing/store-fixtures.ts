@@ -33,8 +33,9 @@ export function newSessionKey(sessionId = "session-1", principal = "principal-a"
   return { principal, sessionId };
 }
 
-export function newLease(owner: string, expiresAt: Date): Lease {
-  return { owner, expiresAt: new Date(expiresAt) };
+/** A lease of `owner` lasting `durationMs` from the store's now. */
+export function newLease(owner: string, durationMs: number): Lease {
+  return { owner, durationMs };
 }
 
 export function newCursor(overrides: Partial<ConversationCursor> = {}): ConversationCursor {

@@ -1,8 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionKey } from "../model/session-record.js";
+import type { TurnStatus } from "../model/turn-record.js";
+import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import { FIXTURE_TIME, newLease, newTurnRecord } from "./store-fixtures.js";
 
 export interface TurnEventLogHarness {
   log: TurnEventLog;
+  /** The session store over the same data: the turns whose end `prune` goes by. */
+  sessions: SessionStore;
   close(): Promise<void>;
 }
 
@@ -14,12 +20,39 @@ export function describeTurnEventLogContract(
   describe(`TurnEventLog contract: ${name}`, () => {
     let harness: TurnEventLogHarness | undefined;
     let log: TurnEventLog;
+    let sessions: SessionStore;
     const alice = { principal: "alice", sessionId: "s" };
+    let turnCount = 0;
 
     beforeEach(async () => {
       harness = await makeLog();
       log = harness.log;
+      sessions = harness.sessions;
+      turnCount = 0;
     });
+
+    /** Stores turn `turnId` of `key` in `status`, ended at `completedAt` (null: not ended). */
+    async function storeTurn(key: SessionKey, turnId: string, status: TurnStatus, completedAt: Date | null) {
+      const owner = `owner-${++turnCount}`;
+      const claimed = await sessions.claimSession({
+        key,
+        lease: newLease(owner, 60_000),
+        now: FIXTURE_TIME,
+        create: { conversationContextId: "conv", agentContextId: null, mode: "code" },
+      });
+      expect(claimed.outcome).toBe("claimed");
+      const turn = newTurnRecord(key, turnId, { sequence: turnCount });
+      expect(await sessions.startTurn({ turn, sessionPatch: {}, leaseOwner: owner })).toBe("started");
+      expect(
+        await sessions.updateTurn({
+          key,
+          turnId,
+          turnPatch: { status, completedAt },
+          leaseOwner: owner,
+          releaseLease: true,
+        }),
+      ).toBe(true);
+    }
 
     afterEach(async () => {
       await harness?.close();
@@ -54,6 +87,57 @@ export function describeTurnEventLogContract(
     it("accepts an empty append", async () => {
       await log.append(alice, "t", []);
       expect(await log.list(alice, "t", 0, -1)).toEqual([]);
+    });
+
+    it("prunes every round of the turns that ended before the given time, and only those", async () => {
+      const at = (seconds: number) => new Date(FIXTURE_TIME.getTime() + seconds * 1_000);
+      const bob = { principal: "bob", sessionId: "s" };
+      await storeTurn(alice, "early", "completed", at(1));
+      await storeTurn(alice, "failed", "failed", at(2));
+      await storeTurn(alice, "on-time", "completed", at(10));
+      await storeTurn(alice, "running", "running", null);
+      await storeTurn(alice, "awaiting", "awaiting_client_tools", null);
+      await storeTurn(bob, "early", "completed", at(20));
+      const turns = [
+        [alice, "early"],
+        [alice, "failed"],
+        [alice, "on-time"],
+        [alice, "running"],
+        [alice, "awaiting"],
+        [alice, "unknown"],
+        [bob, "early"],
+      ] as const;
+      for (const [key, turnId] of turns) {
+        await log.append(key, turnId, [
+          { round: 0, seq: 0, delta: `${key.principal} ${turnId}` },
+          { round: 1, seq: 0, delta: "next round" },
+        ]);
+      }
+      const kept = async () => {
+        const left: string[] = [];
+        for (const [key, turnId] of turns) {
+          const deltas = [...(await log.list(key, turnId, 0, -1)), ...(await log.list(key, turnId, 1, -1))];
+          if (deltas.length > 0) left.push(`${key.principal} ${turnId}`);
+        }
+        return left;
+      };
+
+      // Ended strictly before `endedBefore`: `on-time` ended at it and stays.
+      expect(await log.prune({ endedBefore: at(10), limit: 10 })).toBe(2);
+      expect(await kept()).toEqual([
+        "alice on-time",
+        "alice running",
+        "alice awaiting",
+        "alice unknown",
+        "bob early",
+      ]);
+      expect(await log.prune({ endedBefore: at(10), limit: 10 })).toBe(0);
+
+      // At most `limit` turns per call; turns not ended, and turns the session store does not know, stay.
+      expect(await log.prune({ endedBefore: at(3_600), limit: 1 })).toBe(1);
+      expect(await log.prune({ endedBefore: at(3_600), limit: 1 })).toBe(1);
+      expect(await log.prune({ endedBefore: at(3_600), limit: 1 })).toBe(0);
+      expect(await kept()).toEqual(["alice running", "alice awaiting", "alice unknown"]);
     });
   });
 }

@@ -7,6 +7,7 @@ import {
   EMPTY_CURSOR,
   type LlmRequest,
   type Mode,
+  ModeCatalog,
   needsReplay,
   type ToolDefinition,
   type TranscriptItem,
@@ -32,6 +33,7 @@ const review: Mode = {
   tools: ["submit_review"],
   toolChoice: "submit_review",
 };
+const quiet: Mode = { ...general, id: "quiet", instructions: "" };
 const tools: ToolDefinition[] = [
   { name: "read_file", description: "Read a file.", parameters: { type: "object" } },
   { name: "agent_change_mode", description: "Change mode.", parameters: { type: "object" }, strict: true },
@@ -48,9 +50,11 @@ const toolOutput: TranscriptItem = {
 };
 
 async function compose(overrides: Partial<CompositionInput> = {}): Promise<LlmRequest> {
-  const result = await new CompositionStep({ toolsFor: () => tools }).run({
+  const modes = new ModeCatalog([general, review, quiet]);
+  const result = await new CompositionStep({ toolsFor: () => tools, modes }).run({
     context,
     mode: general,
+    currentModeId: overrides.mode?.id ?? "general",
     cursor: EMPTY_CURSOR,
     newItems: [userMessage],
     firstCallOfTurn: true,
@@ -76,7 +80,7 @@ describe("CompositionStep (layer 1)", () => {
   });
 
   it("sends the boot prompt alone when the mode has no instructions", async () => {
-    const request = await compose({ mode: { ...general, instructions: "" } });
+    const request = await compose({ mode: quiet });
     expect(request.input[0]).toEqual({ type: "system_message", text: "You are Aptix." });
   });
 
@@ -122,6 +126,24 @@ describe("CompositionStep (layer 1)", () => {
 
     const lost = await compose({ cursor: continued, replay });
     expect(lost.continuation).toEqual({ type: "replay", items: replay });
+  });
+
+  it("writes every system message it sends, replayed or pending, with the current mode's instructions", async () => {
+    const first: TranscriptItem = { type: "system_message", text: "You are Aptix.\n\nHelp with anything." };
+    const current: TranscriptItem = { type: "system_message", text: "You are Aptix.\n\nReview the code." };
+    const replayed = await compose({
+      currentModeId: "review",
+      cursor: { responseId: null, pendingInput: [], transcriptLength: 2 },
+      replay: [first, userMessage],
+    });
+    expect(replayed.continuation).toEqual({ type: "replay", items: [current, userMessage] });
+    const pending = await compose({
+      currentModeId: "review",
+      cursor: { responseId: null, pendingInput: [first, userMessage], transcriptLength: 0 },
+    });
+    expect(pending.input).toEqual([current, userMessage, userMessage]);
+    // The turn's mode still picks the tools and the forced choice.
+    expect(pending.toolChoice).toEqual({ type: "auto" });
   });
 
   it("forces the mode's tool on the first call of a turn only", async () => {

@@ -34,14 +34,15 @@ async function setup(maxLlmCalls = 5) {
   const idGen = { newId: (prefix: string) => `${prefix}_${++ids}` };
   const persistence = new TurnPersistence(store, clock, idGen, 60_000);
   const provider = new ScriptedLlmProvider();
-  const reasoner = new ReasonerStep(
-    new CompositionStep(catalog),
-    new LlmCallStep(),
-    new ServerToolExecutionStep(catalog.serverTools, clock),
-    new FileKeeper(new InMemoryFileStore(clock), sha256ContentHashService, idGen, clock),
+  const reasoner = new ReasonerStep({
+    composition: new CompositionStep(catalog),
+    llmCall: new LlmCallStep(),
+    serverTools: new ServerToolExecutionStep(catalog.serverTools, clock),
+    files: new FileKeeper(new InMemoryFileStore(clock), sha256ContentHashService, idGen, clock),
     clock,
+    modes: catalog.modes,
     maxLlmCalls,
-  );
+  });
   const claimed = await persistence.claim(key, {
     conversationContextId: "default",
     agentContextId: null,
@@ -91,7 +92,13 @@ describe("ReasonerStep (layer 4)", () => {
       errors: [],
       warnings: [],
     });
-    expect(progress.cursor).toEqual({ responseId: "resp_1", pendingInput: [], transcriptLength: 3 });
+    // The model has now been told the turn's mode.
+    expect(progress.cursor).toEqual({
+      responseId: "resp_1",
+      pendingInput: [],
+      transcriptLength: 3,
+      mode: "general",
+    });
     expect(progress.usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6, llmCalls: 1 });
     expect(progress.llmCallCount).toBe(1);
     expect(await store.loadTranscript(key, 10)).toEqual([
@@ -140,13 +147,23 @@ describe("ReasonerStep (layer 4)", () => {
         serverOutputs: [
           { type: "function_call_output", callId: "s2", output: '{"found":"answer to b"}', isError: false },
         ],
-        resumeCursor: { responseId: "resp_1", pendingInput: [s1Output], transcriptLength: 3 },
+        resumeCursor: {
+          responseId: "resp_1",
+          pendingInput: [s1Output],
+          transcriptLength: 3,
+          mode: "general",
+        },
       },
     });
     expect(provider.requests[1]?.input).toEqual([s1Output]);
     expect(progress.toolExecutions.map((execution) => execution.toolCallId)).toEqual(["s1", "s2"]);
     expect(progress.files).toHaveLength(2);
-    expect(progress.cursor).toEqual({ responseId: "resp_2", pendingInput: [], transcriptLength: 8 });
+    expect(progress.cursor).toEqual({
+      responseId: "resp_2",
+      pendingInput: [],
+      transcriptLength: 8,
+      mode: "general",
+    });
   });
 
   it("counts every call against the limit, failed ones included", async () => {

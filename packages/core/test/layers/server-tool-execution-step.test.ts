@@ -163,6 +163,8 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       errorMessage: "Invalid arguments for alpha: arguments must be a JSON object",
       executionMs: 0,
     });
+    // read_file is not the server's: refusing it ran nothing on the server.
+    expect(result.result.executions.map((execution) => execution.toolCallId)).toEqual(["c1", "c2", "c4"]);
     expect(result.result.results.size).toBe(0);
   });
 
@@ -253,6 +255,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
         isError: true,
       },
     ]);
+    expect(result.result.executions).toEqual([]);
   });
 
   it("fails the turn when a tool's result cannot be written as JSON", async () => {

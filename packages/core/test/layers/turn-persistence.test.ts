@@ -7,7 +7,7 @@ import { newCallRecord, newCursor, newTurnRecord } from "../../src/testing/store
 const key = { principal: "alice", sessionId: "s1" };
 const LEASE_MS = 60_000;
 const LEASE_LOST =
-  "This server instance lost the session's lease while the turn ran; another instance failed the turn.";
+  "This server instance lost the session's lease while the turn ran; another request took the session over.";
 
 async function setup() {
   const clock = new ManualClock();
@@ -49,7 +49,10 @@ describe("TurnPersistence (layer 5)", () => {
     const takeover = await persistence.claim(key);
     expect(takeover.successful).toBe(true);
 
-    const lost = { successful: false, errors: [{ code: "INTERNAL", message: LEASE_LOST }] };
+    const lost = {
+      successful: false,
+      errors: [{ code: "TURN_INTERRUPTED", message: LEASE_LOST, details: { retryable: true } }],
+    };
     expect(await lease.updateTurn("t1", { status: "completed" })).toMatchObject(lost);
     expect(await lease.recordLlmCall(newCallRecord(key, "t1", 0))).toMatchObject(lost);
     expect(await lease.startTurn(newTurnRecord(key, "t2"), { openTurnId: "t2" })).toMatchObject(lost);

@@ -1,7 +1,29 @@
+import type { UserTurnRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
+import { DEFAULT_LEASE_MS } from "../../src/index.js";
+import {
+  createTestAgent,
+  errorsOf,
+  PRINCIPAL,
+  responseOf,
+  resultOf,
+  type TestAgent,
+} from "../support/test-agent.js";
 
-describe("idempotent requests (docs/architecture.md)", () => {
+/** What turn t1 sent again with another body answers. */
+const TURN_ID_CONFLICT = {
+  successful: false,
+  errors: [
+    {
+      code: "TURN_ID_CONFLICT",
+      message: 'Turn "t1" was already sent with a different body.',
+      details: { turnId: "t1" },
+    },
+  ],
+  warnings: [],
+};
+
+describe("idempotent requests (docs/architecture.md, Turn lifecycle)", () => {
   it("answers the same user turn again with the stored response and no provider call, whatever `stream` says", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue({ text: "Once." });
@@ -33,17 +55,7 @@ describe("idempotent requests (docs/architecture.md)", () => {
     agent.provider.enqueue({ text: "Once." });
     responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
     const conflict = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi!" });
-    expect(conflict).toEqual({
-      successful: false,
-      errors: [
-        {
-          code: "TURN_ID_CONFLICT",
-          message: 'Turn "t1" was already sent with a different body.',
-          details: { turnId: "t1" },
-        },
-      ],
-      warnings: [],
-    });
+    expect(conflict).toEqual(TURN_ID_CONFLICT);
     // A tool continuation is no user turn: the completed turn is not awaiting tools.
     const asContinuation = await agent.execute({
       sessionId: "s",
@@ -141,6 +153,96 @@ describe("idempotent requests (docs/architecture.md)", () => {
     });
     // A continuation never creates a session.
     expect(errorsOf(await agent.service.getSession(PRINCIPAL, "nope"))[0].code).toBe("SESSION_NOT_FOUND");
+    expect(agent.provider.requests).toHaveLength(1);
+  });
+});
+
+/**
+ * Two requests for one new turn racing: the late one read the session before the first one started the turn,
+ * and claims it only afterwards, so it finds the turn only once it holds the session.
+ */
+describe("identical user turns racing (docs/architecture.md, Turn lifecycle)", () => {
+  /** Sends `body`, which reads the session now and waits to claim it until `claim.release()`. */
+  async function readThenWait(agent: TestAgent, body: UserTurnRequest) {
+    const claim = agent.store.holdNextClaim();
+    const late = agent.execute(body);
+    await claim.entered;
+    return { late, claim };
+  }
+
+  const request = { sessionId: "s", turnId: "t1", instruction: "Hi" };
+
+  it("answers the late one with the stored response once the first one's turn has ended", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "Once." });
+    const { late, claim } = await readThenWait(agent, request);
+    const first = await agent.execute(request);
+    expect(responseOf(first)).toMatchObject({ kind: "final", primaryOutputText: "Once." });
+    claim.release();
+    expect(await late).toEqual(first);
+    expect(agent.provider.requests).toHaveLength(1);
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns).toHaveLength(1);
+  });
+
+  it("answers the late one with the stored tool calls when the first one's turn awaits client tools", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a" }, callId: "c1" }] });
+    const { late, claim } = await readThenWait(agent, request);
+    const first = await agent.execute(request);
+    expect(responseOf(first)).toMatchObject({ kind: "client_tool_continuation" });
+    claim.release();
+    expect(await late).toEqual(first);
+    // The turn still awaits its tool results: the late request abandoned nothing.
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1")).status).toBe(
+      "awaiting_client_tools",
+    );
+  });
+
+  it("answers the late one SESSION_BUSY while the first one's turn runs", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "Once." });
+    const { late, claim } = await readThenWait(agent, request);
+    const held = agent.provider.holdNextCall();
+    const first = agent.execute(request);
+    await held.entered;
+    claim.release();
+    expect(errorsOf(await late)[0]?.code).toBe("SESSION_BUSY");
+    held.release();
+    responseOf(await first);
+    expect(await agent.execute(request)).toEqual(await first);
+  });
+
+  it("runs the turn again for the late one when the first one's instance stopped and its lease expired", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "Run again." }, { text: "Zombie." });
+    const { late, claim } = await readThenWait(agent, request);
+    const held = agent.provider.holdNextCall();
+    const zombie = agent.execute(request);
+    await held.entered;
+    agent.clock.advance(DEFAULT_LEASE_MS);
+    claim.release();
+    const retried = await late;
+    expect(responseOf(retried)).toMatchObject({
+      kind: "final",
+      turnId: "t1",
+      primaryOutputText: "Run again.",
+    });
+    expect(await agent.execute(request)).toEqual(retried);
+    held.release();
+    expect(errorsOf(await zombie)[0]?.code).toBe("TURN_INTERRUPTED");
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1"))).toMatchObject({
+      status: "completed",
+      error: null,
+    });
+  });
+
+  it("still refuses a different body for the same turnId as TURN_ID_CONFLICT", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "Once." });
+    const { late, claim } = await readThenWait(agent, { ...request, instruction: "Hi!" });
+    responseOf(await agent.execute(request));
+    claim.release();
+    expect(await late).toEqual(TURN_ID_CONFLICT);
     expect(agent.provider.requests).toHaveLength(1);
   });
 });

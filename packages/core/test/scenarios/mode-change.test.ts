@@ -1,5 +1,25 @@
+import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { catalogWithModes, createTestAgent, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
+import type { LlmRequest, RagChunk } from "../../src/index.js";
+import { sessionInDroppedMode } from "../support/dropped-mode.js";
+import {
+  catalogWithModes,
+  createTestAgent,
+  errorsOf,
+  PRINCIPAL,
+  responseOf,
+  resultOf,
+} from "../support/test-agent.js";
+
+const CHUNK: RagChunk = {
+  id: "ctx_1",
+  path: "src/a.ts",
+  startLine: 1,
+  endLine: 1,
+  language: "typescript",
+  content: "export const a = 1;",
+  metadata: {},
+};
 
 const toReview = { mode: "review", reason: "The user asked for a review.", branch: false };
 const GENERAL_TOOLS = ["read_file", "lookup", "agent_change_mode"];
@@ -76,10 +96,16 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
       primaryOutputText: "Looks good.",
     });
     const next = agent.provider.requests[3];
+    // The first user turn in the new mode tells the model its instructions (DESIGN.md §5).
     expect(next?.input).toEqual([
       {
         type: "user_message",
-        content: [{ type: "text", text: "[MODE: review]\n\n[INSTRUCTION]\nHere it is" }],
+        content: [
+          {
+            type: "text",
+            text: "[MODE: review]\n\n[MODE INSTRUCTIONS]\nReview the code you are shown.\n\n[INSTRUCTION]\nHere it is",
+          },
+        ],
       },
     ]);
     expect(next?.tools.map((tool) => tool.name)).toEqual(REVIEW_TOOLS);
@@ -273,5 +299,173 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
       modeDisplayName: "Code Review",
       primaryOutputText: "Switched to code review.",
     });
+  });
+});
+
+/** The text of the first content part of the last user message a request sends. */
+function firstPart(request: LlmRequest | undefined): string {
+  const message = request?.input.findLast((item) => item.type === "user_message");
+  const part = message?.type === "user_message" ? message.content[0] : undefined;
+  if (part?.type !== "text") throw new Error("the request has no user message");
+  return part.text;
+}
+
+const REVIEW_INSTRUCTIONS = "Review the code you are shown.";
+const toldReview = (instruction: string) =>
+  `[MODE: review]\n\n[MODE INSTRUCTIONS]\n${REVIEW_INSTRUCTIONS}\n\n[INSTRUCTION]\n${instruction}`;
+const plain = (mode: string, instruction: string) => `[MODE: ${mode}]\n\n[INSTRUCTION]\n${instruction}`;
+const providerDown = { failure: fail("PROVIDER_ERROR", "The provider is down.", { status: 500 }) };
+
+describe("the mode's instructions after a mode change (DESIGN.md §5)", () => {
+  it("opens the next user turn with [MODE INSTRUCTIONS] after agent_change_mode, [CONTEXT] second, and not again in the same mode", async () => {
+    const agent = await createTestAgent({ chunks: [CHUNK] });
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "Switched." },
+      { text: "Reviewing." },
+      { text: "Still reviewing." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review please" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Here it is" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "And this" }));
+
+    expect(firstPart(agent.provider.requests[0])).toBe(plain("general", "Review please"));
+    const told = agent.provider.requests[2]?.input.at(-1);
+    expect(
+      told?.type === "user_message" &&
+        told.content.map((part) => part.type === "text" && part.text.split("\n")[0]),
+    ).toEqual(["[MODE: review]", "[CONTEXT]"]);
+    expect(firstPart(agent.provider.requests[2])).toBe(toldReview("Here it is"));
+    expect(firstPart(agent.provider.requests[3])).toBe(plain("review", "And this"));
+    // Every turn continued from the last response: no system message after the first call.
+    expect(agent.provider.requests.slice(1).map((request) => request.input[0]?.type)).toEqual([
+      "function_call_output",
+      "user_message",
+      "user_message",
+    ]);
+  });
+
+  it("keeps a change whose turn then failed, and tells the next user turn (the failed turn's transcript was rolled back)", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { text: "Hello." },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      providerDown,
+      providerDown,
+      { text: "Reviewing." },
+      { text: "Still reviewing." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    errorsOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Review please" }));
+    const afterFailure = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(afterFailure.mode).toBe("review");
+    expect(afterFailure.modeHistory.map((entry) => [entry.turnId, entry.newMode])).toEqual([
+      ["t2", "review"],
+    ]);
+
+    // t3 is the first turn the model sees in review; it fails too, so t4 must tell the model again.
+    errorsOf(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "Here it is" }));
+    expect(firstPart(agent.provider.requests[3])).toBe(toldReview("Here it is"));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t4", instruction: "Here it is again" }));
+    const t4 = agent.provider.requests[4];
+    expect(t4?.continuation).toEqual({ type: "previous_response", responseId: "resp_1" });
+    expect(firstPart(t4)).toBe(toldReview("Here it is again"));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t5", instruction: "Done?" }));
+    expect(firstPart(agent.provider.requests[5])).toBe(plain("review", "Done?"));
+  });
+
+  it("puts the current mode's instructions in the system message when the failed turn was the session's first", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      providerDown,
+      { text: "Reviewing." },
+    );
+    errorsOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review please" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Here it is" }));
+    expect(agent.provider.requests[2]?.continuation).toEqual({ type: "none" });
+    expect(agent.provider.requests[2]?.input).toEqual([
+      { type: "system_message", text: `You are Aptix.\n\n${REVIEW_INSTRUCTIONS}` },
+      { type: "user_message", content: [{ type: "text", text: plain("review", "Here it is") }] },
+    ]);
+  });
+
+  it("keeps a change whose turn was abandoned, and tells the abandoning user turn", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { text: "Hello." },
+      {
+        toolCalls: [
+          { name: "agent_change_mode", arguments: toReview, callId: "m1" },
+          { name: "read_file", arguments: { path: "a.ts" }, callId: "c1" },
+        ],
+      },
+      { text: "Moved on." },
+      { text: "Still reviewing." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Review a.ts" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "Never mind" }));
+
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.mode).toBe("review");
+    expect(session.turns.map((turn) => turn.status)).toEqual(["completed", "abandoned", "completed"]);
+    // The abandoned call's input is sent again, then the new turn, told about the mode it never saw.
+    expect(
+      agent.provider.requests[2]?.input.map((item) => item.type === "user_message" && item.content[0]),
+    ).toEqual([
+      { type: "text", text: plain("general", "Review a.ts") },
+      { type: "text", text: toldReview("Never mind") },
+    ]);
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t4", instruction: "Next" }));
+    expect(firstPart(agent.provider.requests[3])).toBe(plain("review", "Next"));
+  });
+
+  it("tells the user turn that follows a MODE_RESET the default mode's instructions", async () => {
+    const { before, after } = await sessionInDroppedMode(1);
+    expect(firstPart(before.provider.requests[2])).toBe(
+      "[MODE: design]\n\n[MODE INSTRUCTIONS]\nDesign.\n\n[INSTRUCTION]\nMore",
+    );
+    after.provider.enqueue({ text: "General again." }, { text: "Still general." });
+    const reset = await after.execute({ sessionId: "s", turnId: "t3", instruction: "Continue" });
+    expect(reset.warnings.map((warning) => warning.code)).toEqual(["MODE_RESET"]);
+    // The new instance's provider lost the old response id: the same items are replayed.
+    const replayed = after.provider.requests[1];
+    expect(after.provider.requests.map((request) => firstPart(request))).toEqual([
+      "[MODE: general]\n\n[MODE INSTRUCTIONS]\nHelp with anything.\n\n[INSTRUCTION]\nContinue",
+      "[MODE: general]\n\n[MODE INSTRUCTIONS]\nHelp with anything.\n\n[INSTRUCTION]\nContinue",
+    ]);
+    // A replayed system message holds the current mode's instructions too.
+    expect(replayed?.continuation.type === "replay" && replayed.continuation.items[0]).toEqual({
+      type: "system_message",
+      text: "You are Aptix.\n\nHelp with anything.",
+    });
+    responseOf(await after.execute({ sessionId: "s", turnId: "t4", instruction: "Go on" }));
+    expect(firstPart(after.provider.requests[2])).toBe(plain("general", "Go on"));
+  });
+
+  it("replays the boot prompt with the current mode's instructions to a provider that keeps no state", async () => {
+    const agent = await createTestAgent();
+    agent.stateless.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "Switched." },
+      { text: "Reviewing." },
+    );
+    const stateless = { conversationContextId: "stateless" };
+    responseOf(
+      await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review please", ...stateless }),
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Here it is" }));
+    const systems = agent.stateless.requests.map((request) =>
+      [...(request.continuation.type === "replay" ? request.continuation.items : []), ...request.input]
+        .filter((item) => item.type === "system_message")
+        .map((item) => item.type === "system_message" && item.text),
+    );
+    expect(systems).toEqual([
+      ["You are Aptix (replayed).\n\nHelp with anything."],
+      [`You are Aptix (replayed).\n\n${REVIEW_INSTRUCTIONS}`],
+      [`You are Aptix (replayed).\n\n${REVIEW_INSTRUCTIONS}`],
+    ]);
+    expect(firstPart(agent.stateless.requests[2])).toBe(toldReview("Here it is"));
   });
 });

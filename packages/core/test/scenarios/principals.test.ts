@@ -7,7 +7,7 @@ const sessionNotFound = (sessionId: string) => ({
   warnings: [],
 });
 
-describe("sessions scoped by principal (docs/architecture.md)", () => {
+describe("sessions scoped by principal (docs/architecture.md, Turn lifecycle)", () => {
   it("keeps the same sessionId of two principals as two unrelated sessions", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TurnEvent } from "../../src/index.js";
+import { sessionInDroppedMode } from "../support/dropped-mode.js";
 import {
-  catalogWithModes,
   createTestAgent,
   errorsOf,
   PRINCIPAL,
@@ -70,28 +70,9 @@ describe("starting and keeping sessions", () => {
   });
 
   it("puts a session whose mode is no longer configured back in its default mode, with a warning", async () => {
-    const withDesign = catalogWithModes({
-      id: "design",
-      displayName: "Design",
-      instructions: "Design.",
-      tools: [],
-      toolChoice: null,
-    });
-    // The scenario's stores (PGlite/Postgres when store-drizzle reruns this suite), shared by both instances.
-    const before = await createTestAgent({ config: withDesign });
-    before.provider.enqueue(
-      {
-        toolCalls: [
-          { name: "agent_change_mode", arguments: { mode: "design", reason: "plan", branch: false } },
-        ],
-      },
-      { text: "Designing." },
-    );
-    responseOf(await before.execute({ sessionId: "s", turnId: "t1", instruction: "Plan" }));
-    expect(resultOf(await before.service.getSession(PRINCIPAL, "s")).mode).toBe("design");
-
     // The operator drops the design mode; a new server instance shares the store.
-    const after = await createTestAgent({ store: before.store, files: before.files, config: TEST_CATALOG });
+    const { before, after } = await sessionInDroppedMode();
+    expect(resultOf(await before.service.getSession(PRINCIPAL, "s")).mode).toBe("design");
     after.provider.enqueue({ text: "General again." });
     const result = await after.execute({ sessionId: "s", turnId: "t2", instruction: "Continue" });
     expect(responseOf(result)).toMatchObject({
@@ -211,7 +192,7 @@ describe("final answers", () => {
     ]);
   });
 
-  it("streams the text of every call of the round, then one result event", async () => {
+  it("streams the text of every call of the round, a reset after each that is not the answer, then one result event", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(
       { text: "Let me check.", toolCalls: [{ name: "lookup", arguments: { query: "x" } }] },
@@ -228,7 +209,9 @@ describe("final answers", () => {
     expect(deltas.map((event) => (event.data as { delta: string }).delta).join("")).toBe(
       "Let me check.Found it here.",
     );
-    expect(deltas.map((event) => event.id)).toEqual(deltas.map((_, index) => `0-${index}`));
+    const text = events.filter((event) => event.event !== "result");
+    expect(text.map((event) => event.id)).toEqual(text.map((_, index) => `0-${index}`));
+    expect(text.filter((event) => event.event === "output_text.reset")).toHaveLength(1);
     expect(events.at(-1)).toEqual({ id: "0-result", event: "result", data: result });
     expect(events.filter((event) => event.event === "result")).toHaveLength(1);
   });

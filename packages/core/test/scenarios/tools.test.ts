@@ -215,6 +215,40 @@ describe("a server tool loop", () => {
     });
   });
 
+  it("refuses a call no tool answers back to the model without reporting it as a server tool result (AGN-033 §5.3)", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          { name: "repo.read", arguments: { path: "a.ts" }, callId: "x1" },
+          { name: "read_file", arguments: "not json", callId: "x2" },
+          { name: "lookup", arguments: { query: "alpha" }, callId: "s1" },
+        ],
+      },
+      { text: "I cannot read that file." },
+    );
+    const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Read a.ts" }));
+    expect(agent.provider.requests[1]?.input).toEqual([
+      {
+        type: "function_call_output",
+        callId: "x1",
+        output: "Invalid arguments for repo.read: no tool has this name",
+        isError: true,
+      },
+      {
+        type: "function_call_output",
+        callId: "x2",
+        output: "Invalid arguments for read_file: arguments must be a JSON object",
+        isError: true,
+      },
+      { type: "function_call_output", callId: "s1", output: '{"found":"answer to alpha"}', isError: false },
+    ]);
+    expect(final).toMatchObject({ kind: "final", primaryOutputText: "I cannot read that file." });
+    expect(final.kind === "final" && final.toolResults).toEqual([
+      { toolCallId: "s1", name: "lookup", executionMs: 0, resultJson: '{"found":"answer to alpha"}' },
+    ]);
+  });
+
   it("sends a server tool's argument error back to the model, which then corrects itself", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

@@ -11,12 +11,14 @@ import {
   type AgentCatalogConfig,
   AgentService,
   type AgentServiceOptions,
+  type ClaimSessionInput,
   InMemoryContextRetriever,
   InMemoryFileStore,
   InMemorySessionStore,
   type RagChunk,
   type ServerTool,
   type SessionStore,
+  type TurnEvent,
 } from "../../src/index.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import "../../src/testing/scenario-stores.js";
@@ -97,24 +99,20 @@ export const lookupTool: ServerTool<{ query: string; explode?: boolean }> = {
   },
 };
 
-/** A held provider call: `entered` resolves with the request once the call is waiting; `release` lets it answer. */
-export interface HeldCall {
-  entered: Promise<LlmRequest>;
+/** A held call: `entered` resolves with its input once the call is waiting; `release` lets it go on. */
+export interface HeldCall<T = LlmRequest> {
+  entered: Promise<T>;
   release(): void;
 }
 
-/**
- * A ScriptedLlmProvider whose next calls can be held until the test releases them: a turn that is still
- * talking to its provider (SESSION_BUSY), or one whose instance crashed mid-call (lease expiry).
- */
-export class GatedScriptedProvider extends ScriptedLlmProvider {
-  readonly #holds: Array<{ entered: (request: LlmRequest) => void; gate: Promise<void> }> = [];
+/** Calls a test holds, in order: `hold` holds the next call not held yet, `pass` waits while it is held. */
+class CallHolds<T> {
+  readonly #holds: Array<{ entered: (input: T) => void; gate: Promise<void> }> = [];
 
-  /** Holds the next call that is not held yet. */
-  holdNextCall(): HeldCall {
-    let entered!: (request: LlmRequest) => void;
+  hold(): HeldCall<T> {
+    let entered!: (input: T) => void;
     let release!: () => void;
-    const enteredPromise = new Promise<LlmRequest>((resolve) => {
+    const enteredPromise = new Promise<T>((resolve) => {
       entered = resolve;
     });
     const gate = new Promise<void>((resolve) => {
@@ -124,21 +122,64 @@ export class GatedScriptedProvider extends ScriptedLlmProvider {
     return { entered: enteredPromise, release };
   }
 
-  override async call(request: LlmRequest, options?: LlmCallOptions): Promise<InvokeResult<LlmResponse>> {
+  async pass(input: T): Promise<void> {
     const hold = this.#holds.shift();
     if (hold) {
-      hold.entered(structuredClone(request));
+      hold.entered(structuredClone(input));
       await hold.gate;
     }
+  }
+}
+
+/**
+ * A ScriptedLlmProvider whose next calls can be held until the test releases them: a turn that is still
+ * talking to its provider (SESSION_BUSY), or one whose instance crashed mid-call (lease expiry).
+ */
+export class GatedScriptedProvider extends ScriptedLlmProvider {
+  readonly #holds = new CallHolds<LlmRequest>();
+
+  /** Holds the next call that is not held yet. */
+  holdNextCall(): HeldCall {
+    return this.#holds.hold();
+  }
+
+  override async call(request: LlmRequest, options?: LlmCallOptions): Promise<InvokeResult<LlmResponse>> {
+    await this.#holds.pass(request);
     return super.call(request, options);
   }
+}
+
+/** A SessionStore whose next session claims can be held until the test releases them. */
+export type GatedSessionStore = SessionStore & {
+  /**
+   * Holds the next claim not held yet, before it reaches the store: a request that read the session, then
+   * claims it only after other requests ran (two identical requests racing).
+   */
+  holdNextClaim(): HeldCall<ClaimSessionInput>;
+};
+
+function gatedSessionStore(store: SessionStore): GatedSessionStore {
+  const holds = new CallHolds<ClaimSessionInput>();
+  const claimSession = async (input: ClaimSessionInput) => {
+    await holds.pass(input);
+    return store.claimSession(input);
+  };
+  const holdNextClaim = () => holds.hold();
+  return new Proxy(store as GatedSessionStore, {
+    get(target, property) {
+      if (property === "claimSession") return claimSession;
+      if (property === "holdNextClaim") return holdNextClaim;
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
 export interface TestAgent {
   service: AgentService;
   provider: GatedScriptedProvider;
   stateless: GatedScriptedProvider;
-  store: SessionStore;
+  store: GatedSessionStore;
   files: FileStore;
   retriever: InMemoryContextRetriever;
   clock: ManualClock;
@@ -166,20 +207,21 @@ export async function createTestAgent(
   if (!created.successful) throw new Error(created.errors[0].message);
   const provider = new GatedScriptedProvider({ id: "scripted" });
   const stateless = new GatedScriptedProvider({ id: "stateless", storesResponses: false });
-  const { store } = stores;
+  const store = gatedSessionStore(stores.store);
   const files = stores.files ?? new InMemoryFileStore(clock);
   const retriever = new InMemoryContextRetriever(options.chunks ?? []);
   let ids = 0;
   const service = new AgentService({
     catalog: created.result,
     providers: [provider, stateless],
-    store,
     files,
     retriever,
     clock,
     ids: { newId: (prefix) => `${prefix}_${++ids}` },
     ...(stores.events ? { events: stores.events } : {}),
     ...options,
+    // After `options`: a store given there is held behind the gate too.
+    store,
   });
   return {
     service,
@@ -195,6 +237,13 @@ export async function createTestAgent(
       return service.execute(valid.result, principal);
     },
   };
+}
+
+/** Every event of a stream (or follower), once it has ended. */
+export async function collect(events: AsyncIterable<TurnEvent>): Promise<TurnEvent[]> {
+  const seen: TurnEvent[] = [];
+  for await (const event of events) seen.push(event);
+  return seen;
 }
 
 /** Narrows a result to its response, failing the test with the errors otherwise. */

@@ -11,7 +11,7 @@ let database: Promise<PGlite> | undefined;
 const scenarioStores: ScenarioStoreFactory = async (clock) => {
   database ??= PGlite.create();
   // A PGlite has one connection and one search_path: each agent's store takes it over, one agent at a time.
-  const store = await openPgliteStore(await database, { schema: randomSchema(), clock });
+  const store = await openPgliteStore(await database, { schema: randomSchema(), clock, leaseClock: clock });
   return { store: store.sessions, files: store.files, events: store.events };
 };
 globalThis.aptixScenarioStores = scenarioStores;

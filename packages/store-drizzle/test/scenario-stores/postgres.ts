@@ -8,7 +8,7 @@ import { adminSql, dropSchema, randomSchema, TEST_DATABASE_URL } from "../suppor
 const scenarioStores: ScenarioStoreFactory = async (clock) => {
   await adminSql(); // Fails loudly with how to start Postgres when it is down.
   const schema = randomSchema();
-  const store = await openStore(TEST_DATABASE_URL, { schema, clock });
+  const store = await openStore(TEST_DATABASE_URL, { schema, clock, leaseClock: clock });
   onTestFinished(async () => {
     await store.close();
     await dropSchema(schema);

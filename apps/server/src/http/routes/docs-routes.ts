@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { openApiDocument } from "./openapi-document.js";
+import { type OpenApiOptions, openApiDocument } from "./openapi-document.js";
 
 const escapeHtml = (text: string) =>
   text.replace(
@@ -9,8 +9,8 @@ const escapeHtml = (text: string) =>
   );
 
 /** `/openapi.json` and a self-contained `/docs` page (no external assets: it works offline). */
-export function docsRoutes(app: Hono<AppEnv>): void {
-  const document = openApiDocument();
+export function docsRoutes(app: Hono<AppEnv>, options: OpenApiOptions): void {
+  const document = openApiDocument(options);
   app.get("/openapi.json", (c) => c.json(document));
   app.get("/docs", (c) => c.html(renderDocs(document)));
 }

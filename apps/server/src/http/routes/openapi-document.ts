@@ -2,12 +2,15 @@ import {
   AgentExecuteRequestSchema,
   AgentExecuteResponseSchema,
   AgentExecuteResultSchema,
+  DEFAULT_REQUEST_LIMITS,
   ERROR_HTTP_STATUS,
+  type ErrorCode,
   InvokeErrorSchema,
   InvokeWarningSchema,
   invokeResultSchema,
 } from "@aptix/contracts";
 import { z } from "zod";
+import { RETRY_AFTER_SECONDS } from "../send-result.js";
 import { SessionSummarySchema, TurnSummarySchema, TurnTraceSchema } from "../session-view-schemas.js";
 import { ServiceStatusSchema } from "./health-routes.js";
 
@@ -46,8 +49,13 @@ function componentSchemas(): Record<string, unknown> {
   );
 }
 
+export interface OpenApiOptions {
+  /** The server's request body limit (APTIX_MAX_BODY_BYTES). */
+  maxBodyBytes: number;
+}
+
 /** OpenAPI 3.1 (whose schemas are JSON Schema 2020-12) built from the zod schemas the bodies come from. */
-export function openApiDocument(): Record<string, unknown> {
+export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string, unknown> {
   const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
   const json = (description: string, schema: string) => ({
     description,
@@ -57,13 +65,35 @@ export function openApiDocument(): Record<string, unknown> {
     schema: { type: "string" },
     description:
       'Server-sent events, each with an `id:`: `event: output_text.delta` with `{"delta":"…"}` as text arrives, ' +
-      "then exactly one `event: result` whose data is an AgentExecuteResult.",
+      "`event: output_text.reset` with `{}` when the text shown so far is dropped (an intermediate LLM call's, " +
+      "or an interrupted attempt's), then exactly one `event: result` whose data is an AgentExecuteResult. " +
+      "The deltas since the last reset add up to the result's `primaryOutputText` (or `toolContinuationMessage`); " +
+      "a mode change's welcome is streamed as a delta.",
+  };
+  // The `Retry-After` header of a status whose codes carry one (RETRY_AFTER_SECONDS), in seconds.
+  const retryAfter = (status: number) => {
+    const codes = Object.entries(RETRY_AFTER_SECONDS).filter(
+      ([code]) => ERROR_HTTP_STATUS[code as ErrorCode] === status,
+    );
+    if (codes.length === 0) return {};
+    const waits = codes.map(([code, seconds]) => `${seconds} s with ${code}`).join(", ");
+    return {
+      headers: {
+        "Retry-After": {
+          description: `Seconds to wait before sending the same request again: ${waits}.`,
+          schema: { type: "integer", minimum: 0 },
+        },
+      },
+    };
   };
   const errorStatuses = [...new Set(Object.values(ERROR_HTTP_STATUS))].sort();
   const errors = Object.fromEntries(
     errorStatuses.map((status) => [
       String(status),
-      json("A failed InvokeResult; the status mirrors its first error.", "InvokeFailure"),
+      {
+        ...json("A failed InvokeResult; the status mirrors its first error.", "InvokeFailure"),
+        ...retryAfter(status),
+      },
     ]),
   );
   const ownerOnly = { security: [{ apiKey: [] }] };
@@ -98,9 +128,16 @@ export function openApiDocument(): Record<string, unknown> {
       "/v1/agent/execute": {
         post: {
           summary: "Run a user turn or apply a tool continuation (AGN-034), answered as AGN-033.",
+          description:
+            `A body over ${maxBodyBytes} bytes (\`x-aptix-max-body-bytes\`) is refused with 413 PAYLOAD_TOO_LARGE ` +
+            "before it is read as JSON. The request schema carries the size limits that JSON Schema can state; " +
+            "`x-aptix-request-limits` holds all of them, as `createAgentExecuteRequestValidator` of " +
+            "@aptix/contracts takes them (UTF-8 bytes of artifacts, their total, decoded image bytes…).",
           ...ownerOnly,
           requestBody: {
             required: true,
+            "x-aptix-max-body-bytes": maxBodyBytes,
+            "x-aptix-request-limits": DEFAULT_REQUEST_LIMITS,
             content: { "application/json": { schema: ref("AgentExecuteRequest") } },
           },
           responses: {
@@ -135,6 +172,13 @@ export function openApiDocument(): Record<string, unknown> {
       "/v1/sessions/{sessionId}/turns/{turnId}/events": {
         get: {
           summary: "The turn's events again after Last-Event-ID, then live until the turn ends.",
+          description:
+            "Event ids are `<round>-<n>` for text deltas and `<round>-result` for a round's result (round 0 is the " +
+            "user turn, then one round per tool continuation). A resume always ends with the turn's latest `result` " +
+            "event: after that result itself (Last-Event-ID `<last round>-result`), it is sent again, as the " +
+            "authoritative end. An id that names no event of the turn (not of this form, a round the turn does not " +
+            "have, or the result of a round still running) is 400 VALIDATION_FAILED naming `Last-Event-ID`. A text " +
+            "delta's id is judged by its round: the deltas of a turn that ended are pruned after a while.",
           ...ownerOnly,
           parameters: [
             sessionId,
@@ -191,7 +235,7 @@ export function openApiDocument(): Record<string, unknown> {
           summary: "Readiness: database reachable, migrations applied.",
           responses: {
             "200": json("Ready.", "ServiceStatusSuccess"),
-            "503": json("Not ready, and why.", "InvokeFailure"),
+            "503": { ...json("Not ready, and why.", "InvokeFailure"), ...retryAfter(503) },
           },
         },
       },

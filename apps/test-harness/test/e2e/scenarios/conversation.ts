@@ -21,9 +21,15 @@ type InputItem = { role?: string; type?: string; content?: unknown; call_id?: st
 
 const SYSTEM_TEXT = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
 export const systemMessage = { role: "system", content: [{ type: "input_text", text: SYSTEM_TEXT }] };
-export const userMessage = (mode: string, instruction: string) => ({
+/** A user turn's message; `modeInstructions` when the turn tells the model its mode's instructions. */
+export const userMessage = (mode: string, instruction: string, modeInstructions?: string) => ({
   role: "user",
-  content: [{ type: "input_text", text: `[MODE: ${mode}]\n\n[INSTRUCTION]\n${instruction}` }],
+  content: [
+    {
+      type: "input_text",
+      text: `[MODE: ${mode}]\n\n${modeInstructions ? `[MODE INSTRUCTIONS]\n${modeInstructions}\n\n` : ""}[INSTRUCTION]\n${instruction}`,
+    },
+  ],
 });
 const toolNames = (body: Body | undefined) =>
   ((body?.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name);
@@ -186,7 +192,7 @@ export function conversationScenarios(ctx: ScenarioContext): void {
     expect(continuation.toolCalls).toEqual([
       { toolCallId: "call_read_b", name: "read_file", argumentsJson: '{"path":"src/b.ts"}' },
     ]);
-    // The mode changed at once (docs/architecture.md).
+    // The mode changed at once (docs/architecture.md, Turn lifecycle).
     expect(continuation.modeDisplayName).toBe("Code Review");
 
     const readResult = JSON.stringify({ contents: "export const b = 2;" });
@@ -237,14 +243,38 @@ export function conversationScenarios(ctx: ScenarioContext): void {
       },
     ]);
 
-    // The next turn runs in the new mode, with its tools, and no welcome message again.
+    // The next turn runs in the new mode, with its tools, and no welcome message again. As the first user
+    // turn in that mode, it opens with the mode's instructions.
     const next = expectFinal(await ctx.service.post(userTurn(sessionId, "t2", "Next file?")));
     expect(next).toMatchObject({
       modeDisplayName: "Code Review",
       primaryOutputText: "Ready for the next file.",
     });
-    expect(input(sent()[2])).toEqual([userMessage("review", "Next file?")]);
+    expect(input(sent()[2])).toEqual([userMessage("review", "Next file?", REVIEW_INSTRUCTIONS)]);
     expect(toolNames(sent()[2])).toEqual(["read_file", "submit_review", "agent_change_mode"]);
+  });
+
+  it("refuses a call to a tool name no client could be handed (repo.read) back to the model, and answers 200 without it in toolResults", async () => {
+    const sessionId = uniqueId("bad-tool-name");
+    ctx.harness.script(
+      step.functionCalls({ name: "repo.read", arguments: { path: "src/a.ts" }, callId: "call_dotted" }),
+      step.text("I cannot read files that way."),
+    );
+
+    const answer = await ctx.service.post(userTurn(sessionId, "t1", "Read src/a.ts"));
+    const final = expectFinal(answer);
+    expect(final.primaryOutputText).toBe("I cannot read files that way.");
+    // The server ran nothing: the refusal is not a server tool result (AGN-033 §5.3).
+    expect(final.toolResults).toBeUndefined();
+    expect(input(sent()[1])).toEqual([
+      {
+        type: "function_call_output",
+        call_id: "call_dotted",
+        output: JSON.stringify({ error: "Invalid arguments for repo.read: no tool has this name" }),
+      },
+    ]);
+    const summary = expectOk(await ctx.service.session(sessionId));
+    expect(summary.turns.map((turn) => turn.status)).toEqual(["completed"]);
   });
 
   it("fails the turn on mismatched tool results (409 TOOL_RESULTS_MISMATCH), and the session goes on", async () => {

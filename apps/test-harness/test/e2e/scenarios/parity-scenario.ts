@@ -118,8 +118,3 @@ export function parityBody(
     ...(stream ? { stream: true } : {}),
   };
 }
-
-/** The text a step's round streams: every model call's text, in order. */
-export function roundText(step: ParityStep): string {
-  return step.model.map((turn) => (turn.text ?? []).join("")).join("");
-}

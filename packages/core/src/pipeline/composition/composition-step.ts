@@ -5,15 +5,21 @@ import type { Mode } from "../../catalog/mode.js";
 import { type ConversationCursor, isFreshCursor } from "../../model/conversation-cursor.js";
 import type { LlmContinuation, LlmRequest } from "../../model/llm-request.js";
 import type { SessionRecord } from "../../model/session-record.js";
-import type { TranscriptItem } from "../../model/transcript-item.js";
+import type { SystemMessageItem, TranscriptItem } from "../../model/transcript-item.js";
 import type { ContextRetriever } from "../../ports/context-retriever.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import { composeRoundOpening, type RoundOpening } from "./round-opening.js";
+import { modeInstructionsToTell } from "./user-message.js";
 
 export interface CompositionInput {
   context: ConversationContext;
-  /** The turn's mode: it picks the tools and the forced tool choice; its instructions open a fresh session. */
+  /** The turn's mode: it picks the tools and the forced tool choice (AGN-011 §4.4). */
   mode: Mode;
+  /**
+   * The session's mode now: the turn's until an `agent_change_mode` of the turn changed it. Every system
+   * message the call sends holds its instructions.
+   */
+  currentModeId: string;
   cursor: ConversationCursor;
   /** The new items of this call: the round's opening (see `openRound`), or the outputs of the previous call's tool calls. */
   newItems: TranscriptItem[];
@@ -39,28 +45,39 @@ export function needsReplay(
  */
 export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
   constructor(
-    private readonly catalog: Pick<AgentCatalog, "toolsFor">,
+    private readonly catalog: Pick<AgentCatalog, "toolsFor" | "modes">,
     private readonly retriever?: ContextRetriever,
   ) {}
 
-  /** The new items of a round's first call, composed from what Entry received. */
-  openRound(opening: RoundOpening, session: SessionRecord): Promise<InvokeResult<TranscriptItem[]>> {
-    return composeRoundOpening(opening, session, this.retriever);
+  /**
+   * The new items of a round's first call, composed from what Entry received; `cursor` is where the round
+   * starts, so a user turn knows which mode the model was last told about.
+   */
+  openRound(
+    opening: RoundOpening,
+    session: SessionRecord,
+    cursor: ConversationCursor,
+  ): Promise<InvokeResult<TranscriptItem[]>> {
+    const modeInstructions = modeInstructionsToTell(cursor, this.catalog.modes.get(session.mode));
+    return composeRoundOpening(opening, session, { retriever: this.retriever, modeInstructions });
   }
 
   async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
     const { context, mode, cursor } = input;
     // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
-    const system: TranscriptItem[] = isFreshCursor(cursor)
-      ? [
-          {
-            type: "system_message",
-            text: mode.instructions ? `${context.bootPrompt}\n\n${mode.instructions}` : context.bootPrompt,
-          },
-        ]
-      : [];
+    // Whenever a system message is sent again (a replay, re-sent pending input), it holds the current mode's
+    // instructions: a stateless provider's `system` never keeps those of a mode the session has left.
+    const currentMode = this.catalog.modes.get(input.currentModeId);
+    const system: SystemMessageItem = {
+      type: "system_message",
+      text: currentMode.instructions
+        ? `${context.bootPrompt}\n\n${currentMode.instructions}`
+        : context.bootPrompt,
+    };
+    const withCurrentSystem = (items: TranscriptItem[]) =>
+      items.map((item) => (item.type === "system_message" ? system : item));
     const continuation: LlmContinuation = input.replay
-      ? { type: "replay", items: input.replay }
+      ? { type: "replay", items: withCurrentSystem(input.replay) }
       : cursor.responseId !== null
         ? { type: "previous_response", responseId: cursor.responseId }
         : { type: "none" };
@@ -70,7 +87,11 @@ export class CompositionStep implements PipelineStep<CompositionInput, LlmReques
     const request: LlmRequest = {
       model: context.model,
       continuation,
-      input: [...system, ...cursor.pendingInput, ...input.newItems],
+      input: [
+        ...(isFreshCursor(cursor) ? [system] : []),
+        ...withCurrentSystem(cursor.pendingInput),
+        ...input.newItems,
+      ],
       // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
       tools: this.catalog.toolsFor(mode),
       toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },

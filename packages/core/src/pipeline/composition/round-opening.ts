@@ -16,11 +16,12 @@ export type RoundOpening =
  * The new items of a round's first LLM call. A user turn gets its `[CONTEXT]` chunks and its user message
  * (AGN-003 §3); a continuation gets the held server outputs and the client's results, in the order the model
  * made the calls. `session` is the session as the turn started it: mode and solution context already latched.
+ * `modeInstructions` are those the user message must tell the model (see `modeInstructionsToTell`).
  */
 export async function composeRoundOpening(
   opening: RoundOpening,
   session: SessionRecord,
-  retriever: ContextRetriever | undefined,
+  { retriever, modeInstructions }: { retriever?: ContextRetriever; modeInstructions?: string },
 ): Promise<InvokeResult<TranscriptItem[]>> {
   if (opening.type === "tool_results") {
     const clientOutputs: FunctionCallOutputItem[] = opening.toolResults.map((result) => ({
@@ -50,7 +51,7 @@ export async function composeRoundOpening(
     }
   }
   const { mode: modeId, solutionContextText } = session;
-  return ok([composeUserMessage({ modeId, request, chunks, solutionContextText })]);
+  return ok([composeUserMessage({ modeId, modeInstructions, request, chunks, solutionContextText })]);
 }
 
 /** Tool outputs go back in the order the model made the calls. */

@@ -1,10 +1,14 @@
 import type { UserTurnRequest } from "@aptix/contracts";
+import type { Mode } from "../../catalog/mode.js";
+import { type ConversationCursor, isFreshCursor } from "../../model/conversation-cursor.js";
 import type { RagChunk } from "../../model/rag-chunk.js";
 import type { ContentPart, UserMessageItem } from "../../model/transcript-item.js";
 import { fenceFor, formatRagContextBlock } from "./rag-context-block.js";
 
 export interface UserMessageInput {
   modeId: string;
+  /** The mode's instructions, when the turn must tell the model about its mode (see `modeInstructionsToTell`). */
+  modeInstructions?: string;
   request: UserTurnRequest;
   chunks: readonly RagChunk[];
   /** The session's latched solution context after this request's value was applied. */
@@ -12,17 +16,20 @@ export interface UserMessageInput {
 }
 
 /**
- * The user message of a turn (AGN-003 §3): `[MODE]` + `[INSTRUCTION]` first, the `[CONTEXT]` block second
- * (when there are chunks), then the latched solution context, the input artifacts and the clipboard images.
+ * The user message of a turn (AGN-003 §3): `[MODE]` (+ `[MODE INSTRUCTIONS]` when given) + `[INSTRUCTION]`
+ * first, the `[CONTEXT]` block second (when there are chunks), then the latched solution context, the input
+ * artifacts and the clipboard images.
  */
 export function composeUserMessage({
   modeId,
+  modeInstructions,
   request,
   chunks,
   solutionContextText,
 }: UserMessageInput): UserMessageItem {
+  const told = modeInstructions ? `[MODE INSTRUCTIONS]\n${modeInstructions}\n\n` : "";
   const content: ContentPart[] = [
-    { type: "text", text: `[MODE: ${modeId}]\n\n[INSTRUCTION]\n${request.instruction ?? ""}` },
+    { type: "text", text: `[MODE: ${modeId}]\n\n${told}[INSTRUCTION]\n${request.instruction ?? ""}` },
   ];
   const contextBlock = formatRagContextBlock(chunks);
   if (contextBlock !== undefined) content.push({ type: "text", text: contextBlock });
@@ -51,4 +58,18 @@ export function composeUserMessage({
     content.push({ type: "image", mimeType: image.mimeType, dataBase64: image.dataBase64 });
   }
   return { type: "user_message", content };
+}
+
+/**
+ * The instructions a user turn carries in its first part (docs/wire-mapping.md): its mode's, when the last
+ * user turn the provider's view of the conversation holds was in another mode (after `agent_change_mode`, a
+ * `MODE_RESET`, or a turn that changed mode and then failed or was abandoned). None on a fresh cursor: the
+ * session's first turn has them in the system message.
+ */
+export function modeInstructionsToTell(
+  cursor: ConversationCursor,
+  mode: Pick<Mode, "id" | "instructions">,
+): string | undefined {
+  if (isFreshCursor(cursor) || cursor.mode === mode.id || mode.instructions === "") return undefined;
+  return mode.instructions;
 }

@@ -1,0 +1,126 @@
+import {
+  contractJsonSchemas,
+  createAgentExecuteRequestValidator,
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
+} from "@aptix/contracts";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { jsonByteLength, largestRequests, maxRequestBodyBytes } from "../src/config/max-body-bytes.js";
+import { readServerEnv } from "../src/config/server-env.js";
+import { setup } from "./http-app-setup.js";
+
+/** Limits small enough to build the largest requests for real (the fixed field lengths still apply). */
+const smallLimits: fc.Arbitrary<RequestLimits> = fc.record({
+  maxInstructionChars: fc.integer({ min: 1, max: 40 }),
+  maxInputArtifacts: fc.integer({ min: 0, max: 3 }),
+  maxArtifactBytes: fc.integer({ min: 1, max: 40 }),
+  maxArtifactTotalBytes: fc.integer({ min: 1, max: 100 }),
+  maxClipboardImages: fc.integer({ min: 0, max: 3 }),
+  maxImageBytes: fc.integer({ min: 1, max: 40 }),
+  maxRagScopeConditions: fc.integer({ min: 0, max: 3 }),
+  maxRagScopeValues: fc.integer({ min: 1, max: 3 }),
+  maxSolutionContextChars: fc.integer({ min: 0, max: 40 }),
+  maxToolResults: fc.integer({ min: 1, max: 3 }),
+  maxToolResultChars: fc.integer({ min: 1, max: 40 }),
+});
+
+/** The largest requests under `limits`, written out as a client's JSON.stringify writes them. */
+const largestBodies = (limits: RequestLimits) =>
+  Object.values(largestRequests(limits)).map((request) => ({ request, json: JSON.stringify(request) }));
+
+/** The fields of a JSON Schema that `value` lacks, at any depth (a list's first entry stands for all). */
+function missingFields(schema: Record<string, unknown>, value: unknown, path = ""): string[] {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (properties && typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return Object.entries(properties).flatMap(([key, field]) =>
+      key in value
+        ? missingFields(field, (value as Record<string, unknown>)[key], `${path}.${key}`)
+        : [`${path}.${key}`],
+    );
+  }
+  const items = schema.items as Record<string, unknown> | undefined;
+  if (items && Array.isArray(value) && value.length > 0) return missingFields(items, value[0], `${path}[0]`);
+  return [];
+}
+
+describe("the request body limit", () => {
+  it("defaults to the largest request the contracts accept", () => {
+    const { APTIX_MAX_BODY_BYTES } = readServerEnv({});
+    expect(APTIX_MAX_BODY_BYTES).toBe(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS));
+    // A tool continuation: 64 results of 1 MiB characters, at 6 bytes a character (`\u0001`).
+    expect(APTIX_MAX_BODY_BYTES).toBe(402_674_604);
+    expect(readServerEnv({ APTIX_MAX_BODY_BYTES: "2048" }).APTIX_MAX_BODY_BYTES).toBe(2048);
+  });
+
+  it("is reached by requests the contracts accept, sized exactly, whatever the limits", () => {
+    fc.assert(
+      fc.property(smallLimits, (limits) => {
+        const validate = createAgentExecuteRequestValidator(limits);
+        const bodies = largestBodies(limits);
+        for (const { request, json } of bodies) {
+          expect(jsonByteLength(request)).toBe(Buffer.byteLength(json));
+          expect(validate(JSON.parse(json)).errors).toEqual([]);
+        }
+        expect(maxRequestBodyBytes(limits)).toBe(
+          Math.max(...bodies.map(({ json }) => Buffer.byteLength(json))),
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("counts every field of both requests, so a field the contracts add cannot be left out", () => {
+    const request = contractJsonSchemas()["agent-execute-request.schema.json"] as { anyOf: object[] };
+    const [userTurn, toolContinuation] = request.anyOf as Record<string, unknown>[];
+    const largest = largestRequests();
+    expect(missingFields(userTurn ?? {}, largest.userTurn)).toEqual([]);
+    // A tool result carries errorMessage or resultJson, never both: errorMessage is the larger.
+    expect(missingFields(toolContinuation ?? {}, largest.toolContinuation)).toEqual([
+      ".toolResults[0].resultJson",
+    ]);
+  });
+
+  it("lets the largest request through at the limit and answers 413 a byte below it", async () => {
+    await fc.assert(
+      fc.asyncProperty(smallLimits, async (limits) => {
+        const maxBodyBytes = maxRequestBodyBytes(limits);
+        const [largest] = largestBodies(limits).sort(
+          (a, b) => Buffer.byteLength(b.json) - Buffer.byteLength(a.json),
+        );
+        const json = largest?.json ?? "";
+        expect((await setup({ maxBodyBytes, limits }).post(json)).status).not.toBe(413);
+        expect((await setup({ maxBodyBytes: maxBodyBytes - 1, limits }).post(json)).status).toBe(413);
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("answers a body one byte over the default limit 413 without reading it", async () => {
+    const { APTIX_MAX_BODY_BYTES } = readServerEnv({});
+    const { app } = setup({ maxBodyBytes: APTIX_MAX_BODY_BYTES });
+    let chunks = 0;
+    // Endless on purpose: the limit is judged by Content-Length, before a byte is read.
+    const body = new ReadableStream({
+      pull: (controller) => {
+        chunks++;
+        controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
+      },
+    });
+    const response = await app.request("/v1/agent/execute", {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(APTIX_MAX_BODY_BYTES + 1),
+        authorization: "Bearer alice-key-0123456789",
+      },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({
+      errors: [{ code: "PAYLOAD_TOO_LARGE", details: { maxBytes: APTIX_MAX_BODY_BYTES } }],
+    });
+    expect(chunks).toBeLessThan(4);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Clock } from "../ports/clock.js";
+import type { SessionStore } from "../ports/session-store.js";
+import { newCallRecord, newLease, newSessionKey, newTurnRecord } from "./store-fixtures.js";
+
+/** What the lease-clock contract needs: stores over shared data, as server instances with their own clocks see it. */
+export interface LeaseClockHarness {
+  /**
+   * A store over the same data as every other `instance` of this harness, as a server instance whose own
+   * clock reads `clock` uses it: for a SQL store, one opened with `clock` as its instance clock and its leases
+   * left to the database's clock. A store whose clock is the database (in memory) may answer the same store
+   * every time: it must judge leases by the real time then.
+   */
+  instance(clock: Clock): Promise<SessionStore>;
+  /** Releases whatever `makeHarness` and `instance` opened. */
+  close(): Promise<void>;
+}
+
+/** Long enough that a few statements on a busy machine stay well inside it. */
+const LEASE_MS = 1_500;
+/** How far past an expiry the suite waits before it expects the lease free. */
+const MARGIN_MS = 250;
+const HOUR_MS = 3_600_000;
+const CREATE = { conversationContextId: "conv-1", agentContextId: null, mode: "code" } as const;
+
+/** A clock `skewMs` off the real time, as a server instance with a wrong clock has. */
+function skewedClock(skewMs: number): Clock {
+  return { now: () => new Date(Date.now() + skewMs) };
+}
+
+function sleepUntil(time: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
+}
+
+/**
+ * Leases judged by the store's clock (a database's `now()`), in real time: server instances whose clocks are
+ * an hour apart still agree on who holds a session, for how long, and which leases expired. Call it at the top
+ * level of a test file; each check takes a few seconds of real time.
+ */
+export function describeLeaseClockContract(
+  name: string,
+  makeHarness: () => Promise<LeaseClockHarness>,
+): void {
+  describe(`SessionStore lease clock contract: ${name}`, () => {
+    let harness: LeaseClockHarness | undefined;
+    let behind: { store: SessionStore; clock: Clock };
+    let ahead: { store: SessionStore; clock: Clock };
+    const key = newSessionKey("clock-session", "principal-a");
+
+    beforeEach(async () => {
+      harness = await makeHarness();
+      const behindClock = skewedClock(-HOUR_MS);
+      const aheadClock = skewedClock(HOUR_MS);
+      behind = { store: await harness.instance(behindClock), clock: behindClock };
+      ahead = { store: await harness.instance(aheadClock), clock: aheadClock };
+    });
+
+    afterEach(async () => {
+      await harness?.close();
+      harness = undefined;
+    });
+
+    /** A claim as `instance` sends it: its own clock's time as `now`. */
+    async function claimBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
+      const claimed = await instance.store.claimSession({
+        key,
+        lease: newLease(owner, LEASE_MS),
+        now: instance.clock.now(),
+        create: { ...CREATE },
+      });
+      return claimed.outcome;
+    }
+
+    async function startTurnBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
+      const turn = newTurnRecord(key, "turn-1", { createdAt: instance.clock.now() });
+      return instance.store.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: owner });
+    }
+
+    it("holds a lease for its duration by the store's clock, whatever the claimants' clocks say", async () => {
+      const claimedAt = Date.now();
+      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
+      // An instance an hour ahead would have judged a lease set by the one behind long expired.
+      expect(await claimBy(ahead, "owner-ahead")).toBe("busy");
+      expect(await claimBy(behind, "owner-behind-2")).toBe("busy");
+
+      await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
+      expect(await claimBy(ahead, "owner-ahead")).toBe("claimed");
+      expect(await startTurnBy(behind, "owner-behind")).toBe("lease_lost");
+      expect(await startTurnBy(ahead, "owner-ahead")).toBe("started");
+    });
+
+    it("renews a lease for its duration from the store's now, whatever the holder's clock says", async () => {
+      const claimedAt = Date.now();
+      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
+      expect(await startTurnBy(behind, "owner-behind")).toBe("started");
+
+      await sleepUntil(claimedAt + LEASE_MS / 2);
+      const renewedAt = Date.now();
+      expect(
+        await behind.store.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          lease: newLease("owner-behind", LEASE_MS),
+        }),
+      ).toBe(true);
+
+      // Past the first deadline, inside the renewed one.
+      await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
+      expect(await claimBy(ahead, "owner-ahead")).toBe("busy");
+      await sleepUntil(renewedAt + LEASE_MS + MARGIN_MS);
+      expect(await claimBy(ahead, "owner-ahead")).toBe("claimed");
+    });
+
+    it("finds expired leases by the store's clock, whatever the asking instance's clock says", async () => {
+      const claimedAt = Date.now();
+      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
+      expect(await startTurnBy(behind, "owner-behind")).toBe("started");
+      expect(await ahead.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
+
+      await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
+      expect(await ahead.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await behind.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await ahead.store.findExpiredLeases({ expiredForMs: HOUR_MS, limit: 10 })).toStrictEqual([]);
+    });
+  });
+}

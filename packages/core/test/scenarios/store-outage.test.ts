@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import {
+  InMemorySessionStore,
+  type RecordLlmCallInput,
+  StoreUnavailableError,
+  type UpdateTurnInput,
+} from "../../src/index.js";
+import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
+
+/** An in-memory store whose next writes of the named kinds fail as an unreachable database's would. */
+class OutageStore extends InMemorySessionStore {
+  readonly #failing: string[] = [];
+
+  failNext(...methods: Array<"recordLlmCall" | "updateTurn">): void {
+    this.#failing.push(...methods);
+  }
+
+  #outage(method: string): void {
+    const index = this.#failing.indexOf(method);
+    if (index === -1) return;
+    this.#failing.splice(index, 1);
+    throw new StoreUnavailableError("The database cannot be reached: connect ECONNREFUSED");
+  }
+
+  override async recordLlmCall(input: RecordLlmCallInput): Promise<boolean> {
+    this.#outage("recordLlmCall");
+    return super.recordLlmCall(input);
+  }
+
+  override async updateTurn(input: UpdateTurnInput): Promise<boolean> {
+    this.#outage("updateTurn");
+    return super.updateTurn(input);
+  }
+}
+
+describe("a database outage while a turn runs", () => {
+  it("fails the turn with NOT_READY (retryable), never the session", async () => {
+    const store = new OutageStore();
+    const agent = await createTestAgent({ store });
+    agent.provider.enqueue({ text: "Hello." }, { text: "Lost." }, { text: "Later." });
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+
+    store.failNext("recordLlmCall");
+    const request = { sessionId: "s", turnId: "t2", instruction: "Meanwhile" };
+    const cutShort = await agent.execute(request);
+    expect(errorsOf(cutShort)).toEqual([
+      {
+        code: "NOT_READY",
+        message:
+          "The database could not be reached while the turn ran; the turn failed. Send it again as a new turn once the service is ready.",
+        details: { turnId: "t2", retryable: true },
+      },
+    ]);
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t2"))).toMatchObject({
+      status: "failed",
+      error: { code: "NOT_READY" },
+    });
+    expect(await agent.execute(request)).toEqual(cutShort);
+    // The session goes on from before the failed turn.
+    const later = await agent.execute({ sessionId: "s", turnId: "t3", instruction: "Later" });
+    expect(responseOf(later)).toMatchObject({ primaryOutputText: "Later." });
+    expect(agent.provider.requests[2]?.continuation).toEqual({
+      type: "previous_response",
+      responseId: "resp_1",
+    });
+  });
+
+  it("answers NOT_READY when even the turn's failure cannot be stored, and runs the round again when sent again", async () => {
+    const store = new OutageStore();
+    const agent = await createTestAgent({ store });
+    agent.provider.enqueue({ text: "Lost." }, { text: "Run again." });
+    store.failNext("recordLlmCall", "updateTurn");
+    const request = { sessionId: "s", turnId: "t1", instruction: "Hi" };
+    expect(errorsOf(await agent.execute(request))).toEqual([
+      {
+        code: "NOT_READY",
+        message: "The database cannot be reached; send the request again once the service is ready.",
+        details: { retryable: true },
+      },
+    ]);
+    // The turn could not be failed: the same request, once the database is back, runs it again.
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1")).status).toBe("running");
+    const retried = await agent.execute(request);
+    expect(responseOf(retried)).toMatchObject({ kind: "final", primaryOutputText: "Run again." });
+    expect(agent.provider.requests).toHaveLength(2);
+    expect(await agent.execute(request)).toEqual(retried);
+  });
+});

@@ -1,0 +1,86 @@
+import { isStoreUnavailable, StoreUnavailableError } from "@aptix/core";
+import { newSessionKey } from "@aptix/core/testing";
+import { describe, expect, it } from "vitest";
+import { openStore } from "../src/index.js";
+import { reportingUnavailability } from "../src/store-unavailable.js";
+
+/** A driver error as postgres.js makes them: a message and a `code` (a socket error's, its own, or a SQLSTATE). */
+function driverError(message: string, code: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** A store whose one method fails with `error`, seen through reportingUnavailability. */
+function failingWith(error: unknown, closed = false) {
+  const store = {
+    async read(): Promise<never> {
+      throw error;
+    },
+  };
+  return reportingUnavailability(store, () => closed);
+}
+
+describe("reportingUnavailability", () => {
+  it.each([
+    ["a refused connection", driverError("connect ECONNREFUSED 127.0.0.1:5432", "ECONNREFUSED")],
+    ["a dropped connection", driverError("write CONNECTION_CLOSED 127.0.0.1:5432", "CONNECTION_CLOSED")],
+    ["a connect timeout", driverError("write CONNECT_TIMEOUT 127.0.0.1:5432", "CONNECT_TIMEOUT")],
+    ["pg_terminate_backend", driverError("terminating connection due to administrator command", "57P01")],
+    ["a connection exception", driverError("connection failure", "08006")],
+    [
+      "drizzle's wrapper of a driver error",
+      new Error("Failed query: select 1", {
+        cause: driverError("connect ECONNREFUSED ::1:5432", "ECONNREFUSED"),
+      }),
+    ],
+    [
+      "a connection tried on several addresses",
+      new AggregateError([driverError("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "connect failed"),
+    ],
+  ])("throws StoreUnavailableError for %s, keeping the driver's error as its cause", async (_, error) => {
+    const thrown = await failingWith(error)
+      .read()
+      .catch((caught: unknown) => caught);
+    expect(thrown).toBeInstanceOf(StoreUnavailableError);
+    expect(isStoreUnavailable(thrown)).toBe(true);
+    expect((thrown as Error).message).toMatch(/^The database cannot be reached: /);
+    expect((thrown as Error).cause).toBe(error);
+  });
+
+  it("lets any other error through unchanged", async () => {
+    for (const error of [
+      driverError('duplicate key value violates unique constraint "turns_pkey"', "23505"),
+      new Error("Failed query", { cause: driverError("invalid input syntax", "22P02") }),
+      new TypeError("a bug"),
+    ]) {
+      expect(
+        await failingWith(error)
+          .read()
+          .catch((caught: unknown) => caught),
+      ).toBe(error);
+    }
+  });
+
+  it("reports any failure of a closed store as StoreUnavailableError", async () => {
+    const thrown = await failingWith(new Error("PGlite is closed"), true)
+      .read()
+      .catch((caught: unknown) => caught);
+    expect(thrown).toBeInstanceOf(StoreUnavailableError);
+    expect((thrown as Error).message).toBe("The store is closed.");
+  });
+});
+
+describe("a store opened by openStore", () => {
+  it("throws StoreUnavailableError from every store once closed", async () => {
+    const store = await openStore("memory://");
+    const key = newSessionKey();
+    expect(await store.sessions.getSession(key)).toBeUndefined();
+    await store.close();
+    for (const read of [
+      () => store.sessions.getSession(key),
+      () => store.files.get(key.principal, "file-1"),
+      () => store.events.list(key, "turn-1", 0, -1),
+    ]) {
+      await expect(read()).rejects.toBeInstanceOf(StoreUnavailableError);
+    }
+  });
+});

@@ -20,9 +20,9 @@ export interface RunningServer {
 }
 
 /**
- * How often the housekeeping runs: it fails turns whose instance stopped (once their lease has been expired
- * this long too, which leaves the client as long to send the round again and have it run again) and prunes
- * old stream events. A turn left running is failed within half a lease of its expiry, a minute at most.
+ * How often the housekeeping runs: it fails turns whose instance stopped as soon as their lease has expired
+ * (their client may still send the round again and have it run again) and prunes old stream events. A turn
+ * left running is failed within a quarter lease of its expiry, a minute at most.
  */
 export function housekeepingIntervalMs(leaseMs: number): number {
   return Math.min(60_000, Math.max(100, Math.floor(leaseMs / 4)));
@@ -88,7 +88,7 @@ export async function startServer(
   // stream events are pruned once their turn has been over for APTIX_EVENT_RETENTION_MS.
   const intervalMs = housekeepingIntervalMs(env.APTIX_LEASE_MS);
   const housekeep = async () => {
-    await service.failExpiredTurns({ expiredForMs: intervalMs }).then(
+    await service.failExpiredTurns().then(
       (count) => count > 0 && logger.log("warn", "failed turns whose instance stopped", { count }),
       (error: unknown) => logger.log("error", "reaper failed", { error: String(error) }),
     );

@@ -40,5 +40,16 @@ export {
   ok,
 } from "./result/invoke-result.js";
 export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
+export {
+  type SessionSummary,
+  SessionSummarySchema,
+  TURN_STATUSES,
+  type TurnStatus,
+  type TurnSummary,
+  TurnSummarySchema,
+  type TurnTrace,
+  TurnTraceSchema,
+} from "./session/session-views.js";
+export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
 export { type FieldError, formatFieldPath } from "./validation/field-error.js";

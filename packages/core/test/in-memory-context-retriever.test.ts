@@ -1,8 +1,8 @@
 import type { RagScopeCondition } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { InMemoryContextRetriever, matchesCondition } from "../src/memory/in-memory-context-retriever.js";
-import type { RagChunk } from "../src/model/rag-chunk.js";
+import { InMemoryContextRetriever, matchesCondition } from "../src/in-memory/in-memory-context-retriever.js";
 import type { RetrievalQuery } from "../src/ports/context-retriever.js";
+import type { RagChunk } from "../src/records/rag-chunk.js";
 
 function chunk(id: string, metadata?: Record<string, string>): RagChunk {
   const base: RagChunk = {

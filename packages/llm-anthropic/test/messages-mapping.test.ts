@@ -6,7 +6,7 @@ import { finishReason, fromAnthropicMessage, usageOf } from "../src/from-anthrop
 import { providerError } from "../src/provider-error.js";
 import { toAnthropicMessages } from "../src/to-anthropic-messages.js";
 
-// Over-HTTP behaviour (the SDK against the scripted server) is tested in apps/test-harness; these pin the
+// Over-HTTP behaviour (the SDK against the scripted server) is tested in anthropic-adapter.test.ts; these pin the
 // mapping rules that the wire tests cannot reach one by one.
 
 const user = (text: string): TranscriptItem => ({ type: "user_message", content: [{ type: "text", text }] });

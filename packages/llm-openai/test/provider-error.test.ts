@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { fromResponsesOutput } from "../src/from-responses-output.js";
 import { providerError, StreamErrorEvent } from "../src/provider-error.js";
 
-// The same failures over real HTTP are in apps/test-harness; these pin which details each kind keeps.
+// The same failures over real HTTP are in llm-openai-adapter.test.ts; these pin which details each kind keeps.
 
 const received = { status: 200, requestId: "req_1" };
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { fromResponsesOutput } from "../src/from-responses-output.js";
 import { toResponsesInput } from "../src/to-responses-input.js";
 
-// Over-HTTP behaviour (the SDK against the scripted server) is tested in apps/test-harness; these pin the
+// Over-HTTP behaviour (the SDK against the scripted server) is tested in llm-openai-adapter.test.ts; these pin the
 // mapping rules that the wire tests cannot reach one by one.
 
 function response(fields: Partial<Response>): Response {

@@ -3,12 +3,15 @@
  * scenario runs against the OpenAI Responses API and the Anthropic Messages API with identical call ids,
  * texts (and stream chunks) and token counts, so the service's answers can be compared across providers.
  */
-import type { AnthropicRecordedRequest, AnthropicScriptStep } from "../anthropic/script.js";
-import { anthropicStep } from "../anthropic/script.js";
-import type { ScriptedAnthropic } from "../anthropic/server.js";
-import type { RecordedRequest, ScriptStep } from "../openai/script.js";
-import { step } from "../openai/script.js";
-import type { ScriptedOpenAI } from "../openai/server.js";
+import type {
+  AnthropicRecordedRequest,
+  AnthropicScriptStep,
+  RecordedRequest,
+  ScriptedAnthropic,
+  ScriptedOpenAI,
+  ScriptStep,
+} from "@aptix/testing-llm-servers";
+import { anthropicStep, step } from "@aptix/testing-llm-servers";
 
 export type ProviderId = "openai" | "anthropic";
 

@@ -9,8 +9,8 @@ import {
 } from "@aptix/contracts";
 import type { SessionSummary, TurnTrace } from "@aptix/core";
 import { type Jsonified, jsonLogger, type RunningServer, readServerEnv, startServer } from "@aptix/server";
-import type { ScriptedAnthropic } from "../anthropic/server.js";
-import { type ScriptedOpenAI, startScriptedOpenAI } from "../openai/server.js";
+import type { ScriptedAnthropic } from "@aptix/testing-llm-servers";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
 import { writeE2ECatalog } from "./test-catalog.js";
 import { databaseFor, type TestDatabase, type TestStoreKind } from "./test-database.js";
 

@@ -19,6 +19,7 @@ import { AgentService } from "@aptix/core";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { createApp, loadCatalog, silentLogger } from "@aptix/server";
 import { type AptixStore, openStore } from "@aptix/store-drizzle";
+import { anthropicStep, type ScriptedAnthropic, startScriptedAnthropic } from "@aptix/testing-llm-servers";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   ANTHROPIC_TEST_MODEL,
@@ -34,7 +35,6 @@ import {
   uniqueId,
   writeCatalog,
 } from "../../src/e2e/index.js";
-import { anthropicStep, type ScriptedAnthropic, startScriptedAnthropic } from "../../src/index.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 

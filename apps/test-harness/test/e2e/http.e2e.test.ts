@@ -4,6 +4,8 @@
  * the machine's Postgres (a schema per service). The scenarios live in ./scenarios; this file runs them per
  * store against services it starts once, because starting a PGlite costs seconds.
  */
+
+import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   checkAndResetHarness,
@@ -12,7 +14,6 @@ import {
   type TestService,
   type TestStoreKind,
 } from "../../src/e2e/index.js";
-import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
 import { type ScenarioContext, STRICT_TIMEOUT_MS } from "./scenarios/context.js";
 import { conversationScenarios } from "./scenarios/conversation.js";
 import { expectSerialized, oneTurnAtATimeScenarios } from "./scenarios/one-turn-at-a-time.js";

@@ -10,6 +10,12 @@
  * tool like `agent_change_mode` then always measures 0 ms.
  */
 import { type AgentExecuteResponse, AgentExecuteResultSchema, type InvokeResult } from "@aptix/contracts";
+import {
+  type ScriptedAnthropic,
+  type ScriptedOpenAI,
+  startScriptedAnthropic,
+  startScriptedOpenAI,
+} from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   anthropicRig,
@@ -31,12 +37,6 @@ import {
   uniqueId,
   writeCatalog,
 } from "../../src/e2e/index.js";
-import {
-  type ScriptedAnthropic,
-  type ScriptedOpenAI,
-  startScriptedAnthropic,
-  startScriptedOpenAI,
-} from "../../src/index.js";
 import { PARITY_SCENARIO, type ParityStep, parityBody } from "./scenarios/parity-scenario.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });

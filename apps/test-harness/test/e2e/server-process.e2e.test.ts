@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   checkAndResetHarness,
@@ -11,7 +12,6 @@ import {
   spawnServer,
   type TestDatabase,
 } from "../../src/e2e/index.js";
-import { type ScriptedOpenAI, startScriptedOpenAI } from "../../src/index.js";
 import { expectSerialized } from "./scenarios/one-turn-at-a-time.js";
 
 // Child processes compile the server with tsx and PGlite creates its database at start-up: on CI's two cores,

@@ -5,6 +5,13 @@
  * and resuming with `Last-Event-ID`, a provider failing mid-stream, the continuation of a streamed turn, and
  * heartbeat comments on an idle stream (`APTIX_SSE_HEARTBEAT_MS=100`).
  */
+
+import {
+  type ScriptedAnthropic,
+  type ScriptedOpenAI,
+  startScriptedAnthropic,
+  startScriptedOpenAI,
+} from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   API_KEYS,
@@ -28,12 +35,6 @@ import {
   waitFor,
   writeCatalog,
 } from "../../src/e2e/index.js";
-import {
-  type ScriptedAnthropic,
-  type ScriptedOpenAI,
-  startScriptedAnthropic,
-  startScriptedOpenAI,
-} from "../../src/index.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 

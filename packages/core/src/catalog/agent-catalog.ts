@@ -1,8 +1,8 @@
 import { type FieldError, fail, type InvokeResult, ok } from "@aptix/contracts";
-import type { ToolDefinition } from "../model/tool-definition.js";
-import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "../tools/change-mode-tool.js";
-import type { ServerTool } from "../tools/server-tool.js";
-import { ServerToolRegistry } from "../tools/server-tool-registry.js";
+import type { ToolDefinition } from "../records/tool-definition.js";
+import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "../server-tools/change-mode-tool.js";
+import type { ServerTool } from "../server-tools/server-tool.js";
+import { ServerToolRegistry } from "../server-tools/server-tool-registry.js";
 import { type ConversationContext, DEFAULT_MODE_ID } from "./conversation-context.js";
 import type { Mode } from "./mode.js";
 import { ModeCatalog } from "./mode-catalog.js";

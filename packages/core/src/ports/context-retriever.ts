@@ -1,5 +1,5 @@
 import type { RagScopeCondition, UserTurnRequest } from "@aptix/contracts";
-import type { RagChunk } from "../model/rag-chunk.js";
+import type { RagChunk } from "../records/rag-chunk.js";
 
 export interface RetrievalQuery {
   principal: string;

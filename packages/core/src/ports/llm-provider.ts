@@ -1,6 +1,6 @@
 import type { InvokeFailure, InvokeResult } from "@aptix/contracts";
-import type { LlmRequest } from "../model/llm-request.js";
-import type { LlmResponse } from "../model/llm-response.js";
+import type { LlmRequest } from "../records/llm-request.js";
+import type { LlmResponse } from "../records/llm-response.js";
 
 export interface LlmCallOptions {
   /** Streams assistant text as it arrives; the full answer still comes back as the result. */

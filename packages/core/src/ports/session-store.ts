@@ -1,9 +1,9 @@
-import type { ConversationCursor } from "../model/conversation-cursor.js";
-import type { LlmCallRecord } from "../model/llm-call-record.js";
-import type { ModeHistoryEntry } from "../model/mode-history-entry.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../model/session-record.js";
-import type { TranscriptItem } from "../model/transcript-item.js";
-import type { TurnPatch, TurnRecord, TurnStatus } from "../model/turn-record.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
+import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { TranscriptItem } from "../records/transcript-item.js";
+import type { TurnPatch, TurnRecord, TurnStatus } from "../records/turn-record.js";
 
 /**
  * A claim on a session's lease: one turn runs per session at a time, across every server instance. The store

@@ -1,5 +1,5 @@
-import type { SessionKey } from "../model/session-record.js";
-import type { StoredDelta } from "../model/turn-event.js";
+import type { SessionKey } from "../records/session-record.js";
+import type { StoredDelta } from "../records/turn-event.js";
 
 /**
  * The text deltas of streamed turns, kept so a client that dropped off can resume from `Last-Event-ID`

@@ -5,10 +5,10 @@
 export {
   InMemoryContextRetriever,
   type InMemoryContextRetrieverOptions,
-} from "../memory/in-memory-context-retriever.js";
-export { InMemoryFileStore } from "../memory/in-memory-file-store.js";
-export { InMemorySessionStore } from "../memory/in-memory-session-store.js";
-export { InMemoryTurnEventLog } from "../memory/in-memory-turn-event-log.js";
+} from "../in-memory/in-memory-context-retriever.js";
+export { InMemoryFileStore } from "../in-memory/in-memory-file-store.js";
+export { InMemorySessionStore } from "../in-memory/in-memory-session-store.js";
+export { InMemoryTurnEventLog } from "../in-memory/in-memory-turn-event-log.js";
 export { describeFileStoreContract, type FileStoreHarness } from "./file-store-contract.js";
 export { describeLeaseClockContract, type LeaseClockHarness } from "./lease-clock-contract.js";
 export { MANUAL_CLOCK_START, ManualClock } from "./manual-clock.js";

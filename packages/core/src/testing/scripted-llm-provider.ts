@@ -1,8 +1,8 @@
 import { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
-import type { LlmRequest } from "../model/llm-request.js";
-import type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "../model/llm-response.js";
-import type { TranscriptItem } from "../model/transcript-item.js";
 import { CONTINUATION_LOST, type LlmCallOptions, type LlmProvider } from "../ports/llm-provider.js";
+import type { LlmRequest } from "../records/llm-request.js";
+import type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "../records/llm-response.js";
+import type { TranscriptItem } from "../records/transcript-item.js";
 
 export interface ScriptedAnswer {
   text?: string;

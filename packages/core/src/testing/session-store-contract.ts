@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ConversationCursor } from "../model/conversation-cursor.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../model/session-record.js";
-import type { TranscriptItem } from "../model/transcript-item.js";
-import type { TurnPatch, TurnRecord } from "../model/turn-record.js";
 import type { ClaimSessionInput, Lease, SessionStore } from "../ports/session-store.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { TranscriptItem } from "../records/transcript-item.js";
+import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
 import type { ManualClock } from "./manual-clock.js";
 import {
   newCallRecord,

@@ -6,14 +6,14 @@ import {
   type InvokeResult,
   ok,
 } from "@aptix/contracts";
-import type { ConversationCursor } from "../model/conversation-cursor.js";
-import type { LlmCallRecord } from "../model/llm-call-record.js";
-import type { ModeHistoryEntry } from "../model/mode-history-entry.js";
-import type { SessionKey } from "../model/session-record.js";
-import type { TranscriptItem } from "../model/transcript-item.js";
-import type { PendingToolCalls, TurnRecord, TurnRound } from "../model/turn-record.js";
 import type { StoredFile } from "../ports/file-store.js";
 import type { Lease } from "../ports/session-store.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
+import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
+import type { SessionKey } from "../records/session-record.js";
+import type { TranscriptItem } from "../records/transcript-item.js";
+import type { PendingToolCalls, TurnRecord, TurnRound } from "../records/turn-record.js";
 
 /*
  * Small builders of valid records for store tests. Every builder answers a fresh object, holds no

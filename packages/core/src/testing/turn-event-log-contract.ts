@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionKey } from "../model/session-record.js";
-import type { TurnStatus } from "../model/turn-record.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { SessionKey } from "../records/session-record.js";
+import type { TurnStatus } from "../records/turn-record.js";
 import { FIXTURE_TIME, newLease, newTurnRecord } from "./store-fixtures.js";
 
 export interface TurnEventLogHarness {

@@ -2,13 +2,15 @@ import { describe, expect, it } from "vitest";
 import {
   type CompositionInput,
   CompositionStep,
+  needsReplay,
+} from "../../src/composition/composition-step.js";
+import {
   type ConversationContext,
   type ConversationCursor,
   EMPTY_CURSOR,
   type LlmRequest,
   type Mode,
   ModeCatalog,
-  needsReplay,
   type ToolDefinition,
   type TranscriptItem,
 } from "../../src/index.js";

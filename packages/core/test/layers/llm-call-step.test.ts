@@ -1,12 +1,7 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import {
-  LlmCallStep,
-  type LlmProvider,
-  type LlmRequest,
-  type LlmResponse,
-  type LlmToolCall,
-} from "../../src/index.js";
+import type { LlmProvider, LlmRequest, LlmResponse, LlmToolCall } from "../../src/index.js";
+import { LlmCallStep } from "../../src/llm-call/llm-call-step.js";
 
 const request: LlmRequest = {
   model: "gpt-test",

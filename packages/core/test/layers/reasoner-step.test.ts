@@ -1,23 +1,23 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
+import { CompositionStep } from "../../src/composition/composition-step.js";
+import { orderOutputs } from "../../src/composition/round-opening.js";
 import {
   AgentCatalog,
   CONTINUATION_LOST,
-  CompositionStep,
   InMemoryFileStore,
   InMemorySessionStore,
-  LlmCallStep,
-  ReasonerStep,
   type ServerTool,
-  ServerToolExecutionStep,
   sha256ContentHashService,
   type TranscriptItem,
 } from "../../src/index.js";
-import { orderOutputs } from "../../src/pipeline/composition/round-opening.js";
-import { FileKeeper } from "../../src/pipeline/file-keeper.js";
-import type { ReasonerInput } from "../../src/pipeline/reasoner-step.js";
-import { TurnPersistence } from "../../src/pipeline/turn-persistence.js";
-import { NO_USAGE, type TurnProgress } from "../../src/pipeline/turn-progress.js";
+import { LlmCallStep } from "../../src/llm-call/llm-call-step.js";
+import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
+import { NO_USAGE, type TurnProgress } from "../../src/persistence/turn-progress.js";
+import type { ReasonerInput } from "../../src/reasoner/reasoner-step.js";
+import { ReasonerStep } from "../../src/reasoner/reasoner-step.js";
+import { FileKeeper } from "../../src/server-tools/file-keeper.js";
+import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import { ScriptedLlmProvider } from "../../src/testing/scripted-llm-provider.js";
 import { lookupTool, TEST_CATALOG } from "../support/test-agent.js";
@@ -32,13 +32,18 @@ async function setup(maxLlmCalls = 5) {
   const store = new InMemorySessionStore(clock);
   let ids = 0;
   const idGen = { newId: (prefix: string) => `${prefix}_${++ids}` };
-  const persistence = new TurnPersistence(store, clock, idGen, 60_000);
+  const persistence = new TurnPersistence({ store, clock, ids: idGen, leaseMs: 60_000 });
   const provider = new ScriptedLlmProvider();
   const reasoner = new ReasonerStep({
     composition: new CompositionStep(catalog),
     llmCall: new LlmCallStep(),
     serverTools: new ServerToolExecutionStep(catalog.serverTools, clock),
-    files: new FileKeeper(new InMemoryFileStore(clock), sha256ContentHashService, idGen, clock),
+    files: new FileKeeper({
+      store: new InMemoryFileStore(clock),
+      hashing: sha256ContentHashService,
+      ids: idGen,
+      clock,
+    }),
     clock,
     modes: catalog.modes,
     maxLlmCalls,

@@ -3,9 +3,9 @@ import {
   type LlmToolCall,
   type ServerTool,
   type ServerToolContext,
-  ServerToolExecutionStep,
   ServerToolRegistry,
 } from "../../src/index.js";
+import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 
 const context: ServerToolContext = { principal: "alice", sessionId: "s1", turnId: "t1", mode: "general" };

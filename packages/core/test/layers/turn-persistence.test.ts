@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InMemorySessionStore, type TranscriptItem } from "../../src/index.js";
-import { TurnPersistence } from "../../src/pipeline/turn-persistence.js";
+import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import { newCallRecord, newCursor, newTurnRecord } from "../../src/testing/store-fixtures.js";
 
@@ -13,12 +13,12 @@ async function setup() {
   const clock = new ManualClock();
   const store = new InMemorySessionStore(clock);
   let ids = 0;
-  const persistence = new TurnPersistence(
+  const persistence = new TurnPersistence({
     store,
     clock,
-    { newId: (prefix) => `${prefix}_${++ids}` },
-    LEASE_MS,
-  );
+    ids: { newId: (prefix) => `${prefix}_${++ids}` },
+    leaseMs: LEASE_MS,
+  });
   const claimed = await persistence.claim(key, {
     conversationContextId: "default",
     agentContextId: null,

@@ -406,6 +406,52 @@ describe("a round sent again after the instance running it stopped", () => {
     expect(await agent.execute(continuation)).toEqual(retried);
   });
 
+  it("runs a round the reaper already failed again when its client sends it, while nothing followed it", async () => {
+    const agent = await createTestAgent();
+    // A held call takes its answer once released: the run again answers first.
+    agent.provider.enqueue({ text: "Run again." }, { text: "Zombie." });
+    const request = { sessionId: "s", turnId: "t1", instruction: "Interrupted" };
+    const { held, zombie, firstAttempt, retried } = await interruptThenRetry(agent, request, {
+      reaped: true,
+    });
+    expect(responseOf(retried)).toMatchObject({ kind: "final", primaryOutputText: "Run again." });
+    expect(agent.provider.requests).toEqual([firstAttempt]);
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns).toMatchObject([
+      { turnId: "t1", status: "completed", error: null },
+    ]);
+    expect(await agent.execute(request)).toEqual(retried);
+    held.release();
+    expect(errorsOf(await zombie)).toEqual([LEASE_LOST]);
+    expect(await agent.execute(request)).toEqual(retried);
+    expect(agent.provider.requests).toHaveLength(2);
+  });
+
+  it("runs a continuation round the reaper failed again from the cursor kept with its pending calls", async () => {
+    const agent = await createTestAgent();
+    const continuation = await awaitingReadFile(agent, { text: "Read it." }, { text: "Zombie." });
+    const { held, firstAttempt, retried } = await interruptThenRetry(agent, continuation, { reaped: true });
+    expect(responseOf(retried)).toMatchObject({ kind: "final", primaryOutputText: "Read it." });
+    expect(agent.provider.requests[1]).toEqual(firstAttempt);
+    const trace = resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1"));
+    expect(trace.rounds.map((round) => round.result?.successful)).toEqual([true, true]);
+    held.release();
+  });
+
+  it("answers a reaped turn's failure once the session moved on to a new turn", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "The new turn." }, { text: "Never seen." });
+    const request = { sessionId: "s", turnId: "t1", instruction: "Interrupted" };
+    const held = agent.provider.holdNextCall();
+    void agent.execute(request);
+    await held.entered;
+    agent.clock.advance(DEFAULT_LEASE_MS);
+    expect(await agent.service.failExpiredTurns()).toBe(1);
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Something else" }));
+    expect(errorsOf(await agent.execute(request))).toEqual([interrupted("t1")]);
+    expect(agent.provider.requests).toHaveLength(1);
+    held.release();
+  });
+
   it("numbers a streamed round's events run again after the earlier attempt's, so every event id names one event", async () => {
     let entered!: () => void;
     const reached = new Promise<void>((resolve) => {
@@ -498,13 +544,23 @@ describe("a round sent again after the instance running it stopped", () => {
  * Sends `request` and holds its provider call, as an instance that stops mid-call would; then sends it again:
  * still being answered (SESSION_BUSY, retryable) until the lease expires, then run again.
  */
-async function interruptThenRetry(agent: TestAgent, request: AgentExecuteRequest) {
+/** Sends `request`, stops its instance mid-call, and sends it again once the lease expired (and, with `reaped`, after the reaper failed it). */
+async function interruptThenRetry(
+  agent: TestAgent,
+  request: AgentExecuteRequest,
+  options = { reaped: false },
+) {
   const held = agent.provider.holdNextCall();
   const zombie = agent.execute(request);
   const firstAttempt = await held.entered;
   agent.clock.advance(DEFAULT_LEASE_MS - 1);
   expect(errorsOf(await agent.execute(request))).toEqual([STILL_ANSWERING]);
   agent.clock.advance(1);
+  if (options.reaped) {
+    expect(await agent.service.failExpiredTurns()).toBe(1);
+    const turn = resultOf(await agent.service.getTurnTrace(PRINCIPAL, request.sessionId, request.turnId));
+    expect(turn).toMatchObject({ status: "failed", error: interrupted(request.turnId) });
+  }
   const retried = await agent.execute(request);
   return { held, zombie, firstAttempt, retried };
 }

@@ -29,16 +29,13 @@ export function executeRoute(
     }
     const request = validate(body);
     if (!request.successful) return sendResult(c, request);
-    const principal = c.get("principal");
-    if (await service.streamsAnswer(request.result, principal)) {
-      // A request refused before its turn runs (SESSION_BUSY, TURN_ID_CONFLICT, …) is no turn event: it is
-      // answered as JSON with its status, and the event stream opens only for a round that runs.
-      const streamed = await service.stream(request.result, principal);
-      if (!streamed.successful) return sendResult(c, streamed);
-      return sendEventStream(c, heartbeatMs, async (emit) => {
-        for await (const event of streamed.result) emit(event);
-      });
-    }
-    return sendResult(c, await service.execute(request.result, principal));
+    // One core call answers both ways. A request refused before its turn runs (SESSION_BUSY,
+    // TURN_ID_CONFLICT, …) is no turn event: it is answered as JSON with its status, and the event stream
+    // opens only for a round that runs.
+    const handled = await service.handle(request.result, c.get("principal"));
+    if (handled.type === "answer") return sendResult(c, handled.result);
+    return sendEventStream(c, heartbeatMs, async (emit) => {
+      for await (const event of handled.events) emit(event);
+    });
   });
 }

@@ -1,5 +1,5 @@
+import type { ScriptedOpenAI } from "@aptix/testing-llm-servers";
 import type { TestService, TestStoreKind } from "../../../src/e2e/index.js";
-import type { ScriptedOpenAI } from "../../../src/index.js";
 
 /**
  * What a scenario module's tests run against; read its members inside a test (they are set in `beforeAll`).

@@ -1,3 +1,4 @@
+import { step } from "@aptix/testing-llm-servers";
 import { expect, it } from "vitest";
 import {
   BOOT_PROMPT,
@@ -13,7 +14,6 @@ import {
   uniqueId,
   userTurn,
 } from "../../../src/e2e/index.js";
-import { step } from "../../../src/index.js";
 import { responseIdOf, type ScenarioContext, sentBodies } from "./context.js";
 
 type Body = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { type ScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { expect, it } from "vitest";
 import {
   expectFailure,
@@ -8,7 +9,6 @@ import {
   userTurn,
   waitFor,
 } from "../../../src/e2e/index.js";
-import { type ScriptedOpenAI, step } from "../../../src/index.js";
 import type { ScenarioContext } from "./context.js";
 
 /** How long the scripted model takes over the first turn: long enough to send a second request meanwhile. */

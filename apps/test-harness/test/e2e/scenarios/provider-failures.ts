@@ -1,6 +1,6 @@
+import { type ScriptStep, step } from "@aptix/testing-llm-servers";
 import { expect, it } from "vitest";
 import { expectFailure, expectFinal, expectOk, uniqueId, userTurn } from "../../../src/e2e/index.js";
-import { type ScriptStep, step } from "../../../src/index.js";
 import { type ScenarioContext, STRICT_TIMEOUT_MS } from "./context.js";
 
 /** Scenario 9: provider failures, and the session's next turn after each. */

@@ -1,3 +1,4 @@
+import { step } from "@aptix/testing-llm-servers";
 import { expect, it } from "vitest";
 import {
   API_KEYS,
@@ -11,7 +12,6 @@ import {
   uniqueId,
   userTurn,
 } from "../../../src/e2e/index.js";
-import { step } from "../../../src/index.js";
 import type { ScenarioContext } from "./context.js";
 
 const ids = { sessionId: "s-validation", turnId: "t1" };

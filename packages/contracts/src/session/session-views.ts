@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { AgentExecuteRequestSchema } from "../request/agent-execute-request.js";
+import { AgentExecuteResultSchema } from "../response/agent-execute-response.js";
+import { UsageSchema } from "../response/usage.js";
+import { InvokeErrorSchema } from "../result/invoke-error.js";
+
+/** running → completed | awaiting_client_tools | failed; awaiting_client_tools → running | failed | abandoned. */
+export const TURN_STATUSES = [
+  "running",
+  "completed",
+  "awaiting_client_tools",
+  "failed",
+  "abandoned",
+] as const;
+
+/** Records of the service shown for diagnostics: their inner shape is not part of the interface. */
+const diagnostic = (description: string) => z.record(z.string(), z.unknown()).describe(description);
+
+/**
+ * The session views (`GET /v1/sessions/:sessionId` and `…/turns/:turnId/trace`), built once over how a timestamp
+ * is held: a `Date` in the service, an ISO 8601 string on the wire.
+ */
+function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
+  const turnSummaryShape = {
+    turnId: z.string(),
+    /** 1-based position of the turn in its session. */
+    sequence: z.int().min(1),
+    status: z.enum(TURN_STATUSES),
+    /** The session's mode when the turn started. */
+    mode: z.string(),
+    usage: UsageSchema,
+    error: InvokeErrorSchema.nullable(),
+    createdAt: timestamp,
+    completedAt: timestamp.nullable(),
+  };
+  const turnSummary = z.strictObject(turnSummaryShape);
+  const sessionSummary = z.strictObject({
+    sessionId: z.string(),
+    conversationContextId: z.string(),
+    mode: z.string(),
+    modeDisplayName: z.string(),
+    modeHistory: z.array(
+      z.strictObject({
+        turnId: z.string(),
+        previousMode: z.string(),
+        newMode: z.string(),
+        reason: z.string(),
+        changedBy: z.string(),
+        changedAt: timestamp,
+      }),
+    ),
+    turns: z.array(turnSummary),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  });
+  const turnTrace = z.strictObject({
+    ...turnSummaryShape,
+    /** The user turn, then each tool continuation, with the answer each got (absent while it runs). */
+    rounds: z.array(
+      z.strictObject({
+        request: AgentExecuteRequestSchema,
+        requestHash: z.string(),
+        result: AgentExecuteResultSchema.optional(),
+      }),
+    ),
+    llmCalls: z.array(
+      z.strictObject({
+        index: z.int().min(0),
+        request: diagnostic("The provider-neutral request the Composition layer built."),
+        response: diagnostic("The provider's answer, normalized by its adapter.").nullable(),
+        providerRequest: z.unknown().describe("The request as sent on the provider's wire."),
+        providerResponse: z.unknown().describe("The provider's raw response."),
+        error: InvokeErrorSchema.nullable(),
+        startedAt: timestamp,
+        durationMs: z.number().min(0),
+      }),
+    ),
+    toolExecutions: z.array(
+      z.strictObject({
+        toolCallId: z.string(),
+        name: z.string(),
+        argumentsJson: z.string(),
+        resultJson: z.string().optional(),
+        errorMessage: z.string().optional(),
+        executionMs: z.number().min(0),
+      }),
+    ),
+  });
+  return { turnSummary, sessionSummary, turnTrace };
+}
+
+const onTheWire = sessionViewSchemas(z.iso.datetime());
+const inTheService = sessionViewSchemas(z.date());
+
+/** A turn as its session lists it; timestamps as ISO 8601 strings. */
+export const TurnSummarySchema = onTheWire.turnSummary;
+/** What a session's owner may see of it (`GET /v1/sessions/:sessionId`). Provider ids stay on the server. */
+export const SessionSummarySchema = onTheWire.sessionSummary;
+/** The out-of-band diagnostics of one turn (`GET …/turns/:turnId/trace`, AGN-027 §7, AGN-033 §3.1). */
+export const TurnTraceSchema = onTheWire.turnTrace;
+
+export type TurnStatus = (typeof TURN_STATUSES)[number];
+/** The views as the service holds them: the schemas' types with `Date` timestamps. */
+export type TurnSummary = z.output<typeof inTheService.turnSummary>;
+export type SessionSummary = z.output<typeof inTheService.sessionSummary>;
+export type TurnTrace = z.output<typeof inTheService.turnTrace>;

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { AgentExecuteResultSchema } from "../response/agent-execute-response.js";
+
+/**
+ * One server-sent event of a streamed turn (`text/event-stream` of `POST /v1/agent/execute` and
+ * `GET …/turns/:turnId/events`). Ids order the turn's events across its rounds: `<round>-<n>` for text deltas
+ * and resets, `<round>-result` for the round's one result. The text a client shows is the deltas since the
+ * last reset; at the round's end it equals the answer's text.
+ */
+export const TurnEventSchema = z.discriminatedUnion("event", [
+  z.strictObject({
+    id: z.string(),
+    event: z.literal("output_text.delta"),
+    data: z.strictObject({ delta: z.string() }),
+  }),
+  z.strictObject({ id: z.string(), event: z.literal("output_text.reset"), data: z.strictObject({}) }),
+  z.strictObject({ id: z.string(), event: z.literal("result"), data: AgentExecuteResultSchema }),
+]);
+
+export type TurnEvent = z.output<typeof TurnEventSchema>;

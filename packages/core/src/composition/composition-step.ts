@@ -1,0 +1,102 @@
+import { type InvokeResult, ok } from "@aptix/contracts";
+import type { AgentCatalog } from "../catalog/agent-catalog.js";
+import type { ConversationContext } from "../catalog/conversation-context.js";
+import type { Mode } from "../catalog/mode.js";
+import type { PipelineStep } from "../pipeline-step.js";
+import type { ContextRetriever } from "../ports/context-retriever.js";
+import { type ConversationCursor, isFreshCursor } from "../records/conversation-cursor.js";
+import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
+import type { SessionRecord } from "../records/session-record.js";
+import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
+import { composeRoundOpening, type RoundOpening } from "./round-opening.js";
+import { modeInstructionsToTell } from "./user-message.js";
+
+export interface CompositionInput {
+  context: ConversationContext;
+  /** The turn's mode: it picks the tools and the forced tool choice (AGN-011 §4.4). */
+  mode: Mode;
+  /**
+   * The session's mode now: the turn's until an `agent_change_mode` of the turn changed it. Every system
+   * message the call sends holds its instructions.
+   */
+  currentModeId: string;
+  cursor: ConversationCursor;
+  /** The new items of this call: the round's opening (see `openRound`), or the outputs of the previous call's tool calls. */
+  newItems: TranscriptItem[];
+  /** The session's first `cursor.transcriptLength` transcript items, when `needsReplay` said so. */
+  replay?: TranscriptItem[];
+  /** The first LLM call of the user turn: only it gets the mode's forced tool choice. */
+  firstCallOfTurn: boolean;
+}
+
+/** Whether the next call must replay the transcript rather than continue from a stored provider response. */
+export function needsReplay(
+  cursor: ConversationCursor,
+  storesResponses: boolean,
+  continuationLost: boolean,
+): boolean {
+  if (cursor.transcriptLength === 0) return false;
+  return !storesResponses || continuationLost || cursor.responseId === null;
+}
+
+/**
+ * Layer 1 — Composition (AGN-027 B): assembles everything the LLM sees. It calls nothing and loops on
+ * nothing; adapters only translate its output into their wire format (docs/wire-mapping.md).
+ */
+export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
+  constructor(
+    private readonly catalog: Pick<AgentCatalog, "toolsFor" | "modes">,
+    private readonly retriever?: ContextRetriever,
+  ) {}
+
+  /**
+   * The new items of a round's first call, composed from what Entry received; `cursor` is where the round
+   * starts, so a user turn knows which mode the model was last told about.
+   */
+  openRound(
+    opening: RoundOpening,
+    session: SessionRecord,
+    cursor: ConversationCursor,
+  ): Promise<InvokeResult<TranscriptItem[]>> {
+    const modeInstructions = modeInstructionsToTell(cursor, this.catalog.modes.get(session.mode));
+    return composeRoundOpening(opening, session, { retriever: this.retriever, modeInstructions });
+  }
+
+  async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
+    const { context, mode, cursor } = input;
+    // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
+    // Whenever a system message is sent again (a replay, re-sent pending input), it holds the current mode's
+    // instructions: a stateless provider's `system` never keeps those of a mode the session has left.
+    const currentMode = this.catalog.modes.get(input.currentModeId);
+    const system: SystemMessageItem = {
+      type: "system_message",
+      text: currentMode.instructions
+        ? `${context.bootPrompt}\n\n${currentMode.instructions}`
+        : context.bootPrompt,
+    };
+    const withCurrentSystem = (items: TranscriptItem[]) =>
+      items.map((item) => (item.type === "system_message" ? system : item));
+    const continuation: LlmContinuation = input.replay
+      ? { type: "replay", items: withCurrentSystem(input.replay) }
+      : cursor.responseId !== null
+        ? { type: "previous_response", responseId: cursor.responseId }
+        : { type: "none" };
+    // A forced tool applies to the turn's first call only: forcing it again after its output would
+    // loop until the iteration limit (the reason the OpenAI Agents SDK resets tool_choice after a tool use).
+    const forced = input.firstCallOfTurn && mode.toolChoice !== null;
+    const request: LlmRequest = {
+      model: context.model,
+      continuation,
+      input: [
+        ...(isFreshCursor(cursor) ? [system] : []),
+        ...withCurrentSystem(cursor.pendingInput),
+        ...input.newItems,
+      ],
+      // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
+      tools: this.catalog.toolsFor(mode),
+      toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
+    };
+    if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
+    return ok(request);
+  }
+}

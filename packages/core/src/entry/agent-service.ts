@@ -1,0 +1,283 @@
+import {
+  type AgentExecuteRequest,
+  type AgentExecuteResponse,
+  type InvokeResult,
+  isToolContinuationRequest,
+  ok,
+} from "@aptix/contracts";
+import type { AgentCatalog } from "../catalog/agent-catalog.js";
+import { CompositionStep } from "../composition/composition-step.js";
+import { randomIdGenerator } from "../defaults/random-id-generator.js";
+import { sha256ContentHashService } from "../defaults/sha256-content-hash-service.js";
+import { systemClock } from "../defaults/system-clock.js";
+import { InMemoryTurnEventLog } from "../in-memory/in-memory-turn-event-log.js";
+import { LlmCallStep } from "../llm-call/llm-call-step.js";
+import { TurnPersistence } from "../persistence/turn-persistence.js";
+import { storedProgress, TurnSettlement } from "../persistence/turn-settlement.js";
+import type { Clock } from "../ports/clock.js";
+import type { ContentHashService } from "../ports/content-hash-service.js";
+import type { ContextRetriever } from "../ports/context-retriever.js";
+import type { FileStore, StoredFile } from "../ports/file-store.js";
+import type { IdGenerator } from "../ports/id-generator.js";
+import type { LlmProvider } from "../ports/llm-provider.js";
+import type { SessionStore } from "../ports/session-store.js";
+import type { TurnEventLog } from "../ports/turn-event-log.js";
+import { ReasonerStep } from "../reasoner/reasoner-step.js";
+import type { SessionKey } from "../records/session-record.js";
+import { resultEvent, type TurnEvent } from "../records/turn-event.js";
+import { FileKeeper } from "../server-tools/file-keeper.js";
+import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
+import { TurnEventQueue } from "../streaming/turn-event-queue.js";
+import { TurnFollower } from "../streaming/turn-follower.js";
+import { TurnWakeups } from "../streaming/turn-wakeups.js";
+import { type Admission, TurnAdmission } from "./admission.js";
+import { turnNotFound } from "./entry-failures.js";
+import { Housekeeping } from "./housekeeping.js";
+import { ReadModels } from "./read-models.js";
+import { type EventSink, RoundRunner } from "./round-runner.js";
+import type { SessionSummary, TurnTrace } from "./views.js";
+
+export interface AgentServiceOptions {
+  catalog: AgentCatalog;
+  /** One per `ConversationContext.provider` id. */
+  providers: readonly LlmProvider[];
+  store: SessionStore;
+  files: FileStore;
+  retriever?: ContextRetriever;
+  clock?: Clock;
+  ids?: IdGenerator;
+  hashing?: ContentHashService;
+  /** LLM calls one request may make before its turn fails with ITERATION_LIMIT_EXCEEDED. */
+  maxLlmCallsPerRequest?: number;
+  /** How long a turn holds its session before another instance may take over (renewed on every LLM call). */
+  leaseMs?: number;
+  /** How long the stream events of a turn are kept after it ends (`pruneTurnEvents`). Default 24 h. */
+  eventRetentionMs?: number;
+  /** Where streamed text deltas are kept for clients that reconnect; in memory when absent. */
+  events?: TurnEventLog;
+  /** How often buffered deltas are written to the event log. Default 100 ms. */
+  eventFlushMs?: number;
+  /** How often a follower of a turn run elsewhere checks for news. Default 250 ms. */
+  followPollMs?: number;
+}
+
+export interface ExecuteOptions {
+  /**
+   * Streams the answer: `output_text.delta` events as the provider's text arrives (every LLM call of the
+   * round, server tool iterations included), then exactly one `result` event holding what `execute` returns.
+   * A request refused before its turn runs (SESSION_BUSY, TURN_ID_CONFLICT, …) gets no events: it is not a
+   * round of the turn, so an event id would name a round it does not belong to.
+   */
+  onEvent?: EventSink;
+}
+
+/**
+ * What `handle` answers a request with: its answer as one value, or, when the answer streams (a user turn
+ * with `stream: true`, or a continuation of one) and its round runs, the round's events ending with its
+ * `result` event. A request refused before its turn runs is always `answer`.
+ */
+export type HandledRequest =
+  | { type: "answer"; result: InvokeResult<AgentExecuteResponse> }
+  | { type: "events"; events: AsyncIterable<TurnEvent> };
+
+export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
+export const DEFAULT_LEASE_MS = 10 * 60_000;
+export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
+
+/**
+ * Layer 6 — Entry (AGN-027 G), with the turn lifecycle (docs/architecture.md): one `execute(request, principal)`
+ * for both request scenarios, plus the owner-only reads the server's routes answer. TurnAdmission decides what
+ * a request gets (as data); `#answer` is the one place that acts on that decision.
+ */
+export class AgentService {
+  readonly #persistence: TurnPersistence;
+  readonly #settlement: TurnSettlement;
+  readonly #admission: TurnAdmission;
+  readonly #rounds: RoundRunner;
+  readonly #follower: TurnFollower;
+  readonly #reads: ReadModels;
+  readonly #housekeeping: Housekeeping;
+  readonly #wakeups = new TurnWakeups();
+
+  constructor(options: AgentServiceOptions) {
+    const { catalog } = options;
+    const clock = options.clock ?? systemClock;
+    const hashing = options.hashing ?? sha256ContentHashService;
+    const ids = options.ids ?? randomIdGenerator;
+    const events = options.events ?? new InMemoryTurnEventLog(options.store);
+    this.#persistence = new TurnPersistence({
+      store: options.store,
+      clock,
+      ids,
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+    });
+    this.#settlement = new TurnSettlement(catalog.modes, clock);
+    this.#admission = new TurnAdmission({
+      catalog,
+      persistence: this.#persistence,
+      settlement: this.#settlement,
+      clock,
+      hashing,
+    });
+    this.#rounds = new RoundRunner({
+      providers: new Map(options.providers.map((provider) => [provider.id, provider])),
+      reasoner: new ReasonerStep({
+        composition: new CompositionStep(catalog, options.retriever),
+        llmCall: new LlmCallStep(),
+        serverTools: new ServerToolExecutionStep(catalog.serverTools, clock),
+        files: new FileKeeper({ store: options.files, hashing, ids, clock }),
+        clock,
+        modes: catalog.modes,
+        maxLlmCalls: options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
+      }),
+      settlement: this.#settlement,
+      modes: catalog.modes,
+      events,
+      wakeups: this.#wakeups,
+      eventFlushMs: options.eventFlushMs ?? 100,
+    });
+    this.#follower = new TurnFollower({
+      persistence: this.#persistence,
+      events,
+      wakeups: this.#wakeups,
+      pollMs: options.followPollMs ?? 250,
+    });
+    this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files);
+    this.#housekeeping = new Housekeeping({
+      persistence: this.#persistence,
+      settlement: this.#settlement,
+      events,
+      clock,
+      eventRetentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+    });
+  }
+
+  /** Runs a user turn or applies a tool continuation. `request` must already be valid (see @aptix/contracts). */
+  async execute(
+    request: AgentExecuteRequest,
+    principal: string,
+    options: ExecuteOptions = {},
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const key = { principal, sessionId: request.sessionId };
+    const admitted = await this.#admission.admit(key, request);
+    if (!admitted.successful) return admitted;
+    return this.#answer(key, request.turnId, admitted.result, options.onEvent);
+  }
+
+  /**
+   * `execute` for a caller that answers differently before and after the turn runs (an HTTP route that opens
+   * its event stream only then): a request refused before its turn runs answers its failure here, otherwise
+   * the round's events, ending with its `result` event. The round runs to its end whether or not they are read.
+   */
+  async stream(
+    request: AgentExecuteRequest,
+    principal: string,
+  ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
+    const key = { principal, sessionId: request.sessionId };
+    const admitted = await this.#admission.admit(key, request);
+    if (!admitted.successful) return admitted;
+    return ok(this.#answerAsEvents(key, request.turnId, admitted.result));
+  }
+
+  /**
+   * One request, answered the way it asks to be (`streamsAnswer`): as one value, or as the events of its round.
+   * What an HTTP route calls once per request.
+   */
+  async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
+    if (!(await this.streamsAnswer(request, principal))) {
+      return { type: "answer", result: await this.execute(request, principal) };
+    }
+    const streamed = await this.stream(request, principal);
+    return streamed.successful
+      ? { type: "events", events: streamed.result }
+      : { type: "answer", result: streamed };
+  }
+
+  /** Whether the answer to this request streams: a continuation streams when its user turn asked to (AGN-034 §2.2). */
+  async streamsAnswer(request: AgentExecuteRequest, principal: string): Promise<boolean> {
+    if (!isToolContinuationRequest(request)) return request.stream === true;
+    const turn = await this.#persistence.getTurn({ principal, sessionId: request.sessionId }, request.turnId);
+    return turn?.stream ?? false;
+  }
+
+  #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {
+    const events = new TurnEventQueue();
+    this.#answer(key, turnId, admission, (event) => events.push(event)).then(
+      () => events.end(),
+      (error: unknown) => events.end({ error }),
+    );
+    return events;
+  }
+
+  /** The one place an admission is acted on: the round's answer, streamed to `onEvent` when given. */
+  async #answer(
+    key: SessionKey,
+    turnId: string,
+    admission: Admission,
+    onEvent: EventSink | undefined,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const result = await this.#resultOf(admission, onEvent);
+    onEvent?.(resultEvent(admission.round, result));
+    this.#wakeups.notify(key, turnId);
+    return result;
+  }
+
+  #resultOf(
+    admission: Admission,
+    onEvent: EventSink | undefined,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    switch (admission.type) {
+      case "stored_answer":
+        return Promise.resolve(admission.result);
+      case "settle_failure": {
+        const { lease, turn, failure } = admission;
+        return this.#settlement.failure({ lease, turn, progress: storedProgress(turn), failure });
+      }
+      case "run_round":
+        return this.#rounds.run(admission, onEvent);
+    }
+  }
+
+  /**
+   * The events of a turn after `lastEventId`, then live until its latest round has its result, which always
+   * ends them (see TurnFollower.resume): for a client that dropped off a stream. Works from any instance;
+   * stops early once `signal` aborts.
+   */
+  async followTurn(
+    principal: string,
+    sessionId: string,
+    turnId: string,
+    lastEventId?: string,
+    signal?: AbortSignal,
+  ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
+    const key = { principal, sessionId };
+    const turn = await this.#persistence.getTurn(key, turnId);
+    if (!turn) return turnNotFound(key, turnId, !!(await this.#persistence.getSession(key)));
+    return this.#follower.resume(key, turn, lastEventId, signal);
+  }
+
+  /** See Housekeeping.failExpiredTurns: the reaper of turns whose instance stopped. */
+  failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
+    return this.#housekeeping.failExpiredTurns(options);
+  }
+
+  /** See Housekeeping.pruneTurnEvents: drops the stream events of turns ended `eventRetentionMs` ago. */
+  pruneTurnEvents(): Promise<number> {
+    return this.#housekeeping.pruneTurnEvents();
+  }
+
+  getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
+    return this.#reads.getSession(principal, sessionId);
+  }
+
+  getTurnTrace(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnTrace>> {
+    return this.#reads.getTurnTrace(principal, sessionId, turnId);
+  }
+
+  getFile(
+    principal: string,
+    fileId: string,
+  ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
+    return this.#reads.getFile(principal, fileId);
+  }
+}

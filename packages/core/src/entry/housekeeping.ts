@@ -1,0 +1,66 @@
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import type { TurnSettlement } from "../persistence/turn-settlement.js";
+import type { Clock } from "../ports/clock.js";
+import type { TurnEventLog } from "../ports/turn-event-log.js";
+
+/** Turns `pruneTurnEvents` prunes per store call, and calls it makes at most per run. */
+const PRUNE_BATCH = 100;
+const MAX_PRUNE_BATCHES = 10;
+
+export interface HousekeepingOptions {
+  persistence: TurnPersistence;
+  settlement: TurnSettlement;
+  events: TurnEventLog;
+  clock: Clock;
+  eventRetentionMs: number;
+}
+
+/** The work the server runs on a timer: the expired-turn reaper and the pruning of old stream events. */
+export class Housekeeping {
+  readonly #options: HousekeepingOptions;
+
+  constructor(options: HousekeepingOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Fails turns left running by stopped instances (TURN_INTERRUPTED) once their lease has been expired for
+   * `expiredForMs` by the store's clock, so their sessions show the truth without waiting for the next
+   * request; until then the client may still send the round again to have it run again. Returns how many it
+   * failed.
+   */
+  async failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
+    const { expiredForMs = 0, limit = 100 } = options;
+    const { persistence, settlement } = this.#options;
+    let failedCount = 0;
+    for (const key of await persistence.findExpiredLeases({ expiredForMs, limit })) {
+      const claimed = await persistence.claim(key);
+      if (!claimed.successful) continue;
+      const { session, lease } = claimed.result;
+      const open =
+        session.openTurnId === null ? undefined : await persistence.getTurn(key, session.openTurnId);
+      if (open?.status === "running" && (await settlement.interrupted(lease, open)).successful) {
+        failedCount++;
+      }
+      await lease.release();
+    }
+    return failedCount;
+  }
+
+  /**
+   * Deletes the stream events of turns that ended more than `eventRetentionMs` ago (by this service's clock,
+   * which stamps turns' `completedAt`): a stream resumed later gets the rounds' results only. Returns how
+   * many turns' events it deleted.
+   */
+  async pruneTurnEvents(): Promise<number> {
+    const { events, clock, eventRetentionMs } = this.#options;
+    const endedBefore = new Date(clock.now().getTime() - eventRetentionMs);
+    let pruned = 0;
+    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+      const count = await events.prune({ endedBefore, limit: PRUNE_BATCH });
+      pruned += count;
+      if (count < PRUNE_BATCH) break;
+    }
+    return pruned;
+  }
+}

@@ -1,0 +1,45 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import type { FileStore, StoredFile } from "../ports/file-store.js";
+import { sessionNotFound, turnNotFound } from "./entry-failures.js";
+import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
+
+/** The owner-only reads the server's routes answer: a session, a turn's trace, a produced file. */
+export class ReadModels {
+  constructor(
+    private readonly persistence: TurnPersistence,
+    private readonly modes: ModeCatalog,
+    private readonly files: FileStore,
+  ) {}
+
+  async getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
+    const key = { principal, sessionId };
+    const session = await this.persistence.getSession(key);
+    if (!session) return sessionNotFound(sessionId);
+    const [turns, history] = await Promise.all([
+      this.persistence.listTurns(key),
+      this.persistence.listModeHistory(key),
+    ]);
+    return ok(
+      summarizeSession(session, turns, history, (id) =>
+        this.modes.has(id) ? this.modes.get(id).displayName : id,
+      ),
+    );
+  }
+
+  async getTurnTrace(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnTrace>> {
+    const key = { principal, sessionId };
+    const turn = await this.persistence.getTurn(key, turnId);
+    if (!turn) return turnNotFound(key, turnId, !!(await this.persistence.getSession(key)));
+    return ok(traceTurn(turn, await this.persistence.listLlmCalls(key, turnId)));
+  }
+
+  async getFile(
+    principal: string,
+    fileId: string,
+  ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
+    const found = await this.files.get(principal, fileId);
+    return found ? ok(found) : fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
+  }
+}

@@ -1,0 +1,136 @@
+import { type AgentExecuteResponse, fail, type InvokeResult } from "@aptix/contracts";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import { errorMessage } from "../error-message.js";
+import type { TurnProgress } from "../persistence/turn-progress.js";
+import { storedProgress, type TurnSettlement } from "../persistence/turn-settlement.js";
+import type { LlmProvider } from "../ports/llm-provider.js";
+import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
+import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { ReasonerStep } from "../reasoner/reasoner-step.js";
+import type { TurnEvent } from "../records/turn-event.js";
+import { TurnEventRecorder } from "../streaming/turn-event-recorder.js";
+import type { TurnWakeups } from "../streaming/turn-wakeups.js";
+import type { RunningRound } from "./admission.js";
+
+/** Where a streamed round's events go. */
+export type EventSink = (event: TurnEvent) => void;
+
+export interface RoundRunnerOptions {
+  /** One per `ConversationContext.provider` id. */
+  providers: ReadonlyMap<string, LlmProvider>;
+  reasoner: ReasonerStep;
+  settlement: TurnSettlement;
+  modes: ModeCatalog;
+  events: TurnEventLog;
+  wakeups: TurnWakeups;
+  eventFlushMs: number;
+}
+
+/**
+ * Runs an admitted round: the Reasoner with the turn's progress so far, its text streamed when asked, then
+ * the round settled. Whatever it throws fails the turn (never the session) instead of escaping.
+ */
+export class RoundRunner {
+  readonly #options: RoundRunnerOptions;
+
+  constructor(options: RoundRunnerOptions) {
+    this.#options = options;
+  }
+
+  async run(
+    round: RunningRound,
+    onEvent: EventSink | undefined,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    try {
+      return await this.#reason(round, onEvent);
+    } catch (error) {
+      const failure = isStoreUnavailable(error)
+        ? fail(
+            "NOT_READY",
+            "The database could not be reached while the turn ran; the turn failed. Send it again as a new turn once the service is ready.",
+            { turnId: round.turn.turnId, retryable: true },
+          )
+        : fail("INTERNAL", `The turn failed unexpectedly: ${errorMessage(error)}`);
+      try {
+        return await this.#options.settlement.failure({
+          lease: round.lease,
+          turn: round.turn,
+          progress: storedProgress(round.turn),
+          failure,
+        });
+      } catch (settling) {
+        if (!isStoreUnavailable(settling)) throw settling;
+        // The failure could not be stored either: the turn stays running until its lease lapses (freed here if
+        // the database is back already), and the round sent again then runs again (see TurnAdmission).
+        await round.lease.release().catch(() => undefined);
+        return fail(
+          "NOT_READY",
+          "The database cannot be reached; send the request again once the service is ready.",
+          {
+            retryable: true,
+          },
+        );
+      }
+    }
+  }
+
+  async #reason(
+    round: RunningRound,
+    onEvent: EventSink | undefined,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const { lease, session, turn, context } = round;
+    const { settlement } = this.#options;
+    const progress: TurnProgress = {
+      cursor: session.cursor,
+      usage: turn.usage,
+      llmCallCount: turn.llmCallCount,
+      toolExecutions: [...turn.toolExecutions],
+      files: [...turn.files],
+      warnings: round.warnings,
+    };
+    const provider = this.#options.providers.get(context.provider);
+    if (!provider) {
+      const failure = fail(
+        "INTERNAL",
+        `No LLM provider ${JSON.stringify(context.provider)} is configured for conversation context ${context.id}.`,
+      );
+      return settlement.failure({ lease, turn, progress, failure });
+    }
+    const recorder = onEvent && (await this.#recorderFor(round, onEvent));
+    const outcome = await this.#options.reasoner.run({
+      lease,
+      provider,
+      context,
+      mode: this.#options.modes.get(turn.mode),
+      session,
+      turnId: turn.turnId,
+      opening: round.opening,
+      progress,
+      ...(recorder ? { text: recorder } : {}),
+    });
+    // Every delta is in the log before the round's result is visible to followers.
+    await recorder?.flush();
+    if (!outcome.successful) return settlement.failure({ lease, turn, progress, failure: outcome });
+    return settlement.success({ lease, session, turn, progress, outcome: outcome.result });
+  }
+
+  async #recorderFor(round: RunningRound, onEvent: EventSink): Promise<TurnEventRecorder> {
+    const { turn, rerun = false } = round;
+    const { events } = this.#options;
+    // A round run again numbers its deltas after the earlier attempt's, so an event id names one event.
+    const earlier = rerun ? await events.list(turn, turn.turnId, round.round, -1) : [];
+    const recorder = new TurnEventRecorder({
+      log: events,
+      wakeups: this.#options.wakeups,
+      key: turn,
+      turnId: turn.turnId,
+      round: round.round,
+      onEvent,
+      flushMs: this.#options.eventFlushMs,
+      firstSeq: (earlier.at(-1)?.seq ?? -1) + 1,
+    });
+    // What the earlier attempt streamed is not the answer: clients drop it before the new attempt's text.
+    if (rerun) recorder.reset();
+    return recorder;
+  }
+}

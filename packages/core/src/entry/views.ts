@@ -1,0 +1,51 @@
+import type { TurnTrace as ContractTurnTrace, SessionSummary, TurnSummary } from "@aptix/contracts";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
+import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
+import type { SessionRecord } from "../records/session-record.js";
+import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn-record.js";
+
+/**
+ * The session views are defined once, as zod schemas in @aptix/contracts (`SessionSummarySchema`,
+ * `TurnTraceSchema`): these are their types with `Date` timestamps. A trace's LLM calls and rounds are
+ * diagnostics the contract leaves open; here they keep core's own record types.
+ */
+export type { SessionSummary, TurnSummary } from "@aptix/contracts";
+
+export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls" | "toolExecutions"> {
+  /** Each request the turn answered (the user turn, then its continuations) with its stored answer. */
+  rounds: TurnRound[];
+  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId">>;
+  toolExecutions: ServerToolExecution[];
+}
+
+function summarizeTurn(turn: TurnRecord): TurnSummary {
+  const { turnId, sequence, status, mode, usage, error, createdAt, completedAt } = turn;
+  return { turnId, sequence, status, mode, usage, error, createdAt, completedAt };
+}
+
+export function summarizeSession(
+  session: SessionRecord,
+  turns: readonly TurnRecord[],
+  history: readonly ModeHistoryEntry[],
+  displayNameOf: (modeId: string) => string,
+): SessionSummary {
+  return {
+    sessionId: session.sessionId,
+    conversationContextId: session.conversationContextId,
+    mode: session.mode,
+    modeDisplayName: displayNameOf(session.mode),
+    modeHistory: history.map(({ principal: _p, sessionId: _s, ...entry }) => entry),
+    turns: turns.map(summarizeTurn),
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+  };
+}
+
+export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): TurnTrace {
+  return {
+    ...summarizeTurn(turn),
+    rounds: turn.rounds,
+    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, ...call }) => call),
+    toolExecutions: turn.toolExecutions,
+  };
+}

@@ -1,0 +1,37 @@
+import { fail, type InvokeResult } from "@aptix/contracts";
+import { errorMessage } from "../error-message.js";
+import type { PipelineStep } from "../pipeline-step.js";
+import type { LlmCallOptions, LlmProvider } from "../ports/llm-provider.js";
+import type { LlmRequest } from "../records/llm-request.js";
+import type { LlmResponse } from "../records/llm-response.js";
+
+export interface LlmCallInput {
+  provider: LlmProvider;
+  request: LlmRequest;
+  options?: LlmCallOptions;
+}
+
+/**
+ * Layer 2 — LLM Call (AGN-027 C): exactly one provider call. It changes nothing in the request and
+ * checks the answer is usable: an adapter that throws, or tool calls without ids, become PROVIDER_ERROR.
+ */
+export class LlmCallStep implements PipelineStep<LlmCallInput, LlmResponse> {
+  async run({ provider, request, options }: LlmCallInput): Promise<InvokeResult<LlmResponse>> {
+    let result: InvokeResult<LlmResponse>;
+    try {
+      result = await provider.call(request, options);
+    } catch (error) {
+      return fail("PROVIDER_ERROR", `The ${provider.id} adapter failed: ${errorMessage(error)}`, {
+        provider: provider.id,
+      });
+    }
+    if (!result.successful) return result;
+    const callIds = result.result.toolCalls.map((call) => call.callId);
+    if (callIds.some((id) => id === "") || new Set(callIds).size !== callIds.length) {
+      return fail("PROVIDER_ERROR", `The ${provider.id} response has tool calls without unique ids.`, {
+        provider: provider.id,
+      });
+    }
+    return result;
+  }
+}

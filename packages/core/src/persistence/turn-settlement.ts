@@ -1,0 +1,192 @@
+import {
+  type AgentExecuteResponse,
+  type ClientToolContinuationResponse,
+  type ExecutedToolResult,
+  type FinalResponse,
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  ok,
+  type UserWarning,
+  validateAgentExecuteResponse,
+} from "@aptix/contracts";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { Clock } from "../ports/clock.js";
+import type { ReasonerOutcome } from "../reasoner/reasoner-step.js";
+import type { LlmFinishReason } from "../records/llm-response.js";
+import type { SessionRecord } from "../records/session-record.js";
+import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn-record.js";
+import type { SessionLease } from "./turn-persistence.js";
+import type { TurnProgress } from "./turn-progress.js";
+
+/** The round being settled: the lease it runs under, its turn, and what the turn has done so far. */
+export interface SettlingRound {
+  lease: SessionLease;
+  turn: TurnRecord;
+  progress: TurnProgress;
+}
+
+/**
+ * How a round ends (docs/architecture.md, "Turn lifecycle"): its answer is built from the Reasoner's outcome and
+ * stored as the round's result together with what the turn did, and the lease is given back.
+ */
+export class TurnSettlement {
+  constructor(
+    private readonly modes: ModeCatalog,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Stores the answer built from the Reasoner's outcome as the round's result, and gives the lease back. */
+  async success(
+    input: SettlingRound & { session: SessionRecord; outcome: ReasonerOutcome },
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const { lease, session, turn, progress, outcome } = input;
+    const mode = this.modes.get(session.mode);
+    const metadata = { sessionId: turn.sessionId, turnId: turn.turnId, modeDisplayName: mode.displayName };
+    let response: AgentExecuteResponse;
+    if (outcome.kind === "final") {
+      const final: FinalResponse = {
+        kind: "final",
+        ...metadata,
+        primaryOutputText: outcome.text,
+        usage: progress.usage,
+      };
+      if (progress.files.length > 0) final.files = progress.files;
+      if (progress.toolExecutions.length > 0)
+        final.toolResults = progress.toolExecutions.map(executedToolResult);
+      const userWarnings = finishWarnings(outcome.finishReason);
+      if (userWarnings.length > 0) final.userWarnings = userWarnings;
+      response = final;
+    } else {
+      const continuation: ClientToolContinuationResponse = {
+        kind: "client_tool_continuation",
+        ...metadata,
+        toolCalls: outcome.clientCalls.map((call) => ({
+          toolCallId: call.callId,
+          name: call.name,
+          argumentsJson: call.argumentsJson,
+        })),
+      };
+      if (outcome.text !== "") continuation.toolContinuationMessage = outcome.text;
+      response = continuation;
+    }
+    const checked = validateAgentExecuteResponse(response);
+    if (!checked.successful) {
+      const failure = fail("INTERNAL", "The service produced a response that breaks AGN-033.", {
+        fields: checked.errors[0].details?.fields,
+      });
+      return this.failure({ lease, turn, progress, failure });
+    }
+    const result = ok(response, progress.warnings);
+    const awaiting = outcome.kind === "client_tools";
+    const settled = await lease.updateTurn(
+      turn.turnId,
+      {
+        status: awaiting ? "awaiting_client_tools" : "completed",
+        pending: awaiting ? outcome.pending : null,
+        rounds: settleLastRound(turn.rounds, result),
+        usage: progress.usage,
+        llmCallCount: progress.llmCallCount,
+        toolExecutions: progress.toolExecutions,
+        files: progress.files,
+        completedAt: awaiting ? null : this.clock.now(),
+      },
+      { sessionPatch: { cursor: progress.cursor, openTurnId: awaiting ? turn.turnId : null }, release: true },
+    );
+    return settled.successful ? result : settled;
+  }
+
+  /** A failed turn keeps its usage and trace, and rolls the provider's view back to where the turn started. */
+  async failure(input: SettlingRound & { failure: InvokeFailure }): Promise<InvokeFailure> {
+    const { lease, turn, progress } = input;
+    const failure: InvokeFailure = {
+      ...input.failure,
+      warnings: [...input.failure.warnings, ...progress.warnings],
+    };
+    await this.#markFailed({ lease, turn, progress, failure, release: true });
+    return failure;
+  }
+
+  /**
+   * A turn left running by an instance whose lease expired, failed with TURN_INTERRUPTED (retryable) because
+   * another request takes the session over, or the reaper found it: the lease is kept for the caller. Its
+   * pending calls stay, so its last round can still run again (see `isReapedRound`).
+   */
+  interrupted(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
+    const failure = interruptedFailure(turn.turnId);
+    return this.#markFailed({
+      lease,
+      turn,
+      progress: storedProgress(turn),
+      failure,
+      release: false,
+      pending: turn.pending,
+    });
+  }
+
+  #markFailed(
+    input: SettlingRound & { failure: InvokeFailure; release: boolean; pending?: TurnRecord["pending"] },
+  ): Promise<InvokeResult<void>> {
+    const { lease, turn, progress, failure, release } = input;
+    return lease.updateTurn(
+      turn.turnId,
+      {
+        status: "failed",
+        pending: input.pending ?? null,
+        error: failure.errors[0],
+        rounds: settleLastRound(turn.rounds, failure),
+        usage: progress.usage,
+        llmCallCount: progress.llmCallCount,
+        toolExecutions: progress.toolExecutions,
+        files: progress.files,
+        completedAt: this.clock.now(),
+      },
+      { sessionPatch: { cursor: turn.startCursor, openTurnId: null }, release },
+    );
+  }
+}
+
+/** The stored answer of a turn whose instance stopped before it finished: the work may be sent again as a new turn. */
+export function interruptedFailure(turnId: string): InvokeFailure {
+  return fail(
+    "TURN_INTERRUPTED",
+    "The server instance running this turn stopped before it finished; the turn failed. Send it again as a new turn.",
+    { turnId, retryable: true },
+  );
+}
+
+/** What a turn has stored as done before its round runs: nothing of this round yet. */
+export function storedProgress(turn: TurnRecord): TurnProgress {
+  return {
+    cursor: turn.startCursor,
+    usage: turn.usage,
+    llmCallCount: turn.llmCallCount,
+    toolExecutions: turn.toolExecutions,
+    files: turn.files,
+    warnings: [],
+  };
+}
+
+function settleLastRound(
+  rounds: readonly TurnRound[],
+  result: InvokeResult<AgentExecuteResponse>,
+): TurnRound[] {
+  return rounds.map((round, index) => (index === rounds.length - 1 ? { ...round, result } : round));
+}
+
+function executedToolResult(execution: ServerToolExecution): ExecutedToolResult {
+  const { toolCallId, name, executionMs } = execution;
+  return execution.errorMessage !== undefined
+    ? { toolCallId, name, executionMs, errorMessage: execution.errorMessage }
+    : { toolCallId, name, executionMs, resultJson: execution.resultJson ?? "null" };
+}
+
+function finishWarnings(reason: LlmFinishReason): UserWarning[] {
+  if (reason === "length") {
+    return [{ code: "OUTPUT_TRUNCATED", message: "The answer was cut off at the model's output limit." }];
+  }
+  if (reason === "content_filter") {
+    return [{ code: "CONTENT_FILTERED", message: "The provider withheld part of the answer." }];
+  }
+  return [];
+}

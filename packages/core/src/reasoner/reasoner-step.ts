@@ -1,0 +1,283 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import type { ConversationContext } from "../catalog/conversation-context.js";
+import type { Mode } from "../catalog/mode.js";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { CompositionStep } from "../composition/composition-step.js";
+import { needsReplay } from "../composition/composition-step.js";
+import { orderOutputs, type RoundOpening } from "../composition/round-opening.js";
+import type { LlmCallStep } from "../llm-call/llm-call-step.js";
+import type { SessionLease } from "../persistence/turn-persistence.js";
+import { addUsage, type TurnProgress } from "../persistence/turn-progress.js";
+import type { PipelineStep } from "../pipeline-step.js";
+import type { Clock } from "../ports/clock.js";
+import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-record.js";
+import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
+import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../records/llm-response.js";
+import type { SessionRecord } from "../records/session-record.js";
+import type { PendingToolCalls } from "../records/turn-record.js";
+import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../server-tools/change-mode-tool.js";
+import type { FileKeeper } from "../server-tools/file-keeper.js";
+import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
+import { AnswerText, type TextSink } from "./answer-text.js";
+
+export interface ReasonerInput {
+  lease: SessionLease;
+  provider: LlmProvider;
+  context: ConversationContext;
+  /** The turn's mode: its tools and forced choice hold for the whole loop (AGN-011 §4.4). */
+  mode: Mode;
+  /** The session as the turn sees it; `mode` follows mode changes as they are applied. */
+  session: SessionRecord;
+  turnId: string;
+  /** What the round answers: a user turn (its first call is the turn's first), or a tool continuation. */
+  opening: RoundOpening;
+  progress: TurnProgress;
+  /** Where the round's text streams, when it streams. */
+  text?: TextSink;
+}
+
+export interface ReasonerStepOptions {
+  composition: CompositionStep;
+  llmCall: LlmCallStep;
+  serverTools: ServerToolExecutionStep;
+  files: FileKeeper;
+  clock: Clock;
+  /** The configured modes, for the welcome of a mode the turn changed to. */
+  modes: ModeCatalog;
+  /** LLM calls one request may make before its turn fails with ITERATION_LIMIT_EXCEEDED. */
+  maxLlmCalls: number;
+}
+
+export type ReasonerOutcome =
+  | { kind: "final"; text: string; finishReason: LlmFinishReason }
+  | { kind: "client_tools"; text: string; clientCalls: LlmToolCall[]; pending: PendingToolCalls };
+
+/**
+ * Layer 4 — Reasoner (AGN-027 E): the only layer that loops. Compose → call → server tools → compose with
+ * their outputs, until the model answers with text (final) or asks for a client tool (continuation).
+ * It applies mode changes, prepends the welcome of a mode the turn changed to, and bounds the loop.
+ *
+ * Streamed text follows the answer: a call whose text will not be the answer (it asked for server tools, or
+ * its continuation was lost) is followed by a reset, so the deltas since the last reset always add up to the
+ * round's `primaryOutputText` (or `toolContinuationMessage`).
+ */
+export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome> {
+  private readonly composition: CompositionStep;
+  private readonly llmCall: LlmCallStep;
+  private readonly serverTools: ServerToolExecutionStep;
+  private readonly files: FileKeeper;
+  private readonly clock: Clock;
+  private readonly modes: ModeCatalog;
+  private readonly maxLlmCalls: number;
+
+  constructor(options: ReasonerStepOptions) {
+    ({
+      composition: this.composition,
+      llmCall: this.llmCall,
+      serverTools: this.serverTools,
+      files: this.files,
+      clock: this.clock,
+      modes: this.modes,
+      maxLlmCalls: this.maxLlmCalls,
+    } = options);
+  }
+
+  async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
+    const { lease, provider, session, progress } = input;
+    // Composed once: a replay after a lost continuation resends the same items.
+    const opened = await this.composition.openRound(input.opening, session, progress.cursor);
+    if (!opened.successful) return opened;
+    let newItems = opened.result;
+    let continuationLost = false;
+    // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
+    let firstCallOfTurn = input.opening.type === "user_turn";
+    for (let calls = 0; ; calls++) {
+      if (calls >= this.maxLlmCalls) {
+        return fail(
+          "ITERATION_LIMIT_EXCEEDED",
+          `The model made ${this.maxLlmCalls} calls in a row without a final answer or a client tool call.`,
+          { maxLlmCalls: this.maxLlmCalls },
+        );
+      }
+      const cursor = progress.cursor;
+      const replay = needsReplay(cursor, provider.storesResponses, continuationLost)
+        ? await lease.loadTranscript(cursor.transcriptLength)
+        : undefined;
+      const composed = await this.composition.run({
+        context: input.context,
+        mode: input.mode,
+        currentModeId: session.mode,
+        cursor,
+        newItems,
+        firstCallOfTurn,
+        ...(replay ? { replay } : {}),
+      });
+      if (!composed.successful) return composed;
+      const request = composed.result;
+
+      const startedAt = this.clock.now();
+      const text = new AnswerText(input.text, this.#welcome(input));
+      const answered = await this.llmCall.run({
+        provider,
+        request,
+        ...(input.text ? { options: { onTextDelta: text.delta } } : {}),
+      });
+      const record = this.#callRecord(input, request, startedAt, answered);
+      if (!answered.successful) {
+        const kept = await lease.recordLlmCall(record);
+        if (!kept.successful) return kept;
+        // The provider forgot the response we continued from: replay the transcript once instead of failing.
+        if (isContinuationLost(answered) && !continuationLost && cursor.transcriptLength > 0) {
+          continuationLost = true;
+          input.text?.reset();
+          continue;
+        }
+        return answered;
+      }
+      const response = answered.result;
+      // The turn's user message goes with its first call: from then on the model has been told its mode.
+      const toldMode = firstCallOfTurn ? { mode: input.mode.id } : modeOf(cursor);
+      const advanced: ConversationCursor = {
+        responseId: response.responseId ?? null,
+        pendingInput: [],
+        transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
+        ...toldMode,
+      };
+      const kept = await lease.recordLlmCall(record, {
+        items: [...request.input, ...response.output],
+        fromPosition: cursor.transcriptLength,
+        cursor: advanced,
+      });
+      if (!kept.successful) return kept;
+      progress.cursor = advanced;
+      progress.usage = addUsage(progress.usage, response.usage);
+      continuationLost = false;
+      firstCallOfTurn = false;
+
+      if (response.toolCalls.length === 0) {
+        return ok({ kind: "final", text: text.answer(response.text), finishReason: response.finishReason });
+      }
+      const executed = await this.serverTools.run({
+        calls: response.toolCalls,
+        context: {
+          principal: session.principal,
+          sessionId: session.sessionId,
+          turnId: input.turnId,
+          mode: input.mode.id,
+        },
+      });
+      if (!executed.successful) return executed;
+      const { outputs, executions, clientCalls, files, results } = executed.result;
+      progress.toolExecutions.push(...executions);
+      for (const file of files) progress.files.push(await this.files.keep(session.principal, file));
+
+      const modeChanged = await this.#applyModeChange(input, response.toolCalls, results);
+      if (!modeChanged.successful) return modeChanged;
+
+      if (clientCalls.length > 0) {
+        // The continuation's message is the model's text alone: a welcome waits for the turn's final answer.
+        if (text.welcomed) {
+          input.text?.reset();
+          input.text?.delta(response.text);
+        }
+        return ok({
+          kind: "client_tools",
+          text: response.text,
+          clientCalls,
+          pending: {
+            calls: response.toolCalls,
+            clientCallIds: clientCalls.map((call) => call.callId),
+            serverOutputs: outputs,
+            // Before the call that asked for these tools, with that call's input still to send: an abandoned
+            // turn restores it, so the provider never sees these calls without outputs.
+            resumeCursor: {
+              // A continuation that was lost and replayed must not be named again: replay from there too.
+              responseId: request.continuation.type === "previous_response" ? cursor.responseId : null,
+              pendingInput: request.input,
+              transcriptLength: cursor.transcriptLength,
+              // That input is sent again, the turn's user message with it when this was the turn's first call.
+              ...toldMode,
+            },
+          },
+        });
+      }
+      input.text?.reset();
+      newItems = orderOutputs(response.toolCalls, outputs);
+    }
+  }
+
+  /** The welcome of the mode the turn changed to (AGN-011 §5.4); none while the turn is in its own mode. */
+  #welcome(input: ReasonerInput): string | undefined {
+    const current = input.session.mode;
+    if (current === input.mode.id || !this.modes.has(current)) return undefined;
+    return this.modes.get(current).welcomeMessage;
+  }
+
+  /** AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at once. */
+  async #applyModeChange(
+    input: ReasonerInput,
+    calls: LlmToolCall[],
+    results: Map<string, unknown>,
+  ): Promise<InvokeResult<void>> {
+    const changes = calls
+      .filter((call) => call.name === CHANGE_MODE_TOOL_NAME && results.has(call.callId))
+      .map((call) => results.get(call.callId) as ChangeModeResult);
+    const last = changes.at(-1);
+    if (!last) return ok(undefined);
+    if (changes.length > 1) {
+      input.progress.warnings.push({
+        code: "MULTIPLE_MODE_CHANGES",
+        message: `The model changed mode ${changes.length} times in one response; the last change (${last.mode}) applies.`,
+      });
+    }
+    const session = input.session;
+    if (last.mode === session.mode) return ok(undefined);
+    const changed = await input.lease.changeMode({
+      principal: session.principal,
+      sessionId: session.sessionId,
+      turnId: input.turnId,
+      previousMode: session.mode,
+      newMode: last.mode,
+      reason: last.reason,
+      changedBy: session.principal,
+      changedAt: this.clock.now(),
+    });
+    if (changed.successful) session.mode = last.mode;
+    return changed;
+  }
+
+  #callRecord(
+    input: ReasonerInput,
+    request: LlmRequest,
+    startedAt: Date,
+    answered: InvokeResult<LlmResponse>,
+  ): LlmCallRecord {
+    const { trace, ...response } = answered.successful ? answered.result : { trace: undefined };
+    return {
+      principal: input.session.principal,
+      sessionId: input.session.sessionId,
+      turnId: input.turnId,
+      index: input.progress.llmCallCount++,
+      request: { ...request, continuation: traced(request.continuation) },
+      response: answered.successful ? (response as Omit<LlmResponse, "trace">) : null,
+      providerRequest: trace?.providerRequest ?? null,
+      providerResponse: trace?.providerResponse ?? null,
+      error: answered.successful ? null : answered.errors[0],
+      startedAt,
+      durationMs: this.clock.now().getTime() - startedAt.getTime(),
+    };
+  }
+}
+
+/** The cursor's `mode`, as a spreadable field (none when it has none). */
+function modeOf(cursor: ConversationCursor): Pick<ConversationCursor, "mode"> {
+  return cursor.mode === undefined ? {} : { mode: cursor.mode };
+}
+
+function traced(continuation: LlmContinuation): TracedContinuation {
+  return continuation.type === "replay"
+    ? { type: "replay", itemCount: continuation.items.length }
+    : continuation;
+}

@@ -1,0 +1,38 @@
+import type { AgentExecuteResponse, InvokeResult, TurnEvent } from "@aptix/contracts";
+
+/** One server-sent event of a streamed turn: defined in @aptix/contracts (`TurnEventSchema`). */
+export type { TurnEvent } from "@aptix/contracts";
+
+/**
+ * A text delta or reset as the event log keeps it. A reset is kept as an empty delta: no delta is ever empty
+ * (the recorder drops empty text), so stores keep one column for both.
+ */
+export interface StoredDelta {
+  round: number;
+  seq: number;
+  delta: string;
+}
+
+/** The stored form of an `output_text.reset`. */
+export const RESET_DELTA = "";
+
+/** Where a client stands in a turn's events: after delta `seq` of `round`, or after the round's result. */
+export type EventPosition = { round: number; seq: number } | { round: number; result: true };
+
+export function deltaEvent({ round, seq, delta }: StoredDelta): TurnEvent {
+  return delta === RESET_DELTA
+    ? { id: `${round}-${seq}`, event: "output_text.reset", data: {} }
+    : { id: `${round}-${seq}`, event: "output_text.delta", data: { delta } };
+}
+
+export function resultEvent(round: number, result: InvokeResult<AgentExecuteResponse>): TurnEvent {
+  return { id: `${round}-result`, event: "result", data: result };
+}
+
+/** Reads a `Last-Event-ID`; undefined when it is not one of ours. */
+export function parseEventId(id: string): EventPosition | undefined {
+  const match = /^(\d{1,6})-(\d{1,9}|result)$/.exec(id);
+  if (!match) return undefined;
+  const round = Number(match[1]);
+  return match[2] === "result" ? { round, result: true } : { round, seq: Number(match[2]) };
+}

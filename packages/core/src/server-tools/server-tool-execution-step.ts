@@ -1,0 +1,141 @@
+import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import { errorMessage } from "../error-message.js";
+import type { PipelineStep } from "../pipeline-step.js";
+import type { Clock } from "../ports/clock.js";
+import type { LlmToolCall } from "../records/llm-response.js";
+import type { FunctionCallOutputItem } from "../records/transcript-item.js";
+import type { ServerToolExecution } from "../records/turn-record.js";
+import type { ProducedFile, ServerToolContext } from "./server-tool.js";
+import type { ServerToolRegistry } from "./server-tool-registry.js";
+
+export interface ServerToolExecutionInput {
+  calls: LlmToolCall[];
+  context: ServerToolContext;
+}
+
+export interface ServerToolExecutionOutcome {
+  /** Outputs of the calls the server answered (tool results and refusals), in call order. */
+  outputs: FunctionCallOutputItem[];
+  /** The runs of server tools (argument refusals included), for the final response's `toolResults`. */
+  executions: ServerToolExecution[];
+  /** The calls left for the client, in call order. */
+  clientCalls: LlmToolCall[];
+  files: ProducedFile[];
+  /** Successful executions' parsed results by call id, for the Reasoner to act on (mode changes). */
+  results: Map<string, unknown>;
+}
+
+/**
+ * Layer 3 — Server Tool Execution (AGN-027 D): runs server tools sequentially in call order. A name the
+ * registry does not hold is a client tool. Arguments that are not JSON, or that the tool refuses, go back
+ * to the model as an error output so it can correct itself; an executor that throws fails the turn.
+ */
+export class ServerToolExecutionStep
+  implements PipelineStep<ServerToolExecutionInput, ServerToolExecutionOutcome>
+{
+  constructor(
+    private readonly registry: ServerToolRegistry,
+    private readonly clock: Clock,
+  ) {}
+
+  async run({ calls, context }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
+    const outcome: ServerToolExecutionOutcome = {
+      outputs: [],
+      executions: [],
+      clientCalls: [],
+      files: [],
+      results: new Map(),
+    };
+    for (const call of calls) {
+      const tool = this.registry.get(call.name);
+      // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
+      const args = parseArgumentsObject(call.argumentsJson);
+      if (!tool) {
+        // Unknown names go to the client (AGN-027 D), but only names a client can be handed (AGN-033 §5.1).
+        // Any other call goes back to the model; the server ran nothing, so it is no server tool result.
+        if (args !== undefined && CLIENT_TOOL_NAME.test(call.name)) outcome.clientCalls.push(call);
+        else outcome.outputs.push(errorOutput(call, args === undefined ? NOT_AN_OBJECT : NO_SUCH_TOOL));
+        continue;
+      }
+      if (args === undefined) {
+        this.#refuse(outcome, call, NOT_AN_OBJECT, 0);
+        continue;
+      }
+      const started = this.clock.now().getTime();
+      const parsed = tool.parseArguments(args);
+      if (!parsed.ok) {
+        this.#refuse(outcome, call, parsed.message, this.clock.now().getTime() - started);
+        continue;
+      }
+      let resultJson: string;
+      let result: unknown;
+      let files: ProducedFile[] | undefined;
+      try {
+        ({ result, files } = await tool.execute(parsed.value, context));
+        resultJson = JSON.stringify(result ?? null);
+      } catch (error) {
+        const message = errorMessage(error);
+        return fail("SERVER_TOOL_FAILED", `Server tool ${call.name} failed: ${message}`, {
+          tool: call.name,
+          toolCallId: call.callId,
+        });
+      }
+      outcome.outputs.push({
+        type: "function_call_output",
+        callId: call.callId,
+        output: resultJson,
+        isError: false,
+      });
+      outcome.executions.push({
+        toolCallId: call.callId,
+        name: call.name,
+        argumentsJson: call.argumentsJson,
+        resultJson,
+        executionMs: this.clock.now().getTime() - started,
+      });
+      outcome.files.push(...(files ?? []));
+      outcome.results.set(call.callId, result);
+    }
+    return ok(outcome);
+  }
+
+  /** A server tool refusing its arguments: the model gets the reason, the final response the refusal. */
+  #refuse(outcome: ServerToolExecutionOutcome, call: LlmToolCall, reason: string, executionMs: number): void {
+    const output = errorOutput(call, reason);
+    outcome.outputs.push(output);
+    outcome.executions.push({
+      toolCallId: call.callId,
+      name: call.name,
+      argumentsJson: call.argumentsJson,
+      errorMessage: output.output,
+      executionMs,
+    });
+  }
+}
+
+const NOT_AN_OBJECT = "arguments must be a JSON object";
+const NO_SUCH_TOOL = "no tool has this name";
+
+/** The error output the model gets for a call it has to make again. */
+function errorOutput(call: LlmToolCall, reason: string): FunctionCallOutputItem {
+  return {
+    type: "function_call_output",
+    callId: call.callId,
+    output: `Invalid arguments for ${call.name}: ${reason}`,
+    isError: true,
+  };
+}
+
+/** The tool names AGN-033 lets a ToolCall carry (the providers' function-name rule). */
+const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function parseArgumentsObject(argumentsJson: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(argumentsJson);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

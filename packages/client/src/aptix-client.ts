@@ -1,0 +1,142 @@
+import {
+  type AgentExecuteRequest,
+  type AgentExecuteResponse,
+  type FinalResponse,
+  isToolContinuationRequest,
+} from "@aptix/contracts";
+import type { AptixClientOptions } from "./aptix-client-options.js";
+import { AptixProtocolError } from "./aptix-protocol-error.js";
+import type { AptixResult } from "./aptix-result.js";
+import type { FileContent } from "./file-content.js";
+import { HttpTransport, jsonBody } from "./http-transport.js";
+import {
+  type ResultReader,
+  readFailureResult,
+  readSessionResult,
+  readTraceResult,
+  type SessionSummaryJson,
+  type TurnTraceJson,
+} from "./lenient-schemas.js";
+import { runToolCalls } from "./run-tool-calls.js";
+import type { RunTurnOptions } from "./run-turn-options.js";
+import { streamRound } from "./turn-stream.js";
+import type { TurnStreamEvent } from "./turn-stream-event.js";
+
+export interface CallOptions {
+  /** Aborting stops the request, its retries and its stream; the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The client of the Aptix agent service (docs/http-api.md). It uses only what Node, browsers and VS Code's
+ * extension host all have (`fetch`, web streams, `TextDecoder`, `AbortSignal`, `crypto.randomUUID`).
+ * Failures the service reports come back as `AptixResult`s; an `AptixProtocolError` is thrown only for an
+ * answer the service would never give.
+ */
+export class AptixClient {
+  readonly files: { get(fileId: string, options?: CallOptions): Promise<AptixResult<FileContent>> };
+  readonly #transport: HttpTransport;
+
+  constructor(options: AptixClientOptions) {
+    this.#transport = new HttpTransport(options);
+    this.files = { get: (fileId, callOptions) => this.#getFile(fileId, callOptions) };
+  }
+
+  /** Sends one request and returns its answer (a streamed round is read to its `result`). */
+  async execute(
+    request: AgentExecuteRequest,
+    options: CallOptions = {},
+  ): Promise<AptixResult<AgentExecuteResponse>> {
+    return resultOf(streamRound(this.#transport, request, options.signal));
+  }
+
+  /**
+   * Sends one request as a stream (`stream: true` on a user turn; a tool continuation streams when its turn
+   * did) and yields its events, resuming from the last event id when the connection breaks.
+   */
+  stream(request: AgentExecuteRequest, options: CallOptions = {}): AsyncIterable<TurnStreamEvent> {
+    const streamed = isToolContinuationRequest(request) ? request : { ...request, stream: true };
+    return streamRound(this.#transport, streamed, options.signal);
+  }
+
+  /**
+   * Runs a user turn to its end: for each `client_tool_continuation` it runs the named handlers in the calls'
+   * order, sends their results, and goes on until the final response (or a failure, which is returned).
+   */
+  async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
+    const { tools, onTextDelta, onTextReset, signal, turnId = crypto.randomUUID(), ...turn } = options;
+    const streaming = onTextDelta !== undefined || onTextReset !== undefined;
+    let request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
+    for (let round = 0; ; round++) {
+      let text = "";
+      const answer = await resultOf(streamRound(this.#transport, request, signal, round), (event) => {
+        if (event.type === "output_text.delta") {
+          text += event.delta;
+          onTextDelta?.(event.delta, text);
+        } else if (event.type === "output_text.reset") {
+          text = "";
+          onTextReset?.();
+        }
+      });
+      if (!answer.successful) return answer;
+      const response = answer.result;
+      if (response.kind === "final") return { ...answer, result: response };
+      const toolResults = await runToolCalls(response.toolCalls, {
+        sessionId: response.sessionId,
+        turnId: response.turnId,
+        tools,
+        signal,
+      });
+      request = { sessionId: response.sessionId, turnId: response.turnId, toolResults };
+    }
+  }
+
+  /** The session's mode, mode history and turns (`GET /v1/sessions/:sessionId`). */
+  getSession(sessionId: string, options: CallOptions = {}): Promise<AptixResult<SessionSummaryJson>> {
+    return this.#getJson(`/v1/sessions/${encodeURIComponent(sessionId)}`, readSessionResult, options);
+  }
+
+  /** What the turn sent to the provider and got back (`GET …/turns/:turnId/trace`), for diagnostics. */
+  getTurnTrace(
+    sessionId: string,
+    turnId: string,
+    options: CallOptions = {},
+  ): Promise<AptixResult<TurnTraceJson>> {
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}/trace`;
+    return this.#getJson(path, readTraceResult, options);
+  }
+
+  async #getJson<T>(path: string, read: ResultReader<T>, options: CallOptions): Promise<AptixResult<T>> {
+    const response = await this.#transport.send("GET", path, { signal: options.signal });
+    return readOrThrow(response.status, await jsonBody(response), read);
+  }
+
+  async #getFile(fileId: string, options: CallOptions = {}): Promise<AptixResult<FileContent>> {
+    const response = await this.#transport.send("GET", `/v1/files/${encodeURIComponent(fileId)}`, {
+      signal: options.signal,
+    });
+    if (!response.ok) return readOrThrow(response.status, await jsonBody(response), readFailureResult);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const contentType = response.headers.get("content-type") ?? "application/octet-stream";
+    return { successful: true, result: { bytes, contentType }, errors: [], warnings: [] };
+  }
+}
+
+function readOrThrow<T>(status: number, body: unknown, read: ResultReader<T>): AptixResult<T> {
+  const result = read(body);
+  if (result === undefined)
+    throw new AptixProtocolError(`HTTP ${status}: the body is not an InvokeResult`, { status });
+  return result;
+}
+
+/** Reads a round's events to its result, handing each event to `onEvent` on the way. */
+async function resultOf(
+  events: AsyncIterable<TurnStreamEvent>,
+  onEvent?: (event: TurnStreamEvent) => void,
+): Promise<AptixResult<AgentExecuteResponse>> {
+  for await (const event of events) {
+    onEvent?.(event);
+    if (event.type === "result") return event.result;
+  }
+  throw new AptixProtocolError("The stream ended without a result.");
+}

@@ -1,0 +1,79 @@
+import type { AgentExecuteResponse, SessionSummarySchema, TurnTraceSchema } from "@aptix/contracts";
+import { z } from "zod";
+import type { AptixResult } from "./aptix-result.js";
+
+/**
+ * The client checks only what it relies on, and keeps everything else (loose objects): a field, an error code,
+ * a warning or a turn status that a later minor version of the service adds does not make an answer unreadable.
+ * The contracts' own schemas are strict (they are what the server answers with), so they are not used here.
+ */
+const errorSchema = z.looseObject({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+const warningSchema = z.looseObject({ code: z.string(), message: z.string() });
+
+const envelopeSchema = z.discriminatedUnion("successful", [
+  z.looseObject({
+    successful: z.literal(true),
+    result: z.unknown(),
+    warnings: z.array(warningSchema).optional(),
+  }),
+  z.looseObject({
+    successful: z.literal(false),
+    errors: z.array(errorSchema).min(1),
+    warnings: z.array(warningSchema).optional(),
+  }),
+]);
+
+const turnIds = { sessionId: z.string(), turnId: z.string(), modeDisplayName: z.string() };
+
+const responseSchema = z.discriminatedUnion("kind", [
+  z.looseObject({ kind: z.literal("final"), ...turnIds, primaryOutputText: z.string() }),
+  z.looseObject({
+    kind: z.literal("client_tool_continuation"),
+    ...turnIds,
+    toolCalls: z
+      .array(z.looseObject({ toolCallId: z.string(), name: z.string(), argumentsJson: z.string() }))
+      .min(1),
+  }),
+]);
+
+const sessionSchema = z.looseObject({
+  sessionId: z.string(),
+  turns: z.array(z.looseObject({ turnId: z.string() })),
+});
+
+const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
+
+/** `GET /v1/sessions/:sessionId` as JSON: timestamps are ISO 8601 strings. */
+export type SessionSummaryJson = z.output<typeof SessionSummarySchema>;
+/** `GET /v1/sessions/:sessionId/turns/:turnId/trace` as JSON: timestamps are ISO 8601 strings. */
+export type TurnTraceJson = z.output<typeof TurnTraceSchema>;
+
+/** A reader of one kind of answer body: the envelope, or `undefined` when the body is not one. */
+export type ResultReader<T> = (body: unknown) => AptixResult<T> | undefined;
+
+function resultReader<T>(result: z.ZodType): ResultReader<T> {
+  return (body) => {
+    const envelope = envelopeSchema.safeParse(body);
+    if (!envelope.success) return undefined;
+    const warnings = envelope.data.warnings ?? [];
+    if (!envelope.data.successful) {
+      const [first, ...rest] = envelope.data.errors;
+      if (first === undefined) return undefined;
+      return { successful: false, errors: [first, ...rest], warnings };
+    }
+    const parsed = result.safeParse(envelope.data.result);
+    if (!parsed.success) return undefined;
+    // The checked fields are what the client relies on; the rest is passed on as the server sent it.
+    return { successful: true, result: envelope.data.result as T, errors: [], warnings };
+  };
+}
+
+export const readExecuteResult = resultReader<AgentExecuteResponse>(responseSchema);
+export const readSessionResult = resultReader<SessionSummaryJson>(sessionSchema);
+export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
+/** Any failure envelope (a file route's error answer, say); a success is not expected there. */
+export const readFailureResult = resultReader<never>(z.never());

@@ -1,0 +1,18 @@
+import type { UserTurnRequest } from "@aptix/contracts";
+import type { ToolHandler } from "./tool-handler.js";
+
+/** A user turn (every field of `UserTurnRequest` but `stream`), the client's tools and what to do with text. */
+export type RunTurnOptions = Omit<UserTurnRequest, "turnId" | "stream"> & {
+  /** Minted with `crypto.randomUUID()` when absent. */
+  turnId?: string;
+  /** The client tools this client runs, by name. A call of any other tool is answered with `errorMessage`. */
+  tools: Readonly<Record<string, ToolHandler>>;
+  /**
+   * With either callback the turn streams: `onTextDelta` gets each piece of text as it arrives (and the text
+   * shown so far), `onTextReset` says the text shown so far was dropped.
+   */
+  onTextDelta?: (delta: string, text: string) => void;
+  onTextReset?: () => void;
+  /** Aborting stops the turn's requests, retries, streams and the tool loop (the service finishes the round). */
+  signal?: AbortSignal;
+};

@@ -21,6 +21,11 @@ export { InMemoryContextRetriever } from "./in-memory/in-memory-context-retrieve
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
+export {
+  LazySdkClient,
+  type LazySdkClientOptions,
+  type SdkClientOptions,
+} from "./llm-call/lazy-sdk-client.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
 export type { ContextRetriever, RetrievalQuery } from "./ports/context-retriever.js";

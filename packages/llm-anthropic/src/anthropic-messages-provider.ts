@@ -3,8 +3,8 @@ import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk
 import {
   CONTINUATION_LOST,
   fail,
-  type InvokeFailure,
   type InvokeResult,
+  LazySdkClient,
   type LlmCallOptions,
   type LlmProvider,
   type LlmRequest,
@@ -40,11 +40,21 @@ export class AnthropicMessagesProvider implements LlmProvider {
   readonly id: string;
   readonly storesResponses = false;
   readonly #options: AnthropicMessagesProviderOptions;
-  #client: Anthropic | undefined;
+  readonly #client: LazySdkClient<Anthropic>;
 
   constructor(options: AnthropicMessagesProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
     this.#options = options;
+    this.#client = new LazySdkClient({
+      provider: this.id,
+      vendor: "Anthropic",
+      keyVariable: "ANTHROPIC_API_KEY",
+      apiKey: () => options.apiKey ?? process.env.ANTHROPIC_API_KEY,
+      baseURL: options.baseURL,
+      maxRetries: options.maxRetries,
+      timeoutMs: options.timeoutMs,
+      create: (sdkOptions) => new Anthropic(sdkOptions),
+    });
   }
 
   async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
@@ -55,7 +65,7 @@ export class AnthropicMessagesProvider implements LlmProvider {
         reason: CONTINUATION_LOST,
       });
     }
-    const client = this.#clientOrFailure();
+    const client = this.#client.get();
     if (!(client instanceof Anthropic)) return client;
     const body = this.#body(request);
     try {
@@ -103,23 +113,5 @@ export class AnthropicMessagesProvider implements LlmProvider {
     const stream = client.messages.stream(body, signal ? { signal } : {});
     stream.on("text", (delta) => onTextDelta(delta));
     return await stream.finalMessage();
-  }
-
-  #clientOrFailure(): Anthropic | InvokeFailure {
-    if (this.#client) return this.#client;
-    const apiKey = this.#options.apiKey ?? process.env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
-      return fail("PROVIDER_ERROR", "ANTHROPIC_API_KEY is not set: this service cannot call Anthropic.", {
-        provider: this.id,
-        reason: "not_configured",
-      });
-    }
-    this.#client = new Anthropic({
-      apiKey,
-      maxRetries: this.#options.maxRetries ?? 2,
-      timeout: this.#options.timeoutMs ?? 120_000,
-      ...(this.#options.baseURL ? { baseURL: this.#options.baseURL } : {}),
-    });
-    return this.#client;
   }
 }

@@ -1,7 +1,6 @@
 import {
-  fail,
-  type InvokeFailure,
   type InvokeResult,
+  LazySdkClient,
   type LlmCallOptions,
   type LlmProvider,
   type LlmRequest,
@@ -44,17 +43,25 @@ export interface OpenAIResponsesProviderOptions {
 export class OpenAIResponsesProvider implements LlmProvider {
   readonly id: string;
   readonly storesResponses: boolean;
-  readonly #options: OpenAIResponsesProviderOptions;
-  #client: OpenAI | undefined;
+  readonly #client: LazySdkClient<OpenAI>;
 
   constructor(options: OpenAIResponsesProviderOptions = {}) {
     this.id = options.id ?? "openai";
     this.storesResponses = options.store ?? true;
-    this.#options = options;
+    this.#client = new LazySdkClient({
+      provider: this.id,
+      vendor: "OpenAI",
+      keyVariable: "OPENAI_API_KEY",
+      apiKey: () => options.apiKey ?? process.env.OPENAI_API_KEY,
+      baseURL: options.baseURL,
+      maxRetries: options.maxRetries,
+      timeoutMs: options.timeoutMs,
+      create: (sdkOptions) => new OpenAI(sdkOptions),
+    });
   }
 
   async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
-    const client = this.#clientOrFailure();
+    const client = this.#client.get();
     if (!(client instanceof OpenAI)) return client;
     const body = this.#body(request);
     const requestOptions = options.signal ? { signal: options.signal } : {};
@@ -121,23 +128,5 @@ export class OpenAIResponsesProvider implements LlmProvider {
       }
     }
     throw new Error("the stream ended before the response completed");
-  }
-
-  #clientOrFailure(): OpenAI | InvokeFailure {
-    if (this.#client) return this.#client;
-    const apiKey = this.#options.apiKey ?? process.env.OPENAI_API_KEY;
-    if (!apiKey) {
-      return fail("PROVIDER_ERROR", "OPENAI_API_KEY is not set: this service cannot call OpenAI.", {
-        provider: this.id,
-        reason: "not_configured",
-      });
-    }
-    this.#client = new OpenAI({
-      apiKey,
-      maxRetries: this.#options.maxRetries ?? 2,
-      timeout: this.#options.timeoutMs ?? 120_000,
-      ...(this.#options.baseURL ? { baseURL: this.#options.baseURL } : {}),
-    });
-    return this.#client;
   }
 }

@@ -429,12 +429,16 @@ describe("a round sent again after the instance running it stopped", () => {
   it("runs a continuation round the reaper failed again from the cursor kept with its pending calls", async () => {
     const agent = await createTestAgent();
     const continuation = await awaitingReadFile(agent, { text: "Read it." }, { text: "Zombie." });
-    const { held, firstAttempt, retried } = await interruptThenRetry(agent, continuation, { reaped: true });
+    const { held, zombie, firstAttempt, retried } = await interruptThenRetry(agent, continuation, {
+      reaped: true,
+    });
     expect(responseOf(retried)).toMatchObject({ kind: "final", primaryOutputText: "Read it." });
     expect(agent.provider.requests[1]).toEqual(firstAttempt);
     const trace = resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1"));
     expect(trace.rounds.map((round) => round.result?.successful)).toEqual([true, true]);
+    // The stopped instance wakes up before the test's store goes away: its writes are refused.
     held.release();
+    expect(errorsOf(await zombie)).toEqual([LEASE_LOST]);
   });
 
   it("answers a reaped turn's failure once the session moved on to a new turn", async () => {
@@ -442,7 +446,7 @@ describe("a round sent again after the instance running it stopped", () => {
     agent.provider.enqueue({ text: "The new turn." }, { text: "Never seen." });
     const request = { sessionId: "s", turnId: "t1", instruction: "Interrupted" };
     const held = agent.provider.holdNextCall();
-    void agent.execute(request);
+    const zombie = agent.execute(request);
     await held.entered;
     agent.clock.advance(DEFAULT_LEASE_MS);
     expect(await agent.service.failExpiredTurns()).toBe(1);
@@ -450,6 +454,7 @@ describe("a round sent again after the instance running it stopped", () => {
     expect(errorsOf(await agent.execute(request))).toEqual([interrupted("t1")]);
     expect(agent.provider.requests).toHaveLength(1);
     held.release();
+    expect(errorsOf(await zombie)).toEqual([LEASE_LOST]);
   });
 
   it("numbers a streamed round's events run again after the earlier attempt's, so every event id names one event", async () => {

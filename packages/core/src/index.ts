@@ -65,6 +65,9 @@ export type {
   TurnRound,
   TurnStatus,
 } from "./records/turn-record.js";
+export { type ChunkDocumentInput, chunkDocument } from "./retrieval/chunk-document.js";
+export type { DocumentChunk } from "./retrieval/document-chunk.js";
+export { languageOf } from "./retrieval/language-of.js";
 export {
   CHANGE_MODE_TOOL_NAME,
   type ChangeModeArguments,

@@ -1,6 +1,6 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
-import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import { isIdentifier, type TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import { sessionNotFound, turnNotFound } from "./entry-failures.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
@@ -39,7 +39,7 @@ export class ReadModels {
     principal: string,
     fileId: string,
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
-    const found = await this.files.get(principal, fileId);
+    const found = isIdentifier(fileId) ? await this.files.get(principal, fileId) : undefined;
     return found ? ok(found) : fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
   }
 }

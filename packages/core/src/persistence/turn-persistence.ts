@@ -1,4 +1,4 @@
-import { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
+import { fail, IdentifierSchema, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { ClaimSessionInput, FindExpiredLeasesInput, SessionStore } from "../ports/session-store.js";
@@ -45,11 +45,15 @@ export class TurnPersistence {
     ({ store: this.store, clock: this.clock, ids: this.ids, leaseMs: this.leaseMs } = options);
   }
 
+  // An id that breaks the contracts' identifier rule (a NUL, which Postgres cannot even compare; an escape
+  // left undecoded in a URL) names nothing: it is unknown without asking the store.
   getSession(key: SessionKey): Promise<SessionRecord | undefined> {
+    if (!isIdentifier(key.sessionId)) return Promise.resolve(undefined);
     return this.store.getSession(key);
   }
 
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
+    if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return Promise.resolve(undefined);
     return this.store.getTurn(key, turnId);
   }
 
@@ -171,4 +175,9 @@ export class SessionLease {
   async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {
     return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : leaseLost();
   }
+}
+
+/** Whether `id` follows the identifier rule every id a client or core mints follows (`file_…` included). */
+export function isIdentifier(id: string): boolean {
+  return IdentifierSchema.safeParse(id).success;
 }

@@ -1,24 +1,22 @@
 import type { AgentService } from "@aptix/core";
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { knownPathIds } from "../path-ids.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 
 /** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
-  const knownIds = knownPathIds(service);
-  app.get("/v1/sessions/:sessionId", knownIds, async (c) =>
+  app.get("/v1/sessions/:sessionId", async (c) =>
     sendResult(c, await service.getSession(c.get("principal"), c.req.param("sessionId"))),
   );
-  app.get("/v1/sessions/:sessionId/turns/:turnId/trace", knownIds, async (c) =>
+  app.get("/v1/sessions/:sessionId/turns/:turnId/trace", async (c) =>
     sendResult(
       c,
       await service.getTurnTrace(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
     ),
   );
   // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
-  app.get("/v1/sessions/:sessionId/turns/:turnId/events", knownIds, async (c) => {
+  app.get("/v1/sessions/:sessionId/turns/:turnId/events", async (c) => {
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
     const left = new AbortController();
@@ -35,7 +33,7 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
       for await (const event of followed.result) emit(event);
     });
   });
-  app.get("/v1/files/:fileId", knownIds, async (c) => {
+  app.get("/v1/files/:fileId", async (c) => {
     const found = await service.getFile(c.get("principal"), c.req.param("fileId"));
     if (!found.successful) return sendResult(c, found);
     const { file, content } = found.result;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `pnpm check:packages`: packs every published package (packages/*, not private) exactly as `pnpm publish`
+# `pnpm check:packages`: packs every published package (packages/* and apps/*, not private) exactly as `pnpm publish`
 # would (workspace:* rewritten), then checks what npm would get. Run it after a build: the tarballs hold
 # dist/. Offline: publint and attw read the tarball, and the require()/import() checks use the workspace's
 # node_modules. Any problem in any package fails the run, after every package was checked.
@@ -11,7 +11,11 @@
 #      ("a require call resolved to an ESM file") describes what is intended; that one rule is ignored. Any
 #      other rule (node10 resolution, types, named exports, ...) fails the run;
 #   4. every non-wildcard subpath of `exports` loads through the package's own exports map (self-reference,
-#      without the @aptix/source condition, so from dist/) with both require() and import().
+#      without the @aptix/source condition, so from dist/) with both require() and import();
+#   5. every `bin` is in the tarball, starts with a `#!/usr/bin/env node` line, and runs `--help` to exit 0.
+#
+# A package with only a bin (@aptix/cli) has no `exports` and no types: attw then finds nothing to resolve
+# and says so ("This package does not contain types"), which passes; step 4 has nothing to load.
 set -uo pipefail
 exec 2>&1 # one stream, so each failure shows under its package in the CI log
 cd "$(dirname "$0")/.."
@@ -21,7 +25,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
 failed=()
-for dir in packages/*/; do
+for dir in packages/*/ apps/*/; do
   dir="${dir%/}"
   [[ -f "$dir/package.json" ]] || continue
   name="$(node -p "require('./$dir/package.json').name")"
@@ -32,7 +36,7 @@ for dir in packages/*/; do
   ok=true
 
   if [[ ! -d "$dir/dist" ]]; then
-    echo "FAIL: $dir/dist is missing: build first (pnpm --filter './packages/*' build)"
+    echo "FAIL: $dir/dist is missing: build first (pnpm --filter \"$name\" build)"
     failed+=("$name (not built)")
     continue
   fi
@@ -66,7 +70,7 @@ for dir in packages/*/; do
   "$bin/attw" "$tarball" --ignore-rules cjs-resolves-to-esm --no-color || ok=false
 
   echo "-- require() and import() of each export"
-  subpaths="$(node -p "Object.keys(require('./$dir/package.json').exports).filter((s) => !s.includes('*')).join(' ')")"
+  subpaths="$(node -p "Object.keys(require('./$dir/package.json').exports ?? {}).filter((s) => !s.includes('*')).join(' ')")"
   for subpath in $subpaths; do
     spec="$name${subpath#.}"
     attributes="{}"
@@ -81,6 +85,22 @@ for dir in packages/*/; do
     fi
   done
 
+  bins="$(node -p "const { bin } = require('./$dir/package.json'); Object.values(typeof bin === 'string' ? { bin } : (bin ?? {})).join(' ')")"
+  if [[ -n "$bins" ]]; then
+    echo "-- bin"
+    for file in $bins; do
+      file="${file#./}"
+      if grep -qx "package/$file" <<<"$contents" &&
+        [[ "$(head -n 1 "$dir/$file")" == "#!/usr/bin/env node" ]] &&
+        (cd "$dir" && node "$file" --help >/dev/null); then
+        echo "ok   $file"
+      else
+        echo "FAIL $file (in the tarball, a node shebang, and --help exiting 0)"
+        ok=false
+      fi
+    done
+  fi
+
   [[ "$ok" == true ]] || failed+=("$name")
 done
 
@@ -89,4 +109,4 @@ if ((${#failed[@]} > 0)); then
   printf 'check:packages failed for: %s\n' "${failed[*]}"
   exit 1
 fi
-echo "check:packages: every published package passed publint, attw and the require()/import() check"
+echo "check:packages: every published package passed publint, attw, the require()/import() and the bin checks"

@@ -14,23 +14,18 @@
  * IDLE_SECONDS (default 5) sets the idle time. Other variables reach the server, e.g.
  * `APTIX_PGLITE_SHARED_BUFFERS=128MB` for Postgres's default.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { serverMain as main, startServerProcess, stopProcess } from "./server-process.js";
 
 const KINDS = ["disk", "disk-reopened", "memory", "postgres"] as const;
 type Kind = (typeof KINDS)[number];
 
-const serverDir = fileURLToPath(new URL("..", import.meta.url));
-const main = join(serverDir, "dist", "main.js");
 const idleMs = Number(process.env.IDLE_SECONDS ?? "5") * 1_000;
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
-const START_TIMEOUT_MS = 120_000;
 
 interface Sample {
   kind: Kind;
@@ -40,21 +35,10 @@ interface Sample {
 }
 
 async function measure(kind: Kind, databaseUrl: string): Promise<Sample> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: databaseUrl };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl };
   delete env.APTIX_API_KEYS;
-  const started = Date.now();
-  const server = spawn(process.execPath, [main], {
-    cwd: serverDir,
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const { server, readyMs } = await startServerProcess(env);
   try {
-    const url = await listeningUrl(server);
-    while (!(await ready(url))) {
-      if (Date.now() - started > START_TIMEOUT_MS) throw new Error(`${kind}: /readyz never answered 200`);
-      await sleep(100);
-    }
-    const readyMs = Date.now() - started;
     await sleep(idleMs);
     const status = await readFile(`/proc/${server.pid}/status`, "utf8");
     return {
@@ -64,42 +48,8 @@ async function measure(kind: Kind, databaseUrl: string): Promise<Sample> {
       peakMb: kilobytes(status, "VmHWM") / 1024,
     };
   } finally {
-    await stop(server);
+    await stopProcess(server);
   }
-}
-
-/** The URL of the server's `listening` log line (it listens on a free port). */
-function listeningUrl(server: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const lines = createInterface({ input: server.stdout as NodeJS.ReadableStream });
-    const timer = setTimeout(() => reject(new Error("the server did not start listening")), START_TIMEOUT_MS);
-    server.once("exit", (code) => reject(new Error(`the server exited (code ${code}) before listening`)));
-    lines.on("line", (line) => {
-      let entry: { message?: string; url?: string } = {};
-      try {
-        entry = JSON.parse(line);
-      } catch {} // not a log line
-      if (entry.message === "listening" && entry.url !== undefined) {
-        clearTimeout(timer);
-        resolve(entry.url);
-      }
-    });
-  });
-}
-
-async function ready(url: string): Promise<boolean> {
-  try {
-    return (await fetch(`${url}/readyz`)).status === 200;
-  } catch {
-    return false;
-  }
-}
-
-async function stop(server: ChildProcess): Promise<void> {
-  if (server.exitCode !== null || server.signalCode !== null) return;
-  const exited = new Promise((resolve) => server.once("exit", resolve));
-  server.kill("SIGTERM");
-  await exited;
 }
 
 function databaseUrl(kind: Kind, directory: string): string {

@@ -1,15 +1,22 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
-import { AgentService, type LlmProvider } from "@aptix/core";
+import {
+  AgentService,
+  type LlmProvider,
+  randomIdGenerator,
+  sha256ContentHashService,
+  WorkspaceKnowledge,
+} from "@aptix/core";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
-import { OpenAIResponsesProvider } from "@aptix/llm-openai";
+import { OpenAIEmbedder, OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { openStore } from "@aptix/store-drizzle";
 import { serve } from "@hono/node-server";
 import { loadCatalog } from "./config/load-catalog.js";
 import type { ServerEnv } from "./config/server-env.js";
 import { createApp } from "./http/create-app.js";
 import type { Logger } from "./logging/logger.js";
+import { ConfiguredServerTools } from "./tools/configured-server-tools.js";
 
 export interface RunningServer {
   /** e.g. `http://127.0.0.1:8787` */
@@ -21,8 +28,8 @@ export interface RunningServer {
 
 /**
  * How often the housekeeping runs: it fails turns whose instance stopped as soon as their lease has expired
- * (their client may still send the round again and have it run again) and prunes old stream events. A turn
- * left running is failed within a quarter lease of its expiry, a minute at most.
+ * (their client may still send the round again and have it run again), prunes old stream events and deletes
+ * expired files. A turn left running is failed within a quarter lease of its expiry, a minute at most.
  */
 export function housekeepingIntervalMs(leaseMs: number): number {
   return Math.min(60_000, Math.max(100, Math.floor(leaseMs / 4)));
@@ -45,34 +52,83 @@ export async function startServer(
       timeoutMs: env.APTIX_ANTHROPIC_TIMEOUT_MS,
     }),
   ];
-  const { catalog, source } = await loadCatalog(
+  // Server tools connect while the catalog loads: the catalog checks the modes against their names.
+  let serverTools: ConfiguredServerTools | undefined;
+  const { catalog, source, config } = await loadCatalog(
     env.APTIX_CONFIG,
     llmProviders.map((provider) => provider.id),
-  );
+    async (checked) => {
+      serverTools = await ConfiguredServerTools.connect(checked, {
+        toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
+        logger,
+        // The index opens with the store, below; the tool searches only once turns run.
+        knowledge: { search: (input) => knowledge.search(input) },
+      });
+      return serverTools.tools;
+    },
+  ).catch(async (error: unknown) => {
+    await serverTools?.close();
+    throw error;
+  });
+  const tools = serverTools as ConfiguredServerTools;
+  // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.
+  let publicUrl = env.APTIX_PUBLIC_URL ?? "";
   const store = await openStore(env.DATABASE_URL, {
     ...(env.APTIX_DATABASE_SCHEMA ? { schema: env.APTIX_DATABASE_SCHEMA } : {}),
     ...(env.APTIX_PGLITE_SHARED_BUFFERS
       ? { pgliteSettings: { shared_buffers: env.APTIX_PGLITE_SHARED_BUFFERS } }
       : {}),
+    // Embeddings need pgvector: opening stops start-up, naming the extension, when Postgres lacks it.
+    vectors: config.embeddings !== undefined,
+  }).catch(async (error: unknown) => {
+    // Stdio MCP servers are child processes: a start-up that stops must not leave them running.
+    await tools.close();
+    throw error;
+  });
+  const { embeddings } = config;
+  const knowledge = new WorkspaceKnowledge({
+    index: store.workspaceIndex,
+    hashes: sha256ContentHashService,
+    ids: randomIdGenerator,
+    ...(embeddings
+      ? {
+          embeddings: {
+            embedder: new OpenAIEmbedder({
+              maxRetries: env.APTIX_OPENAI_MAX_RETRIES,
+              timeoutMs: env.APTIX_OPENAI_TIMEOUT_MS,
+            }),
+            model: embeddings.model,
+            ...(embeddings.batchSize ? { batchSize: embeddings.batchSize } : {}),
+          },
+        }
+      : {}),
   });
   const service = new AgentService({
     catalog,
     providers: llmProviders,
+    retriever: knowledge,
     store: store.sessions,
     files: store.files,
     events: store.events,
     maxLlmCallsPerRequest: env.APTIX_MAX_LLM_CALLS,
+    toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
+    producedFiles: { publicUrl: () => publicUrl, ...config.files },
     leaseMs: env.APTIX_LEASE_MS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
   });
   let stopping = false;
   const app = createApp({
     service,
+    knowledge,
     validate: createAgentExecuteRequestValidator(),
     apiKeys: env.apiKeys,
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
-    readiness: async () => (stopping ? { ready: false, reason: "shutting down" } : store.readiness()),
+    readiness: async () => {
+      if (stopping) return { ready: false, reason: "shutting down" };
+      const database = await store.readiness();
+      return database.ready ? tools.readiness() : database;
+    },
     logger,
   });
 
@@ -83,6 +139,7 @@ export async function startServer(
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`;
+  publicUrl = env.APTIX_PUBLIC_URL ?? url;
 
   // Turns left running by a stopped instance are failed soon after their lease expires, even if nobody asks;
   // stream events are pruned once their turn has been over for APTIX_EVENT_RETENTION_MS.
@@ -95,6 +152,10 @@ export async function startServer(
     await service.pruneTurnEvents().then(
       (count) => count > 0 && logger.log("info", "pruned the stream events of ended turns", { count }),
       (error: unknown) => logger.log("error", "event pruning failed", { error: String(error) }),
+    );
+    await service.sweepExpiredFiles().then(
+      (count) => count > 0 && logger.log("info", "deleted expired files", { count }),
+      (error: unknown) => logger.log("error", "file retention sweep failed", { error: String(error) }),
     );
   };
   // One run at a time: a tick that finds the last run still going skips, so a slow database piles nothing up.
@@ -145,6 +206,7 @@ export async function startServer(
         });
         server.closeIdleConnections();
       });
+      await tools.close();
       await store.close();
       logger.log("info", "stopped");
     },

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { defaultClientTools } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
@@ -29,9 +30,19 @@ describe("the APTIX_CONFIG file", () => {
     expect(catalog.modes.ids).toEqual(["general"]);
     expect(catalog.toolsFor(catalog.modes.get("general")).map((tool) => tool.name)).toEqual([
       "read_file",
+      "list_files",
+      "search_files",
       "apply_patch",
       "agent_change_mode",
     ]);
+  });
+
+  it("offers exactly the client tools the aptix terminal client runs, as contracts define them", async () => {
+    const { catalog } = await loadCatalog(undefined);
+    const offered = catalog.toolsFor(catalog.modes.get("general"));
+    expect(offered.filter((tool) => tool.name !== "agent_change_mode")).toEqual(
+      defaultClientTools.map((tool) => expect.objectContaining({ ...tool })),
+    );
   });
 
   it("names an unknown key, a wrong type and a missing field", async () => {
@@ -45,6 +56,30 @@ describe("the APTIX_CONFIG file", () => {
     expect(message).toContain("modes[0].colour: is not a known key");
     expect(message).toContain("modes[0].tools:");
     expect(message).toContain("conversationContexts[0].bootPrompt:");
+  });
+
+  it("takes a context's retrieval bounds and the embeddings model, and names bad ones", async () => {
+    const context = {
+      ...DEFAULT_CATALOG.conversationContexts[0],
+      retrieval: { topK: 4, maxContextTokens: 2000 },
+    };
+    const embeddings = { provider: "openai", model: "text-embedding-3-small", batchSize: 32 };
+    const { catalog, config } = await loadCatalog(
+      configFile({ ...DEFAULT_CATALOG, conversationContexts: [context], embeddings }),
+    );
+    expect(catalog.conversationContext("default")?.retrieval).toEqual({ topK: 4, maxContextTokens: 2000 });
+    expect(config.embeddings).toEqual(embeddings);
+    const message = await configError(
+      configFile({
+        ...DEFAULT_CATALOG,
+        conversationContexts: [{ ...context, retrieval: { topK: 0, window: 3 } }],
+        embeddings: { provider: "anthropic", model: "" },
+      }),
+    );
+    expect(message).toContain("conversationContexts[0].retrieval.topK:");
+    expect(message).toContain("conversationContexts[0].retrieval.window: is not a known key");
+    expect(message).toContain("embeddings.provider:");
+    expect(message).toContain("embeddings.model:");
   });
 
   it("names a reference to a mode or tool that does not exist", async () => {

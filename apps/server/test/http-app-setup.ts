@@ -6,8 +6,12 @@ import {
   type FileStore,
   InMemoryFileStore,
   InMemorySessionStore,
+  InMemoryWorkspaceIndex,
+  randomIdGenerator,
   type SessionStore,
+  sha256ContentHashService,
   type TurnEventLog,
+  WorkspaceKnowledge,
 } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
@@ -47,7 +51,13 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
   });
   if (!created.successful) throw new Error("catalog");
   const provider = options.provider ?? (new ScriptedLlmProvider({ id: "scripted" }) as P);
+  const knowledge = new WorkspaceKnowledge({
+    index: new InMemoryWorkspaceIndex(),
+    hashes: sha256ContentHashService,
+    ids: randomIdGenerator,
+  });
   const service = new AgentService({
+    retriever: knowledge,
     catalog: created.result,
     providers: [provider],
     store: options.store ?? new InMemorySessionStore(),
@@ -57,6 +67,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
   });
   const app = createApp({
     service,
+    knowledge,
     validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000, ...options.limits }),
     apiKeys: options.apiKeys ?? KEYS,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
@@ -72,5 +83,12 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     });
   const get = (path: string, key = "alice-key-0123456789") =>
     app.request(path, { headers: { authorization: `Bearer ${key}` } });
-  return { app, service, provider, post, get };
+  /** Sends a JSON body to any route as alice (or `key`). */
+  const send = (method: string, path: string, body: unknown, key = "alice-key-0123456789") =>
+    app.request(path, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  return { app, service, knowledge, provider, post, get, send };
 }

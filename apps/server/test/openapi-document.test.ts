@@ -82,6 +82,40 @@ describe("the OpenAPI document", () => {
     ).not.toEqual([]);
   });
 
+  it("describes the bodies the workspace routes really answer", async () => {
+    const { app, send, get } = setup();
+    const check = await openApiValidator(app);
+    const documents = [{ path: "src/a.ts", contents: "export const a = 1;" }];
+    const cases: Array<[string, string, Response]> = [
+      [
+        "/v1/workspaces/{workspaceId}/documents",
+        "put",
+        await send("PUT", "/v1/workspaces/ws/documents", { documents }),
+      ],
+      ["/v1/workspaces/{workspaceId}/documents", "put", await send("PUT", "/v1/workspaces/ws/documents", {})],
+      [
+        "/v1/workspaces/{workspaceId}/search",
+        "post",
+        await send("POST", "/v1/workspaces/ws/search", { query: "a" }),
+      ],
+      ["/v1/workspaces/{workspaceId}", "get", await get("/v1/workspaces/ws")],
+      [
+        "/v1/workspaces/{workspaceId}/documents",
+        "delete",
+        await send("DELETE", "/v1/workspaces/ws/documents", { paths: ["src/a.ts"] }),
+      ],
+      ["/v1/workspaces/{workspaceId}", "delete", await send("DELETE", "/v1/workspaces/ws", undefined)],
+      ["/v1/workspaces/{workspaceId}", "get", await get("/v1/workspaces/ws")],
+    ];
+    const statuses = [];
+    for (const [path, method, response] of cases) {
+      const status = response.status;
+      statuses.push(status);
+      expect(check(path, method, status, await response.json()), `${method} ${path} ${status}`).toEqual([]);
+    }
+    expect(statuses).toEqual([200, 400, 200, 200, 200, 200, 404]);
+  });
+
   it("holds core's session views to the schemas it publishes for them", () => {
     expectTypeOf<Jsonified<SessionSummary>>().toExtend<z.input<typeof SessionSummarySchema>>();
     expectTypeOf<Jsonified<TurnTrace>>().toExtend<z.input<typeof TurnTraceSchema>>();

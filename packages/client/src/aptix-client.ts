@@ -1,6 +1,7 @@
 import {
   type AgentExecuteRequest,
   type AgentExecuteResponse,
+  type FileRef,
   type FinalResponse,
   isToolContinuationRequest,
 } from "@aptix/contracts";
@@ -9,6 +10,7 @@ import { AptixProtocolError } from "./aptix-protocol-error.js";
 import type { AptixResult } from "./aptix-result.js";
 import type { FileContent } from "./file-content.js";
 import { HttpTransport, jsonBody } from "./http-transport.js";
+import { callJson, readOrThrow } from "./json-call.js";
 import {
   type ResultReader,
   readFailureResult,
@@ -21,6 +23,7 @@ import { runToolCalls } from "./run-tool-calls.js";
 import type { RunTurnOptions } from "./run-turn-options.js";
 import { streamRound } from "./turn-stream.js";
 import type { TurnStreamEvent } from "./turn-stream-event.js";
+import { type WorkspacesApi, workspacesApi } from "./workspaces-api.js";
 
 export interface CallOptions {
   /** Aborting stops the request, its retries and its stream; the call rejects with the signal's reason. */
@@ -34,12 +37,24 @@ export interface CallOptions {
  * answer the service would never give.
  */
 export class AptixClient {
-  readonly files: { get(fileId: string, options?: CallOptions): Promise<AptixResult<FileContent>> };
+  /**
+   * Files server tools produced: `get` takes a `FileRef` of a final answer, or a file id, and fetches the content
+   * from this client's `baseUrl` (whatever host the FileRef's absolute `url` names, e.g. a public address).
+   */
+  readonly files: {
+    get(file: FileRef | string, options?: CallOptions): Promise<AptixResult<FileContent>>;
+  };
+  /** The workspace index the service retrieves `[CONTEXT]` from: push, delete, read, search, drop. */
+  readonly workspaces: WorkspacesApi;
   readonly #transport: HttpTransport;
 
   constructor(options: AptixClientOptions) {
     this.#transport = new HttpTransport(options);
-    this.files = { get: (fileId, callOptions) => this.#getFile(fileId, callOptions) };
+    this.files = {
+      get: async (file, callOptions) =>
+        this.#getFile(typeof file === "string" ? file : fileIdOf(file), callOptions),
+    };
+    this.workspaces = workspacesApi(this.#transport);
   }
 
   /** Sends one request and returns its answer (a streamed round is read to its `result`). */
@@ -106,9 +121,8 @@ export class AptixClient {
     return this.#getJson(path, readTraceResult, options);
   }
 
-  async #getJson<T>(path: string, read: ResultReader<T>, options: CallOptions): Promise<AptixResult<T>> {
-    const response = await this.#transport.send("GET", path, { signal: options.signal });
-    return readOrThrow(response.status, await jsonBody(response), read);
+  #getJson<T>(path: string, read: ResultReader<T>, options: CallOptions): Promise<AptixResult<T>> {
+    return callJson(this.#transport, "GET", path, read, { signal: options.signal });
   }
 
   async #getFile(fileId: string, options: CallOptions = {}): Promise<AptixResult<FileContent>> {
@@ -122,13 +136,6 @@ export class AptixClient {
   }
 }
 
-function readOrThrow<T>(status: number, body: unknown, read: ResultReader<T>): AptixResult<T> {
-  const result = read(body);
-  if (result === undefined)
-    throw new AptixProtocolError(`HTTP ${status}: the body is not an InvokeResult`, { status });
-  return result;
-}
-
 /** Reads a round's events to its result, handing each event to `onEvent` on the way. */
 async function resultOf(
   events: AsyncIterable<TurnStreamEvent>,
@@ -139,4 +146,16 @@ async function resultOf(
     if (event.type === "result") return event.result;
   }
   throw new AptixProtocolError("The stream ended without a result.");
+}
+
+/** The id a FileRef's url (`<public url>/v1/files/<fileId>`, or the path alone) names. */
+function fileIdOf(file: FileRef): string {
+  try {
+    const { pathname } = new URL(file.url, "http://relative.invalid");
+    const encoded = /\/v1\/files\/([^/]+)$/.exec(pathname)?.[1];
+    if (encoded !== undefined) return decodeURIComponent(encoded);
+  } catch {
+    // Not a url, or an escape of no UTF-8: nothing the service writes.
+  }
+  throw new AptixProtocolError(`The url of file ${JSON.stringify(file.name)} names no file: ${file.url}`);
 }

@@ -1,4 +1,13 @@
-import type { AgentExecuteResponse, SessionSummarySchema, TurnTraceSchema } from "@aptix/contracts";
+import type {
+  AgentExecuteResponse,
+  DeleteWorkspaceDocumentsResponse,
+  DropWorkspaceResponse,
+  PutWorkspaceDocumentsResponse,
+  SessionSummarySchema,
+  TurnTraceSchema,
+  WorkspaceSearchResponse,
+  WorkspaceSummarySchema,
+} from "@aptix/contracts";
 import { z } from "zod";
 import type { AptixResult } from "./aptix-result.js";
 
@@ -47,6 +56,26 @@ const sessionSchema = z.looseObject({
 
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
 
+const count = z.number();
+const putDocumentsSchema = z.looseObject({
+  workspaceId: z.string(),
+  upserted: count,
+  unchanged: count,
+  deleted: count,
+  chunks: count,
+});
+const deleteDocumentsSchema = z.looseObject({ deleted: count });
+const dropSchema = z.looseObject({ workspaceId: z.string() });
+const workspaceSchema = z.looseObject({ workspaceId: z.string(), documents: count, chunks: count });
+const searchSchema = z.looseObject({
+  chunks: z.array(
+    z.looseObject({ path: z.string(), startLine: count, endLine: count, text: z.string(), score: count }),
+  ),
+});
+
+/** `GET /v1/workspaces/:workspaceId` as JSON: `updatedAt` is an ISO 8601 string. */
+export type WorkspaceSummaryJson = z.output<typeof WorkspaceSummarySchema>;
+
 /** `GET /v1/sessions/:sessionId` as JSON: timestamps are ISO 8601 strings. */
 export type SessionSummaryJson = z.output<typeof SessionSummarySchema>;
 /** `GET /v1/sessions/:sessionId/turns/:turnId/trace` as JSON: timestamps are ISO 8601 strings. */
@@ -75,5 +104,11 @@ function resultReader<T>(result: z.ZodType): ResultReader<T> {
 export const readExecuteResult = resultReader<AgentExecuteResponse>(responseSchema);
 export const readSessionResult = resultReader<SessionSummaryJson>(sessionSchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
+export const readPutDocumentsResult = resultReader<PutWorkspaceDocumentsResponse>(putDocumentsSchema);
+export const readDeleteDocumentsResult =
+  resultReader<DeleteWorkspaceDocumentsResponse>(deleteDocumentsSchema);
+export const readDropWorkspaceResult = resultReader<DropWorkspaceResponse>(dropSchema);
+export const readWorkspaceResult = resultReader<WorkspaceSummaryJson>(workspaceSchema);
+export const readSearchResult = resultReader<WorkspaceSearchResponse>(searchSchema);
 /** Any failure envelope (a file route's error answer, say); a success is not expected there. */
 export const readFailureResult = resultReader<never>(z.never());

@@ -305,4 +305,28 @@ describe("sessions, traces and files", () => {
     });
     expect((await client.files.get("file_missing")).errors[0]).toMatchObject({ code: "FILE_NOT_FOUND" });
   });
+
+  it("fetches a FileRef's content from its own baseUrl, whatever host the FileRef's url names", async () => {
+    const text = "hello\n";
+    const sizeBytes = await server.putFile({
+      fileId: "file_client_2",
+      name: "hello.txt",
+      mimeType: "text/plain",
+      text,
+    });
+    const ref = {
+      name: "hello.txt",
+      mimeType: "text/plain",
+      sizeBytes,
+      contentHash: `sha256:${"0".repeat(64)}`,
+    };
+    const client = clientWith();
+    for (const url of ["https://aptix.example.com/v1/files/file_client_2", "/v1/files/file_client_2"]) {
+      const file = await client.files.get({ ...ref, url });
+      expect(file.successful && new TextDecoder().decode(file.result.bytes)).toBe(text);
+    }
+    await expect(client.files.get({ ...ref, url: "https://aptix.example.com/elsewhere" })).rejects.toThrow(
+      'The url of file "hello.txt" names no file: https://aptix.example.com/elsewhere',
+    );
+  });
 });

@@ -37,7 +37,7 @@ describe("README code blocks", () => {
       if (block.language === "ts") expect(block.marker, where).toMatch(/^snippet: /);
       else expect(block.language, where).toBe("sh");
     }
-    expect(snippets.length).toBe(5);
+    expect(snippets.length).toBe(6);
   });
 
   it.each(snippets.map((block) => [block.file, block] as const))("%s is copied verbatim", (file, block) => {
@@ -154,7 +154,7 @@ describe("README examples against the real server", () => {
         {
           name: "app.patch",
           mimeType: "text/x-diff",
-          url: "/v1/files/file_readme",
+          url: "https://aptix.example.com/v1/files/file_readme",
           sizeBytes,
           contentHash: `sha256:${"0".repeat(64)}`,
         },

@@ -41,6 +41,12 @@ export {
 } from "./result/invoke-result.js";
 export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
 export {
+  RETRIEVAL_OUTCOMES,
+  type RetrievalOutcome,
+  type RetrievalTrace,
+  RetrievalTraceSchema,
+} from "./session/retrieval-trace.js";
+export {
   type SessionSummary,
   SessionSummarySchema,
   TURN_STATUSES,
@@ -52,4 +58,35 @@ export {
 } from "./session/session-views.js";
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
+export { type ClientToolDefinition, defaultClientTools } from "./tools/default-client-tools.js";
 export { type FieldError, formatFieldPath } from "./validation/field-error.js";
+export { WORKSPACE_LIMITS } from "./workspace/workspace-limits.js";
+export {
+  type DeleteWorkspaceDocumentsRequest,
+  DeleteWorkspaceDocumentsRequestSchema,
+  type PutWorkspaceDocumentsRequest,
+  PutWorkspaceDocumentsRequestSchema,
+  validateDeleteWorkspaceDocumentsRequest,
+  validatePutWorkspaceDocumentsRequest,
+  validateWorkspaceId,
+  validateWorkspaceSearchRequest,
+  type WorkspaceDocument,
+  WorkspaceDocumentSchema,
+  WorkspaceIdSchema,
+  type WorkspaceSearchRequest,
+  WorkspaceSearchRequestSchema,
+} from "./workspace/workspace-requests.js";
+export {
+  type DeleteWorkspaceDocumentsResponse,
+  DeleteWorkspaceDocumentsResponseSchema,
+  type DropWorkspaceResponse,
+  DropWorkspaceResponseSchema,
+  type PutWorkspaceDocumentsResponse,
+  PutWorkspaceDocumentsResponseSchema,
+  type WorkspaceSearchChunk,
+  WorkspaceSearchChunkSchema,
+  type WorkspaceSearchResponse,
+  WorkspaceSearchResponseSchema,
+  type WorkspaceSummary,
+  WorkspaceSummarySchema,
+} from "./workspace/workspace-responses.js";

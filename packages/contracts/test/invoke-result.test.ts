@@ -13,13 +13,15 @@ import {
   validateAgentExecuteRequest,
 } from "../src/index.js";
 
-/** docs/http-api.md: 400 validation, 401 auth, 404 unknown, 405 wrong method, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
+/** docs/http-api.md: 400 validation, 401 auth, 404 unknown, 405 wrong method, 410 expired file, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
 const EXPECTED_STATUS: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   UNAUTHORIZED: 401,
   SESSION_NOT_FOUND: 404,
   TURN_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,
+  FILE_EXPIRED: 410,
+  WORKSPACE_NOT_FOUND: 404,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   SESSION_BUSY: 409,
@@ -32,7 +34,7 @@ const EXPECTED_STATUS: Record<ErrorCode, number> = {
   ITERATION_LIMIT_EXCEEDED: 502,
   NOT_READY: 503,
   TURN_INTERRUPTED: 503,
-  SERVER_TOOL_FAILED: 500,
+  TOOL_FAILED: 502,
   INTERNAL: 500,
 };
 

@@ -1,7 +1,12 @@
 // Adapters build on core alone (docs/architecture.md): the result envelope they answer in comes through here.
 export { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 export { AgentCatalog, type AgentCatalogConfig } from "./catalog/agent-catalog.js";
-export { type ConversationContext, DEFAULT_MODE_ID } from "./catalog/conversation-context.js";
+export {
+  type ConversationContext,
+  DEFAULT_MODE_ID,
+  DEFAULT_RETRIEVAL_SETTINGS,
+  type RetrievalSettings,
+} from "./catalog/conversation-context.js";
 export type { Mode } from "./catalog/mode.js";
 export { ModeCatalog } from "./catalog/mode-catalog.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
@@ -11,16 +16,18 @@ export {
   AgentService,
   type AgentServiceOptions,
   DEFAULT_EVENT_RETENTION_MS,
+  DEFAULT_FOLLOW_POLL_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
   type ExecuteOptions,
   type HandledRequest,
 } from "./entry/agent-service.js";
 export type { SessionSummary, TurnSummary, TurnTrace } from "./entry/views.js";
-export { InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";
+export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
+export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export {
   LazySdkClient,
   type LazySdkClientOptions,
@@ -28,7 +35,13 @@ export {
 } from "./llm-call/lazy-sdk-client.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
-export type { ContextRetriever, RetrievalQuery } from "./ports/context-retriever.js";
+export type {
+  ContextRetriever,
+  Retrieval,
+  RetrievalQuery,
+  RetrievedChunk,
+} from "./ports/context-retriever.js";
+export type { Embedder } from "./ports/embedder.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export type { IdGenerator } from "./ports/id-generator.js";
 export {
@@ -40,7 +53,14 @@ export {
 export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
-export { type ConversationCursor, EMPTY_CURSOR, isFreshCursor } from "./records/conversation-cursor.js";
+export type * from "./ports/workspace-index.js";
+export {
+  type ConversationCursor,
+  EMPTY_CURSOR,
+  isFreshCursor,
+  MAX_PROVIDED_CHUNKS,
+  type ProvidedChunk,
+} from "./records/conversation-cursor.js";
 export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
 export type { LlmContinuation, LlmRequest, ToolChoice } from "./records/llm-request.js";
 export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
@@ -66,19 +86,48 @@ export type {
   TurnStatus,
 } from "./records/turn-record.js";
 export { type ChunkDocumentInput, chunkDocument } from "./retrieval/chunk-document.js";
+export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";
 export { languageOf } from "./retrieval/language-of.js";
+export { RRF_K, reciprocalRankFusion } from "./retrieval/reciprocal-rank-fusion.js";
+export {
+  type KnowledgeEmbeddings,
+  type SearchWorkspaceInput,
+  type UpsertWorkspaceInput,
+  WorkspaceKnowledge,
+  type WorkspaceKnowledgeOptions,
+} from "./retrieval/workspace-knowledge.js";
 export {
   CHANGE_MODE_TOOL_NAME,
   type ChangeModeArguments,
   type ChangeModeResult,
   createChangeModeTool,
 } from "./server-tools/change-mode-tool.js";
+export {
+  CREATE_FILE_TOOL_NAME,
+  type CreateFileArguments,
+  createCreateFileTool,
+} from "./server-tools/create-file-tool.js";
+export {
+  DEFAULT_FILE_MAX_BYTES,
+  DEFAULT_FILE_TTL_SECONDS,
+  FileKeeper,
+  type FileKeeperOptions,
+  FileTooLargeError,
+} from "./server-tools/file-keeper.js";
+export {
+  createKnowledgeSearchTool,
+  KNOWLEDGE_SEARCH_TOOL_NAME,
+  type KnowledgeSearchArguments,
+} from "./server-tools/knowledge-search-tool.js";
 export type {
   ArgumentsCheck,
+  KeptFile,
   ProducedFile,
   ServerTool,
   ServerToolContext,
+  ServerToolFiles,
   ServerToolResult,
 } from "./server-tools/server-tool.js";
+export { DEFAULT_TOOL_TIMEOUT_MS } from "./server-tools/server-tool-execution-step.js";
 export { ServerToolRegistry } from "./server-tools/server-tool-registry.js";

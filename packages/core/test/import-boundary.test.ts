@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 
 // Core talks to the world only through its ports (docs/architecture.md): no provider SDK, database driver or HTTP
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
-const ALLOWED = new Set(["@aptix/contracts", "node:crypto", "vitest"]);
+// gpt-tokenizer is pure computation (no I/O): Composition counts the [CONTEXT] block's tokens with it.
+const ALLOWED = new Set(["@aptix/contracts", "gpt-tokenizer", "node:crypto", "vitest"]);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -56,7 +57,7 @@ describe("core's import boundary", () => {
     );
   });
 
-  it("imports only its own files, the contracts and node:crypto (vitest in the testing kit)", () => {
+  it("imports only its own files, the contracts, gpt-tokenizer and node:crypto (vitest in the testing kit)", () => {
     const outside = imports.filter(({ specifier }) => !specifier.startsWith(".") && !ALLOWED.has(specifier));
     expect(outside).toEqual([]);
     const vitestOutsideTesting = imports.filter(
@@ -65,10 +66,10 @@ describe("core's import boundary", () => {
     expect(vitestOutsideTesting).toEqual([]);
   });
 
-  it("declares no runtime dependency but the contracts", () => {
+  it("declares no runtime dependency but the contracts and gpt-tokenizer", () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
       dependencies?: Record<string, string>;
     };
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@aptix/contracts"]);
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@aptix/contracts", "gpt-tokenizer"]);
   });
 });

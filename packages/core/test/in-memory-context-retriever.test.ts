@@ -1,31 +1,36 @@
 import type { RagScopeCondition } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
+import type { FixedContextChunk } from "../src/in-memory/in-memory-context-retriever.js";
 import { InMemoryContextRetriever, matchesCondition } from "../src/in-memory/in-memory-context-retriever.js";
-import type { RetrievalQuery } from "../src/ports/context-retriever.js";
-import type { RagChunk } from "../src/records/rag-chunk.js";
+import type { RetrievalQuery, RetrievedChunk } from "../src/ports/context-retriever.js";
 
-function chunk(id: string, metadata?: Record<string, string>): RagChunk {
-  const base: RagChunk = {
-    id,
+function chunk(id: string, metadata?: Record<string, string>): FixedContextChunk {
+  const base: FixedContextChunk = {
+    chunkId: id,
     path: `src/${id}.ts`,
     startLine: 1,
     endLine: 10,
     language: "typescript",
-    content: `// ${id}`,
+    text: `// ${id}`,
   };
   return metadata === undefined ? base : { ...base, metadata };
 }
 
-function query(scope: RagScopeCondition[]): RetrievalQuery {
-  return {
-    principal: "principal-a",
-    sessionId: "session-1",
-    request: { sessionId: "session-1", turnId: "turn-1", instruction: "explain", ragScope: scope },
-    scope,
-  };
+function query(scope: RagScopeCondition[], limit = 8): RetrievalQuery {
+  return { principal: "principal-a", workspaceId: "ws", text: "explain", scope, boost: {}, limit };
 }
 
-const chunks: RagChunk[] = [
+/** The chunks a retrieval found (failing the test on any other answer). */
+async function found(
+  retriever: InMemoryContextRetriever,
+  scope: RagScopeCondition[],
+): Promise<RetrievedChunk[]> {
+  const retrieval = await retriever.retrieve(query(scope));
+  if (retrieval.type !== "found") throw new Error(`expected chunks, got ${retrieval.type}`);
+  return retrieval.chunks;
+}
+
+const chunks: FixedContextChunk[] = [
   chunk("api", { repo: "aptix/api", language: "typescript", kind: "source" }),
   chunk("web", { repo: "aptix/web", language: "typescript", kind: "test" }),
   chunk("tool", { repo: "tools/cli", language: "go" }),
@@ -33,14 +38,20 @@ const chunks: RagChunk[] = [
 ];
 
 const ids = async (retriever: InMemoryContextRetriever, scope: RagScopeCondition[]) =>
-  (await retriever.retrieve(query(scope))).map((found) => found.id);
+  (await found(retriever, scope)).map((chunk) => chunk.chunkId);
 
 describe("InMemoryContextRetriever", () => {
   const retriever = new InMemoryContextRetriever(chunks);
 
-  it("returns every chunk, in insertion order, for an empty scope", async () => {
+  it("returns every chunk, in insertion order and scored by it, without metadata, for an empty scope", async () => {
     expect(await ids(retriever, [])).toEqual(["api", "web", "tool", "bare"]);
-    expect(await retriever.retrieve(query([]))).toStrictEqual(chunks);
+    expect(await found(retriever, [])).toStrictEqual(
+      chunks.map(({ metadata: _metadata, ...chunk }, index) => ({ ...chunk, score: 4 - index })),
+    );
+  });
+
+  it("answers empty_index when it holds no chunks", async () => {
+    expect(await new InMemoryContextRetriever().retrieve(query([]))).toEqual({ type: "empty_index" });
   });
 
   it("==: the value is one of the values; a missing key never matches", async () => {
@@ -102,10 +113,12 @@ describe("InMemoryContextRetriever", () => {
     ).toEqual([]);
   });
 
-  it("caps the result at maxChunks (default 8), keeping insertion order", async () => {
+  it("caps the result at maxChunks (default 8) and the query's limit, keeping insertion order", async () => {
     const many = Array.from({ length: 12 }, (_, index) => chunk(`c${index}`, { kind: "source" }));
     const byDefault = new InMemoryContextRetriever(many);
-    expect(await ids(byDefault, [])).toEqual(many.slice(0, 8).map((c) => c.id));
+    expect(await ids(byDefault, [])).toEqual(many.slice(0, 8).map((c) => c.chunkId));
+    const limited = await byDefault.retrieve(query([], 2));
+    expect(limited.type === "found" && limited.chunks.map((c) => c.chunkId)).toEqual(["c0", "c1"]);
     const capped = new InMemoryContextRetriever(many, { maxChunks: 3 });
     expect(await ids(capped, [{ key: "kind", operator: "==", values: ["source"] }])).toEqual([
       "c0",
@@ -128,11 +141,10 @@ describe("InMemoryContextRetriever", () => {
 
   it("hands out copies of its chunks", async () => {
     const own = new InMemoryContextRetriever([chunk("a", { kind: "doc" })]);
-    const [first] = await own.retrieve(query([]));
-    if (first?.metadata === undefined) throw new Error("expected a chunk with metadata");
-    first.metadata.kind = "changed";
-    first.content = "changed";
-    expect(await own.retrieve(query([]))).toStrictEqual([chunk("a", { kind: "doc" })]);
+    const [first] = await found(own, []);
+    if (first === undefined) throw new Error("expected a chunk");
+    first.text = "changed";
+    expect((await found(own, [{ key: "kind", operator: "==", values: ["doc"] }]))[0]?.text).toBe("// a");
   });
 
   it("matchesCondition does not read inherited properties as metadata", () => {

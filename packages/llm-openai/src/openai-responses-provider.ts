@@ -1,10 +1,10 @@
-import {
-  type InvokeResult,
+import type {
+  InvokeResult,
   LazySdkClient,
-  type LlmCallOptions,
-  type LlmProvider,
-  type LlmRequest,
-  type LlmResponse,
+  LlmCallOptions,
+  LlmProvider,
+  LlmRequest,
+  LlmResponse,
 } from "@aptix/core";
 import OpenAI, { type APIPromise } from "openai";
 import type { Stream } from "openai/core/streaming";
@@ -15,20 +15,13 @@ import type {
   ResponseStreamEvent,
 } from "openai/resources/responses/responses";
 import { fromResponsesOutput } from "./from-responses-output.js";
+import { lazyOpenAIClient, type OpenAIClientOptions } from "./openai-client.js";
 import { providerError, type ReceivedAnswer, StreamErrorEvent } from "./provider-error.js";
 import { toResponsesInput } from "./to-responses-input.js";
 
-export interface OpenAIResponsesProviderOptions {
+export interface OpenAIResponsesProviderOptions extends OpenAIClientOptions {
   /** Defaults to `openai`: what `ConversationContext.provider` names. */
   id?: string;
-  /** Read from OPENAI_API_KEY when absent. */
-  apiKey?: string;
-  /** Read from OPENAI_BASE_URL when absent. */
-  baseURL?: string;
-  /** SDK retries of 408/409/429/5xx and connection errors, with its backoff and `retry-after`. Default 2. */
-  maxRetries?: number;
-  /** Per-attempt timeout. Default 120 s. */
-  timeoutMs?: number;
   /**
    * Let OpenAI store responses so calls continue with `previous_response_id` (default). With false, every
    * call replays the session's transcript and reasoning travels encrypted.
@@ -48,16 +41,7 @@ export class OpenAIResponsesProvider implements LlmProvider {
   constructor(options: OpenAIResponsesProviderOptions = {}) {
     this.id = options.id ?? "openai";
     this.storesResponses = options.store ?? true;
-    this.#client = new LazySdkClient({
-      provider: this.id,
-      vendor: "OpenAI",
-      keyVariable: "OPENAI_API_KEY",
-      apiKey: () => options.apiKey ?? process.env.OPENAI_API_KEY,
-      baseURL: options.baseURL,
-      maxRetries: options.maxRetries,
-      timeoutMs: options.timeoutMs,
-      create: (sdkOptions) => new OpenAI(sdkOptions),
-    });
+    this.#client = lazyOpenAIClient(this.id, options);
   }
 
   async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {

@@ -4,6 +4,7 @@ import { mkdir } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 
 /**
  * The Postgres settings of an embedded PGlite, whose memory is the Node process's own. With Postgres's default
@@ -17,7 +18,7 @@ const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 
 /**
  * The PGlite behind `memory://` or a directory (created if missing), started with {@link PGLITE_SETTINGS} and
- * `settings` over them. They go on the command line, so they also hold for a directory initialized before they
+ * `settings` over them, with the bundled pgvector loaded when `vectors` is set. They go on the command line, so they also hold for a directory initialized before they
  * changed, and to initdb, so a new directory's postgresql.conf says the same.
  *
  * A new database is initialized in a child process. PGlite's initdb runs a second, throwaway PGlite instance and
@@ -27,6 +28,7 @@ const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 export async function createPglite(
   databaseUrl: string,
   settings: Readonly<Record<string, string>> = {},
+  { vectors = false }: { vectors?: boolean } = {},
 ): Promise<PGlite> {
   const params = Object.entries({ ...PGLITE_SETTINGS, ...settings }).flatMap(([name, value]) => {
     if (!SETTING_NAME.test(name)) throw new Error(`Invalid PGlite setting name ${JSON.stringify(name)}.`);
@@ -36,14 +38,16 @@ export async function createPglite(
     startParams: [...PGlite.defaultStartParams, ...params],
     initDbStartParams: params,
   };
+  // Extensions are code, not options a child process could take: only the instance that serves loads them.
+  const serving: PGliteOptions = vectors ? { ...options, extensions: { vector } } : options;
   if (databaseUrl.startsWith("memory://")) {
     // An in-memory PGlite takes its options alone (`new PGlite(undefined, options)` would ignore them).
     const initialized = await initializeInChild(undefined, options);
-    return new PGlite({ ...options, loadDataDir: new Blob([initialized]) });
+    return new PGlite({ ...serving, loadDataDir: new Blob([initialized]) });
   }
   await mkdir(databaseUrl, { recursive: true });
   if (!existsSync(join(databaseUrl, "PG_VERSION"))) await initializeInChild(databaseUrl, options);
-  return new PGlite(databaseUrl, options);
+  return new PGlite(databaseUrl, serving);
 }
 
 /** Run by `node -e`: initializes a PGlite database; an in-memory one is written to stdout as a gzipped tarball. */

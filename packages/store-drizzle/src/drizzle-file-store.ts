@@ -1,12 +1,12 @@
 import { type Clock, type FileStore, type StoredFile, systemClock } from "@aptix/core";
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { StoreDatabase } from "./drizzle-session-store.js";
 import { files } from "./schema.js";
 
 /**
  * A `FileStore` on drizzle-orm, with the semantics of core's `InMemoryFileStore`: files are kept per
- * (principal, fileId), a second `put` of the same pair replaces the first, and a file whose
- * `expiresAt <= clock.now()` is never served again (nothing sweeps it). One statement per call.
+ * (principal, fileId), a second `put` of the same pair replaces the first, and a file is served, expired or
+ * not, until `deleteExpired` finds its `expiresAt <= clock.now()`. One statement per call.
  */
 export class DrizzleFileStore implements FileStore {
   readonly #db: StoreDatabase;
@@ -40,17 +40,10 @@ export class DrizzleFileStore implements FileStore {
     principal: string,
     fileId: string,
   ): Promise<{ file: StoredFile; content: Uint8Array } | undefined> {
-    const now = this.#clock.now();
     const [row] = await this.#db
       .select()
       .from(files)
-      .where(
-        and(
-          eq(files.principal, principal),
-          eq(files.fileId, fileId),
-          or(isNull(files.expiresAt), gt(files.expiresAt, now)),
-        ),
-      )
+      .where(and(eq(files.principal, principal), eq(files.fileId, fileId)))
       .limit(1);
     if (row === undefined) return undefined;
     return {
@@ -66,5 +59,19 @@ export class DrizzleFileStore implements FileStore {
       },
       content: row.content,
     };
+  }
+
+  async deleteExpired(limit: number): Promise<number> {
+    // Postgres has no DELETE … LIMIT: the batch is chosen by a sub-select on the primary key.
+    const batch = this.#db
+      .select({ principal: files.principal, fileId: files.fileId })
+      .from(files)
+      .where(lte(files.expiresAt, this.#clock.now()))
+      .limit(limit);
+    const deleted = await this.#db
+      .delete(files)
+      .where(inArray(sql`(${files.principal}, ${files.fileId})`, batch))
+      .returning({ fileId: files.fileId });
+    return deleted.length;
   }
 }

@@ -1,4 +1,6 @@
 import {
+  type BeginTurnInput,
+  type BeginTurnResult,
   type ClaimSessionInput,
   type ClaimSessionResult,
   type Clock,
@@ -18,9 +20,12 @@ import {
   type TurnRecord,
   type UpdateTurnInput,
 } from "@aptix/core";
-import { and, asc, eq, gte, isNotNull, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type HeldWrite, HeldWriteStatements } from "./held-write.js";
 import { llmCalls, modeHistory, sessions, transcriptItems, turns } from "./schema.js";
+import type { SqlRunner } from "./sql-runner.js";
+import { TableSql } from "./table-sql.js";
 
 /** A drizzle Postgres database over either driver (postgres.js or PGlite). */
 export type StoreDatabase = PgDatabase<PgQueryResultHKT>;
@@ -35,6 +40,86 @@ type ModeHistoryRow = typeof modeHistory.$inferSelect;
 class Refusal<T> {
   constructor(readonly answer: T) {}
 }
+
+const sessionSql = new TableSql(sessions);
+const turnSql = new TableSql(turns);
+
+type SessionKeyColumn = keyof SessionRow & string;
+type TurnColumn = keyof TurnRow & string;
+
+/** `$1`, `$2` are a session's key in every hot statement. */
+const KEY_WHERE = `"principal" = $1 and "session_id" = $2`;
+/** The leases' clock: `leaseClock`'s time when the store has one (a parameter), else the database's `now()`. */
+const leaseNow = (param: number) => `coalesce($${param}::timestamptz, now())`;
+const leaseDeadline = (nowParam: number, msParam: number) =>
+  `${leaseNow(nowParam)} + $${msParam}::double precision * interval '1 millisecond'`;
+
+const GET_TURN = `select ${turnSql.selectList} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3`;
+
+/** The columns a claim creates a session with, in parameter order (`lease_expires_at` is computed). */
+const CREATED_SESSION_COLUMNS = [
+  "principal",
+  "sessionId",
+  "conversationContextId",
+  "agentContextId",
+  "mode",
+  "cursor",
+  "leaseOwner",
+  "createdAt",
+] as const satisfies readonly SessionKeyColumn[];
+const CLAIM_CREATING = `insert into ${sessionSql.name} (${CREATED_SESSION_COLUMNS.map((key) => sessionSql.column(key)).join(", ")}, "turn_count", "updated_at", "lease_expires_at")
+  values (${CREATED_SESSION_COLUMNS.map((key, index) => sessionSql.param(key, index + 1)).join(", ")}, 0, $8::timestamptz, ${leaseDeadline(9, 10)})
+  on conflict ("principal", "session_id") do update
+    set "lease_owner" = excluded."lease_owner", "lease_expires_at" = excluded."lease_expires_at"
+    where ${sessionSql.name}."lease_owner" is null or ${sessionSql.name}."lease_expires_at" <= ${leaseNow(9)}
+  returning ${sessionSql.selectList}`;
+
+/** Every column of a turn, in the parameter order of START_TURN. */
+const TURN_COLUMNS = [
+  "principal",
+  "sessionId",
+  "turnId",
+  "sequence",
+  "status",
+  "mode",
+  "stream",
+  "rounds",
+  "pending",
+  "startCursor",
+  "toolExecutions",
+  "files",
+  "usage",
+  "llmCallCount",
+  "error",
+  "createdAt",
+  "updatedAt",
+  "completedAt",
+] as const satisfies readonly TurnColumn[];
+
+/** What a started turn sets on its session row, locked by the claim of the same transaction. */
+const STARTED_SESSION_COLUMNS = [
+  "mode",
+  "solutionContextText",
+  "cursor",
+  "openTurnId",
+  "turnCount",
+  "updatedAt",
+] as const satisfies readonly SessionKeyColumn[];
+/**
+ * Inserts the turn (`$1`…, TURN_COLUMNS) and, when it was not there yet, sets STARTED_SESSION_COLUMNS on its
+ * session row (locked by the claim of the same transaction) from the parameter after them: one statement.
+ */
+const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflict do nothing returning 1")})
+  update ${sessionSql.name} set ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
+  where ${KEY_WHERE} and exists (select 1 from inserted) returning 1`;
+
+const RELEASE_LEASE = `update ${sessionSql.name} set "lease_owner" = null, "lease_expires_at" = null where ${KEY_WHERE} and "lease_owner" = $3`;
+const heldWrites = new HeldWriteStatements({
+  sessions: sessionSql,
+  turns: turnSql,
+  llmCalls: new TableSql(llmCalls),
+  transcriptItems: new TableSql(transcriptItems),
+});
 
 /**
  * A `SessionStore` on drizzle-orm, with the semantics of core's `InMemorySessionStore` (checked by
@@ -51,24 +136,39 @@ class Refusal<T> {
  *   step rolls the whole transaction back, so a refused write changes nothing.
  * - No transaction or pooled connection outlives a method call, and each call sends a fixed number of
  *   statements whatever the size of the session's history: only `loadTranscript` and the `list*` methods read
- *   more than one row, and `loadTranscript` reads only `position < length`.
+ *   more than one row, and `loadTranscript` reads only `position < length`. Every other read goes by a
+ *   primary key: no other index starts with a session's key, so no planner, with or without statistics, can
+ *   read a session's earlier turns to find one.
+ * - The hot path (`getTurn`, `beginTurn`, `updateTurn`, `recordLlmCall`, `releaseLease`) sends fixed statement
+ *   texts through the driver (`SqlRunner`): postgres.js prepares each once per connection, and no SQL is built
+ *   per call (a write whose columns vary uses the text built the first time that set of columns was written).
+ *   The rest goes through drizzle's query builder.
  *
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
- * claimSession 1 (2 when refused without `create`); startTurn 4 (5 when abandoning a turn); updateTurn 4;
- * recordLlmCall 4 without progress, 6 with; changeMode 4.
+ * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3 when the turn exists, 4 when refused or the plan
+ * declines, 5 when it starts the turn; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
+ * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
  */
 export class DrizzleSessionStore implements SessionStore {
   readonly #db: StoreDatabase;
+  readonly #sql: SqlRunner;
   readonly #clock: Clock;
   readonly #leaseClock: Clock | undefined;
 
   /**
-   * `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`).
-   * `leaseClock` judges leases in place of the database's `now()`: for tests that move time by hand only, as
-   * instances agree on leases only through the database's clock.
+   * `runner` is the driver under `db`, for the hot path's fixed statements. `clock` stamps `updatedAt` on
+   * writes that are not given a time (`updateTurn`, `recordLlmCall`). `leaseClock` judges leases in place of
+   * the database's `now()`: for tests that move time by hand only, as instances agree on leases only through
+   * the database's clock.
    */
-  constructor(db: StoreDatabase, clock: Clock = systemClock, options: { leaseClock?: Clock } = {}) {
+  constructor(
+    db: StoreDatabase,
+    runner: SqlRunner,
+    clock: Clock = systemClock,
+    options: { leaseClock?: Clock } = {},
+  ) {
     this.#db = db;
+    this.#sql = runner;
     this.#clock = clock;
     this.#leaseClock = options.leaseClock;
   }
@@ -79,19 +179,74 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   async getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
-    const [row] = await this.#db
-      .select()
-      .from(turns)
-      .where(and(keyWhere(turns, key), eq(turns.turnId, turnId)))
-      .limit(1);
-    return row === undefined ? undefined : toTurn(row);
+    const [row] = await this.#sql.run(GET_TURN, [key.principal, key.sessionId, turnId]);
+    return row === undefined ? undefined : toTurn(turnSql.decode(row));
   }
 
-  async claimSession({ key, lease, now, create }: ClaimSessionInput): Promise<ClaimSessionResult> {
+  async beginTurn({ key, lease, now, create, turnId, plan }: BeginTurnInput): Promise<BeginTurnResult> {
+    const created: Partial<SessionRow> = {
+      principal: key.principal,
+      sessionId: key.sessionId,
+      conversationContextId: create.conversationContextId,
+      agentContextId: create.agentContextId,
+      mode: create.mode,
+      cursor: EMPTY_CURSOR,
+      leaseOwner: lease.owner,
+      createdAt: now,
+    };
+    const claimParams = [
+      ...CREATED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, created[column])),
+      this.#leaseClockTime(),
+      lease.durationMs,
+    ];
+    return this.#sql.transaction(async (run): Promise<BeginTurnResult> => {
+      const [existing] = await run(GET_TURN, [key.principal, key.sessionId, turnId]);
+      if (existing !== undefined) return { outcome: "turn_exists", turn: toTurn(turnSql.decode(existing)) };
+      const [claimed] = await run(CLAIM_CREATING, claimParams);
+      if (claimed === undefined) return { outcome: "busy" };
+      const session = toSession(sessionSql.decode(claimed));
+      const start = plan(session);
+      if (start === undefined) return { outcome: "claimed", session };
+      const row = turnRow(start.turn);
+      const started: SessionRecord = {
+        ...session,
+        ...sessionPatchSet(start.sessionPatch),
+        turnCount: session.turnCount + 1,
+        updatedAt: new Date(start.turn.createdAt),
+      };
+      const written = await run(START_TURN, [
+        ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
+        ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
+      ]);
+      // No row: a turn by that id appeared since the first read (a request racing this one started it).
+      if (written.length === 0) return { outcome: "claimed", session };
+      return { outcome: "started", session: started, turn: start.turn };
+    });
+  }
+
+  async claimSession({ turnId, ...input }: ClaimSessionInput): Promise<ClaimSessionResult> {
+    if (turnId === undefined) return this.#claim(this.#db, input);
+    // The turn is read in the claim's transaction: as it is under the new lease.
+    return this.#db.transaction(async (tx) => {
+      const claimed = await this.#claim(tx, input);
+      if (claimed.outcome !== "claimed") return claimed;
+      const [row] = await tx
+        .select()
+        .from(turns)
+        .where(and(keyWhere(turns, input.key), eq(turns.turnId, turnId)))
+        .limit(1);
+      return row === undefined ? claimed : { ...claimed, turn: toTurn(row) };
+    });
+  }
+
+  async #claim(
+    db: StoreDatabase | StoreTransaction,
+    { key, lease, now, create }: Omit<ClaimSessionInput, "turnId">,
+  ): Promise<ClaimSessionResult> {
     const leaseFree = or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseNow()));
     const takeLease = { leaseOwner: lease.owner, leaseExpiresAt: this.#leaseNow(lease.durationMs) };
     if (create !== undefined) {
-      const [row] = await this.#db
+      const [row] = await db
         .insert(sessions)
         .values({
           principal: key.principal,
@@ -115,13 +270,13 @@ export class DrizzleSessionStore implements SessionStore {
         .returning();
       return row === undefined ? { outcome: "busy" } : { outcome: "claimed", session: toSession(row) };
     }
-    const [row] = await this.#db
+    const [row] = await db
       .update(sessions)
       .set(takeLease)
       .where(and(sessionWhere(key), leaseFree))
       .returning();
     if (row !== undefined) return { outcome: "claimed", session: toSession(row) };
-    const [existing] = await this.#db
+    const [existing] = await db
       .select({ principal: sessions.principal })
       .from(sessions)
       .where(sessionWhere(key))
@@ -130,10 +285,7 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
-    await this.#db
-      .update(sessions)
-      .set({ leaseOwner: null, leaseExpiresAt: null })
-      .where(and(sessionWhere(key), eq(sessions.leaseOwner, owner)));
+    await this.#sql.run(RELEASE_LEASE, [key.principal, key.sessionId, owner]);
   }
 
   async startTurn({
@@ -178,83 +330,44 @@ export class DrizzleSessionStore implements SessionStore {
     sessionPatch,
     leaseOwner,
     releaseLease,
+    llmCalls: calls = [],
   }: UpdateTurnInput): Promise<boolean> {
     const now = this.#clock.now();
-    const sessionSet: Partial<typeof sessions.$inferInsert> = {};
-    if (sessionPatch !== undefined)
-      Object.assign(sessionSet, sessionPatchSet(sessionPatch), { updatedAt: now });
-    if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
-    const leaseHeld = and(sessionWhere(key), eq(sessions.leaseOwner, leaseOwner));
-    return this.#transaction(async (tx) => {
-      // Check the lease and lock the session row: by writing it when the call changes it, else FOR NO KEY UPDATE.
-      const held =
-        Object.keys(sessionSet).length > 0
-          ? await tx
-              .update(sessions)
-              .set(sessionSet)
-              .where(leaseHeld)
-              .returning({ principal: sessions.principal })
-          : await tx
-              .select({ principal: sessions.principal })
-              .from(sessions)
-              .where(leaseHeld)
-              .for("no key update");
-      if (held.length === 0) throw new Refusal(false);
-      const updated = await tx
-        .update(turns)
-        .set({ ...turnPatchSet(turnPatch), updatedAt: now })
-        .where(
-          and(
-            keyWhere(turns, key),
-            eq(turns.turnId, turnId),
-            expectStatus === undefined ? undefined : eq(turns.status, expectStatus),
-          ),
-        )
-        .returning({ turnId: turns.turnId });
-      if (updated.length === 0) throw new Refusal(false);
-      return true;
+    // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
+    const set: Partial<SessionRow> = {};
+    const progressed = calls.findLast((write) => write.progress !== undefined)?.progress;
+    if (progressed !== undefined) Object.assign(set, { cursor: progressed.cursor, updatedAt: now });
+    if (sessionPatch !== undefined) Object.assign(set, sessionPatchSet(sessionPatch), { updatedAt: now });
+    return this.#heldWrite({
+      key,
+      owner: leaseOwner,
+      session: { set, release: releaseLease === true },
+      turn: {
+        turnId,
+        set: { ...turnPatchSet(turnPatch), updatedAt: now },
+        ...(expectStatus === undefined ? {} : { expectStatus }),
+      },
+      calls: calls.map(({ call, progress }) => ({ row: llmCallRow(call), progress })),
     });
   }
 
   async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
-    const now = this.#clock.now();
-    const key: SessionKey = { principal: call.principal, sessionId: call.sessionId };
-    return this.#transaction(async (tx) => {
-      const held = await tx
-        .update(sessions)
-        .set({
-          leaseExpiresAt: this.#leaseNow(lease.durationMs),
-          ...(progress === undefined ? {} : { cursor: progress.cursor, updatedAt: now }),
-        })
-        .where(and(sessionWhere(key), eq(sessions.leaseOwner, lease.owner)))
-        .returning({ principal: sessions.principal });
-      if (held.length === 0) throw new Refusal(false);
-      const row = llmCallRow(call);
-      const { principal, sessionId, turnId, callIndex, ...rest } = row;
-      await tx
-        .insert(llmCalls)
-        .values(row)
-        .onConflictDoUpdate({
-          target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
-          set: rest,
-        });
-      if (progress !== undefined) {
-        await tx
-          .delete(transcriptItems)
-          .where(and(keyWhere(transcriptItems, key), gte(transcriptItems.position, progress.fromPosition)));
-        if (progress.items.length > 0) {
-          await tx.insert(transcriptItems).values(
-            progress.items.map((item, offset) => ({
-              principal: key.principal,
-              sessionId: key.sessionId,
-              position: progress.fromPosition + offset,
-              item,
-            })),
-          );
-        }
-      }
-      return true;
+    return this.#heldWrite({
+      key: { principal: call.principal, sessionId: call.sessionId },
+      owner: lease.owner,
+      session: {
+        set: progress === undefined ? {} : { cursor: progress.cursor, updatedAt: this.#clock.now() },
+        renew: { leaseClock: this.#leaseClockTime(), durationMs: lease.durationMs },
+        release: false,
+      },
+      calls: [{ row: llmCallRow(call), progress }],
     });
+  }
+
+  async #heldWrite(write: HeldWrite): Promise<boolean> {
+    const { text, params } = heldWrites.statement(write);
+    const [row] = await this.#sql.run(text, params);
+    return row?.held === 1;
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
@@ -319,12 +432,22 @@ export class DrizzleSessionStore implements SessionStore {
     // Like the in-memory store, a limit below 1 finds nothing and a fractional one rounds up.
     const count = Math.ceil(limit);
     if (!(count > 0)) return [];
+    // From the running turns (a partial index holds them alone) to their sessions: no index on the session
+    // row's lease or open turn, which every turn writes, so those writes stay HOT.
     return this.#db
       .select({ principal: sessions.principal, sessionId: sessions.sessionId })
-      .from(sessions)
+      .from(turns)
+      .innerJoin(
+        sessions,
+        and(
+          eq(sessions.principal, turns.principal),
+          eq(sessions.sessionId, turns.sessionId),
+          eq(sessions.openTurnId, turns.turnId),
+        ),
+      )
       .where(
         and(
-          isNotNull(sessions.openTurnId),
+          eq(turns.status, "running"),
           isNotNull(sessions.leaseOwner),
           lte(sessions.leaseExpiresAt, this.#leaseNow(-expiredForMs)),
         ),
@@ -338,6 +461,11 @@ export class DrizzleSessionStore implements SessionStore {
     const now =
       this.#leaseClock === undefined ? sql`now()` : sql`${this.#leaseClock.now().toISOString()}::timestamptz`;
     return offsetMs === 0 ? now : sql`(${now} + ${offsetMs}::double precision * interval '1 millisecond')`;
+  }
+
+  /** The leases' clock for a hot statement: `leaseClock`'s time, or null for the database's `now()`. */
+  #leaseClockTime(): string | null {
+    return this.#leaseClock?.now().toISOString() ?? null;
   }
 
   /** Runs `work` in one transaction; a `Refusal` thrown inside rolls it back and becomes the answer. */

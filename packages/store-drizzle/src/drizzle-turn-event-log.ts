@@ -3,16 +3,40 @@ import { and, asc, eq, gt, lt, or } from "drizzle-orm";
 import type { StoreDatabase } from "./drizzle-session-store.js";
 import { turnEvents, turns } from "./schema.js";
 
+/** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
+export const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
+
+/** Listens on a channel of the database until the answered `stop`: postgres.js's or PGlite's `listen`. */
+export type ListenToChannel = (
+  channel: string,
+  onPayload: (payload: string) => void,
+) => Promise<() => Promise<void>>;
+
 /**
  * The TurnEventLog on drizzle: one multi-row insert per flush, one indexed read per poll. `prune` goes by the
  * `turns` table of the same schema: it reads which turns with events ended before the cutoff (two statements,
- * each bounded by its `limit`), then deletes their rows.
+ * each bounded by its `limit`), then deletes their rows. `listen` hears of other instances' changes through
+ * the triggers of migration 0003 (a NOTIFY at the commit of new deltas, or of a streamed turn's rounds), when
+ * the store is given a way to listen: on Postgres, where instances share the database; PGlite serves one process,
+ * whose service wakes its own followers.
  */
 export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #db: StoreDatabase;
+  readonly #notifications: { schema: string; listen: ListenToChannel } | undefined;
 
-  constructor(db: StoreDatabase) {
+  constructor(db: StoreDatabase, notifications?: { schema: string; listen: ListenToChannel }) {
     this.#db = db;
+    this.#notifications = notifications;
+  }
+
+  async listen(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {
+    if (this.#notifications === undefined) return async () => {};
+    const { schema, listen } = this.#notifications;
+    return listen(TURN_CHANGED_CHANNEL, (payload) => {
+      const [inSchema, principal, sessionId, turnId] = JSON.parse(payload) as string[];
+      // One channel serves every schema of the database: only this store's turns concern it.
+      if (inSchema === schema && principal && sessionId && turnId) onChange({ principal, sessionId }, turnId);
+    });
   }
 
   async append(key: SessionKey, turnId: string, deltas: readonly StoredDelta[]): Promise<void> {

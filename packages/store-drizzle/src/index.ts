@@ -2,6 +2,7 @@ export { PGLITE_SETTINGS } from "./create-pglite.js";
 export { DrizzleFileStore } from "./drizzle-file-store.js";
 export { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
 export { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
+export { DrizzleWorkspaceIndex, type DrizzleWorkspaceIndexOptions } from "./drizzle-workspace-index.js";
 export {
   type AptixStore,
   DEFAULT_SCHEMA,
@@ -13,3 +14,4 @@ export {
   type StoreOptions,
 } from "./open-store.js";
 export * as schema from "./schema.js";
+export { pgliteRunner, postgresRunner, type SqlRunner } from "./sql-runner.js";

@@ -1,5 +1,12 @@
 import { fileURLToPath } from "node:url";
-import { type Clock, type FileStore, type SessionStore, systemClock, type TurnEventLog } from "@aptix/core";
+import {
+  type Clock,
+  type FileStore,
+  type SessionStore,
+  systemClock,
+  type TurnEventLog,
+  type WorkspaceIndex,
+} from "@aptix/core";
 import type { PGlite, QueryOptions, Transaction } from "@electric-sql/pglite";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { bigint, pgTable, serial, text } from "drizzle-orm/pg-core";
@@ -11,8 +18,11 @@ import postgres from "postgres";
 import { createPglite } from "./create-pglite.js";
 import { DrizzleFileStore } from "./drizzle-file-store.js";
 import { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
-import { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
+import { DrizzleTurnEventLog, type ListenToChannel } from "./drizzle-turn-event-log.js";
+import { DrizzleWorkspaceIndex } from "./drizzle-workspace-index.js";
+import { pgliteRunner, postgresRunner, type SqlRunner } from "./sql-runner.js";
 import { reportingUnavailability } from "./store-unavailable.js";
+import { enableVectorExtension } from "./vector-extension.js";
 
 export interface StoreOptions {
   /** The Postgres schema of every table and of drizzle's migrations table; created if missing. Default `aptix`. */
@@ -31,6 +41,12 @@ export interface StoreOptions {
    * `{ shared_buffers: "64MB" }`). Ignored on Postgres and by `openPgliteStore`.
    */
   pgliteSettings?: Readonly<Record<string, string>>;
+  /**
+   * Stores embeddings for vector search (docs/knowledge.md): opening creates pgvector's `vector` extension when
+   * missing, and fails with an error naming it when the database cannot provide it. An embedded PGlite loads
+   * its bundled pgvector; a PGlite passed to `openPgliteStore` must have been created with it.
+   */
+  vectors?: boolean;
 }
 
 export interface Readiness {
@@ -44,6 +60,8 @@ export interface AptixStore {
   files: FileStore;
   /** Streamed text deltas, so a client can resume a stream on any instance. */
   events: TurnEventLog;
+  /** Pushed workspace documents, chunked and indexed for retrieval. */
+  workspaceIndex: WorkspaceIndex;
   /** Ready when the database answers and every migration this package ships is applied. */
   readiness(): Promise<Readiness>;
   /** Closes what `openStore` opened; the store answers no more calls. Safe to call twice. */
@@ -72,7 +90,9 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<AptixStore> {
   schemaName(options); // Refuse a bad schema name before opening anything.
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return openPostgresStore(databaseUrl, options);
-  const client = await createPglite(databaseUrl, options.pgliteSettings);
+  const client = await createPglite(databaseUrl, options.pgliteSettings, {
+    vectors: options.vectors ?? false,
+  });
   try {
     const store = await openPgliteStore(client, options);
     return {
@@ -101,10 +121,13 @@ export async function openPgliteStore(client: PGlite, options: StoreOptions = {}
   );
   const db = drizzlePglite(counted);
   await migratePglite(db, migrationConfig(schema));
+  const vectorSchema = await vectorSchemaFor(db, options);
   let closed = false;
   return assemble(
     db,
+    pgliteRunner(counted),
     options,
+    vectorSchema,
     () => closed,
     async () => {
       closed = true;
@@ -126,10 +149,12 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
 
   // Migrate on a connection of its own, under an advisory lock, so instances starting together migrate once.
   const migrator = postgres(url, { ...clientOptions, max: 1 });
+  let vectorSchema: string | undefined;
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`;
     await migrator.unsafe(`create schema if not exists ${quoteIdentifier(schema)}`);
     await migratePostgres(drizzlePostgres(migrator), migrationConfig(schema));
+    vectorSchema = await vectorSchemaFor(drizzlePostgres(migrator), options);
     await migrator`select pg_advisory_unlock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`;
   } finally {
     await migrator.end({ timeout: 5 });
@@ -137,9 +162,16 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
 
   const pool = postgres(url, { ...clientOptions, max: POOL_SIZE });
   let closed = false;
+  // drizzle first: it sets the pool's parsers and serializers, which the runner's statements then share.
+  const db = drizzlePostgres(pool);
+  // postgres.js listens on a connection of its own, beside the pool.
+  const listen: ListenToChannel = async (channel, onPayload) =>
+    (await pool.listen(channel, onPayload)).unlisten;
   return assemble(
-    drizzlePostgres(pool),
-    options,
+    db,
+    postgresRunner(pool),
+    { ...options, listen },
+    vectorSchema,
     () => closed,
     async () => {
       closed = true;
@@ -150,7 +182,9 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
 
 function assemble(
   db: StoreDatabase,
-  options: StoreOptions,
+  runner: SqlRunner,
+  options: StoreOptions & { listen?: ListenToChannel },
+  vectorSchema: string | undefined,
   isClosed: () => boolean,
   close: () => Promise<void>,
 ): AptixStore {
@@ -161,13 +195,24 @@ function assemble(
     sessions: reportingUnavailability(
       new DrizzleSessionStore(
         db,
+        runner,
         clock,
         options.leaseClock === undefined ? {} : { leaseClock: options.leaseClock },
       ),
       isClosed,
     ),
     files: reportingUnavailability(new DrizzleFileStore(db, clock), isClosed),
-    events: reportingUnavailability(new DrizzleTurnEventLog(db), isClosed),
+    events: reportingUnavailability(
+      new DrizzleTurnEventLog(
+        db,
+        options.listen === undefined ? undefined : { schema: schemaName(options), listen: options.listen },
+      ),
+      isClosed,
+    ),
+    workspaceIndex: reportingUnavailability(
+      new DrizzleWorkspaceIndex(db, { clock, ...(vectorSchema === undefined ? {} : { vectorSchema }) }),
+      isClosed,
+    ),
     async readiness() {
       if (isClosed()) return { ready: false, reason: "The store is closed." };
       try {
@@ -191,6 +236,23 @@ function assemble(
     },
     close: once(close),
   };
+}
+
+/**
+ * With `options.vectors`, the schema of pgvector's `vector` extension, created when missing; else undefined.
+ * Fails naming the extension when the database cannot provide it, so a deployment configured for embeddings
+ * stops at start-up rather than at its first search.
+ */
+async function vectorSchemaFor(db: StoreDatabase, options: StoreOptions): Promise<string | undefined> {
+  if (options.vectors !== true) return undefined;
+  try {
+    return await enableVectorExtension(db);
+  } catch (error) {
+    throw new Error(
+      `Embeddings need the Postgres extension "vector" (pgvector), which this database cannot provide: ${messageOf(error)}. Install pgvector on the database server, or configure no embedding model.`,
+      { cause: error },
+    );
+  }
 }
 
 /** drizzle's migrations table, read unqualified: the connection's search_path is the store's schema. */

@@ -16,7 +16,7 @@ import type {
   TurnRound,
   TurnStatus,
 } from "@aptix/core";
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
@@ -28,8 +28,10 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  real,
   text,
   timestamp,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 /** `timestamp with time zone`, read and written as a `Date`. */
@@ -72,13 +74,9 @@ export const sessions = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     updatedAt: timestamptz("updated_at").notNull(),
   },
-  (table) => [
-    primaryKey({ name: "sessions_pkey", columns: [table.principal, table.sessionId] }),
-    // findExpiredLeases: expired leases held over an open turn.
-    index("sessions_open_lease_expiry_idx")
-      .on(table.leaseExpiresAt)
-      .where(sql`${table.openTurnId} is not null`),
-  ],
+  // The primary key is the only index: every column a turn writes (lease, cursor, open turn, counter) is
+  // unindexed, so those updates are HOT, and migration 0003 leaves them room on the page (fillfactor).
+  (table) => [primaryKey({ name: "sessions_pkey", columns: [table.principal, table.sessionId] })],
 );
 
 export const turns = pgTable(
@@ -104,9 +102,11 @@ export const turns = pgTable(
     completedAt: timestamptz("completed_at"),
   },
   (table) => [
+    // Every read of one turn goes by the key; listTurns reads a session's turns through it and sorts them. No
+    // other index starts with (principal, session_id), so no planner can prefer one that reads every turn.
     primaryKey({ name: "turns_pkey", columns: [table.principal, table.sessionId, table.turnId] }),
-    // listTurns: a session's turns by sequence.
-    index("turns_sequence_idx").on(table.principal, table.sessionId, table.sequence),
+    // findExpiredLeases: the few running turns, whose sessions' leases may have lapsed.
+    index("turns_running_idx").on(table.createdAt).where(sql`${table.status} = 'running'`),
   ],
 );
 
@@ -185,7 +185,11 @@ export const files = pgTable(
     createdAt: timestamptz("created_at").notNull(),
     expiresAt: timestamptz("expires_at"),
   },
-  (table) => [primaryKey({ name: "files_pkey", columns: [table.principal, table.fileId] })],
+  (table) => [
+    primaryKey({ name: "files_pkey", columns: [table.principal, table.fileId] }),
+    // The retention sweep's `expires_at <= now()`; files that never expire are not indexed.
+    index("files_expires_at_idx").on(table.expiresAt).where(sql`${table.expiresAt} is not null`),
+  ],
 );
 
 /** Text deltas of streamed turns, for clients that resume from `Last-Event-ID`; the key serves every read. */
@@ -205,4 +209,107 @@ export const turnEvents = pgTable(
       columns: [table.principal, table.sessionId, table.turnId, table.round, table.seq],
     }),
   ],
+);
+
+/** `tsvector`, only ever written by Postgres (a generated column) and never read back. */
+const tsvector = customType<{ data: string }>({
+  dataType() {
+    return "tsvector";
+  },
+});
+
+/**
+ * A principal's workspace index (docs/knowledge.md), named like a session by (principal, workspaceId); the
+ * surrogate `id` keeps the rows below it short. The four workspace tables have no foreign keys (drizzle-kit
+ * would qualify them with the `public` schema): the index deletes a document's chunks and embeddings itself.
+ */
+export const workspaces = pgTable(
+  "workspaces",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    principal: text("principal").notNull(),
+    workspaceId: text("workspace_id").notNull(),
+    updatedAt: timestamptz("updated_at").notNull(),
+    /** Chunks in the workspace, and the terms of their texts added up: BM25's N and average length. */
+    chunkCount: integer("chunk_count").notNull().default(0),
+    termTotal: bigint("term_total", { mode: "number" }).notNull().default(0),
+  },
+  (table) => [uniqueIndex("workspaces_key_idx").on(table.principal, table.workspaceId)],
+);
+
+/** One pushed document per (workspace, path), with the hash that decides whether a push re-chunks it. */
+export const workspaceDocuments = pgTable(
+  "workspace_documents",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    workspace: bigint("workspace", { mode: "number" }).notNull(),
+    path: text("path").notNull(),
+    contentHash: text("content_hash").notNull(),
+    language: text("language").notNull(),
+    repo: text("repo"),
+    tags: jsonb("tags").$type<string[]>().notNull(),
+    metadata: jsonb("metadata").$type<Record<string, string>>().notNull(),
+  },
+  (table) => [uniqueIndex("workspace_documents_path_idx").on(table.workspace, table.path)],
+);
+
+/**
+ * A document's chunks. `search_vector` is what lexical search matches and ranks: the code-aware terms of the
+ * path (weight A, so a path term counts more than one in the text) and of the text (weight D), both written by
+ * core's `codeSearchText`, read by the `simple` configuration (no stemming, no stop words: identifiers stay as
+ * they are). `workspace` repeats the document's, so a search filters chunks without a join first; it has no
+ * index of its own, which the planner would prefer to the GIN index when one workspace holds most chunks.
+ */
+export const workspaceChunks = pgTable(
+  "workspace_chunks",
+  {
+    chunkId: text("chunk_id").primaryKey(),
+    document: bigint("document", { mode: "number" }).notNull(),
+    workspace: bigint("workspace", { mode: "number" }).notNull(),
+    startLine: integer("start_line").notNull(),
+    endLine: integer("end_line").notNull(),
+    text: text("text").notNull(),
+    pathSearchText: text("path_search_text").notNull(),
+    searchText: text("search_text").notNull(),
+    /** Terms in `search_text`: the chunk's length for BM25. */
+    termCount: integer("term_count").notNull(),
+    searchVector: tsvector("search_vector")
+      .notNull()
+      .generatedAlwaysAs(
+        (): SQL =>
+          sql`setweight(to_tsvector('simple'::regconfig, ${workspaceChunks.pathSearchText}), 'A') || to_tsvector('simple'::regconfig, ${workspaceChunks.searchText})`,
+      ),
+  },
+  (table) => [
+    index("workspace_chunks_document_idx").on(table.document),
+    index("workspace_chunks_search_idx").using("gin", table.searchVector),
+  ],
+);
+
+/**
+ * Chunk embeddings per model. A `real[]` rather than pgvector's `vector`, so this table (and every migration)
+ * works on a Postgres without pgvector; vector search casts to `vector` and needs the extension only then.
+ */
+export const workspaceEmbeddings = pgTable(
+  "workspace_embeddings",
+  {
+    chunkId: text("chunk_id").notNull(),
+    model: text("model").notNull(),
+    embedding: real("embedding").array().notNull(),
+  },
+  (table) => [primaryKey({ name: "workspace_embeddings_pkey", columns: [table.chunkId, table.model] })],
+);
+
+/**
+ * Each term's document frequency per workspace: in how many chunks it occurs (text or path), kept up to date by
+ * every write, so a search reads BM25's inverse document frequencies by key rather than counting matches.
+ */
+export const workspaceTerms = pgTable(
+  "workspace_terms",
+  {
+    workspace: bigint("workspace", { mode: "number" }).notNull(),
+    term: text("term").notNull(),
+    chunks: integer("chunks").notNull(),
+  },
+  (table) => [primaryKey({ name: "workspace_terms_pkey", columns: [table.workspace, table.term] })],
 );

@@ -47,7 +47,7 @@ function connectionFailure(error: unknown, depth = 0): Error | undefined {
 /**
  * `store` with every method's failure to reach the database thrown as core's StoreUnavailableError, so the
  * service answers NOT_READY (503, retryable) rather than INTERNAL; once `isClosed()`, any failure is. Other
- * errors pass unchanged.
+ * errors pass unchanged. Each method is wrapped once, here, so a call costs one extra function call.
  */
 export function reportingUnavailability<T extends object>(store: T, isClosed: () => boolean): T {
   const translate = (error: unknown): unknown => {
@@ -58,23 +58,38 @@ export function reportingUnavailability<T extends object>(store: T, isClosed: ()
       ? new StoreUnavailableError(`The database cannot be reached: ${failure.message}`, { cause: error })
       : error;
   };
-  return new Proxy(store, {
-    get(target, property) {
-      const value: unknown = Reflect.get(target, property);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        let result: unknown;
-        try {
-          result = value.apply(target, args);
-        } catch (error) {
-          throw translate(error);
-        }
-        return result instanceof Promise
-          ? result.catch((error: unknown) => {
-              throw translate(error);
-            })
-          : result;
-      };
-    },
-  });
+  const rethrow = (error: unknown): never => {
+    throw translate(error);
+  };
+  // Reads anything else through to the store itself.
+  const reporting = Object.create(store) as T;
+  for (const name of methodNames(store)) {
+    const method = Reflect.get(store, name) as (...args: unknown[]) => unknown;
+    const wrapped = (...args: unknown[]): unknown => {
+      let result: unknown;
+      try {
+        result = method.apply(store, args);
+      } catch (error) {
+        rethrow(error);
+      }
+      return result instanceof Promise ? result.catch(rethrow) : result;
+    };
+    Object.defineProperty(reporting, name, { value: wrapped, writable: true, configurable: true });
+  }
+  return reporting;
+}
+
+/** The methods `object` has, own or inherited (up to, not including, `Object.prototype`). */
+function methodNames(object: object): Set<string> {
+  const names = new Set<string>();
+  for (
+    let level = object;
+    level !== Object.prototype && level !== null;
+    level = Object.getPrototypeOf(level)
+  ) {
+    for (const name of Object.getOwnPropertyNames(level)) {
+      if (name !== "constructor" && typeof Reflect.get(object, name) === "function") names.add(name);
+    }
+  }
+  return names;
 }

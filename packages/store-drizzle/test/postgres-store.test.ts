@@ -121,6 +121,11 @@ describe("opening one schema from two processes at once", () => {
           "transcript_items",
           "turn_events",
           "turns",
+          "workspace_chunks",
+          "workspace_documents",
+          "workspace_embeddings",
+          "workspace_terms",
+          "workspaces",
         ]);
 
         expect(await a.readiness()).toStrictEqual({ ready: true });

@@ -79,6 +79,7 @@ describe("a store opened by openStore", () => {
       () => store.sessions.getSession(key),
       () => store.files.get(key.principal, "file-1"),
       () => store.events.list(key, "turn-1", 0, -1),
+      () => store.workspaceIndex.getWorkspace({ principal: key.principal, workspaceId: "workspace-1" }),
     ]) {
       await expect(read()).rejects.toBeInstanceOf(StoreUnavailableError);
     }

@@ -20,6 +20,11 @@ export {
 } from "./anthropic/server.js";
 export { type AnthropicValidationOptions, validateMessagesRequest } from "./anthropic/validate.js";
 export {
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  hashedEmbedding,
+  parseEmbeddingsRequest,
+} from "./openai/embeddings.js";
+export {
   extractSchemas,
   type OpenAISchemaExtract,
   referencedComponents,

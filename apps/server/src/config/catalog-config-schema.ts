@@ -7,6 +7,74 @@ const toolName = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 characters of letters, digits, '_' or '-'");
 
+/** The built-in server tools a `serverTools` entry can name (DESIGN §8). */
+export const BUILTIN_SERVER_TOOLS = ["knowledge_search", "create_file"] as const;
+
+/** An MCP server's name: its tools are `<server>__<tool>`, so it holds no `__` itself. */
+const mcpServerName = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,32}$/, "must be 1–32 characters of letters, digits, '_' or '-'")
+  .refine((name) => !name.includes("__"), "must not contain '__' (it separates the server from the tool)");
+const stringMap = z.record(z.string(), z.string());
+
+/** `serverTools`, `mcpServers` and `files` (DESIGN §8): what the server runs itself, beside the client tools. */
+const serverToolsConfig = {
+  serverTools: z
+    .array(z.strictObject({ name: toolName, builtin: z.enum(BUILTIN_SERVER_TOOLS) }))
+    .superRefine(uniqueBy("name"))
+    .optional(),
+  mcpServers: z
+    .array(
+      z.discriminatedUnion("transport", [
+        z.strictObject({
+          name: mcpServerName,
+          transport: z.literal("stdio"),
+          command: z.string().min(1),
+          args: z.array(z.string()).optional(),
+          env: stringMap.optional(),
+          cwd: z.string().min(1).optional(),
+        }),
+        z.strictObject({
+          name: mcpServerName,
+          transport: z.literal("http"),
+          url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+          headers: stringMap.optional(),
+        }),
+      ]),
+    )
+    .superRefine(uniqueBy("name"))
+    .optional(),
+  files: z
+    .strictObject({
+      /** How long a produced file is served (`FileRef.contentExpires`); default a week. */
+      ttlSeconds: z.int().min(1).optional(),
+      /** The largest file a server tool may produce; default 10 MiB. */
+      maxBytes: z
+        .int()
+        .min(1)
+        .max(100 * 1024 * 1024)
+        .optional(),
+    })
+    .optional(),
+};
+
+/** A refinement refusing two entries with the same `key`, naming the later one. */
+function uniqueBy<K extends string>(key: K) {
+  return (entries: Array<Record<K, string>>, context: z.RefinementCtx) => {
+    const seen = new Set<string>();
+    entries.forEach((entry, index) => {
+      if (seen.has(entry[key])) {
+        context.addIssue({
+          code: "custom",
+          path: [index, key],
+          message: `repeats ${JSON.stringify(entry[key])}`,
+        });
+      }
+      seen.add(entry[key]);
+    });
+  };
+}
+
 /**
  * The `APTIX_CONFIG` file (docs/configuration.md) for a server with these providers. Unknown keys are refused so a
  * typo never passes silently, and so is a provider with no adapter: its turns could only fail.
@@ -25,6 +93,13 @@ export const catalogConfigSchema = (providerIds: readonly string[]) =>
           }),
           defaultMode: z.string().min(1).optional(),
           maxOutputTokens: z.int().positive().optional(),
+          /** Bounds of a user turn's `[CONTEXT]` block (docs/knowledge.md). */
+          retrieval: z
+            .strictObject({
+              topK: z.int().min(1).max(50).optional(),
+              maxContextTokens: z.int().min(1).optional(),
+            })
+            .optional(),
         }),
       )
       .min(1),
@@ -48,6 +123,16 @@ export const catalogConfigSchema = (providerIds: readonly string[]) =>
         strict: z.boolean().optional(),
       }),
     ),
+    ...serverToolsConfig,
+    /** Embeds workspace chunks for vector search beside the lexical one (docs/knowledge.md). */
+    embeddings: z
+      .strictObject({
+        provider: z.literal("openai"),
+        model: z.string().min(1),
+        /** Texts per embeddings request; default 64. */
+        batchSize: z.int().min(1).max(2048).optional(),
+      })
+      .optional(),
   });
 
 export type CatalogConfig = z.infer<ReturnType<typeof catalogConfigSchema>>;

@@ -23,6 +23,13 @@ const ServerEnvSchema = z.object({
     .regex(/^[1-9][0-9]*(kB|MB|GB)$/, "a size such as 16MB (kB, MB or GB)")
     .optional(),
   APTIX_CONFIG: z.string().min(1).optional(),
+  /** The origin (and path prefix) clients reach the service at, for FileRef urls; the listen address when unset. */
+  APTIX_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://agent.example.com/aptix" })
+    .refine((url) => !/[?#]/.test(url), "must have no query or fragment")
+    .optional(),
+  /** The longest one server tool (built-in or MCP) may run before its turn fails with TOOL_FAILED. */
+  APTIX_TOOL_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
   APTIX_API_KEYS: z.string().optional(),
   /** Largest request body accepted, in bytes (413 beyond); by default the largest the contracts accept. */
   APTIX_MAX_BODY_BYTES: integer(maxRequestBodyBytes(), 1024, 1024 * 1024 * 1024),

@@ -1,5 +1,5 @@
 import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
-import { type AgentService, isStoreUnavailable } from "@aptix/core";
+import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
@@ -12,10 +12,13 @@ import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
+import { workspaceRoutes } from "./routes/workspace-routes.js";
 import { sendResult } from "./send-result.js";
 
 export interface AppOptions {
   service: AgentService;
+  /** The principals' workspace indexes (docs/knowledge.md); without it the workspace routes are not served. */
+  knowledge?: WorkspaceKnowledge;
   validate: (input: unknown) => InvokeResult<AgentExecuteRequest>;
   /** Principal by API key; empty for local mode. */
   apiKeys: ReadonlyMap<string, string>;
@@ -77,6 +80,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);
   sessionRoutes(app, options.service, heartbeatMs);
+  if (options.knowledge) workspaceRoutes(app, options.knowledge);
   app.notFound(routeNotFound(app.routes));
   return app;
 }

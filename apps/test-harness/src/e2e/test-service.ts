@@ -127,6 +127,8 @@ export interface ServiceClient {
   post(body: unknown, as?: Caller): Promise<HttpAnswer<AgentExecuteResponse>>;
   /** A GET of any route. */
   get<T = unknown>(path: string, as?: Caller): Promise<HttpAnswer<T>>;
+  /** Any method on any route, with `body` sent as JSON when given. */
+  send<T = unknown>(method: string, path: string, body?: unknown, as?: Caller): Promise<HttpAnswer<T>>;
   session(sessionId: string, as?: Caller): Promise<HttpAnswer<SessionSummaryJson>>;
   trace(sessionId: string, turnId: string, as?: Caller): Promise<HttpAnswer<TurnTraceJson>>;
 }
@@ -169,6 +171,7 @@ export function serviceClient(url: string): ServiceClient {
       return answer;
     },
     get: (path, as = "alice") => request("GET", path, as),
+    send: (method, path, body, as = "alice") => request(method, path, as, body),
     session: (sessionId, as = "alice") => request("GET", `/v1/sessions/${encodeURIComponent(sessionId)}`, as),
     trace: (sessionId, turnId, as = "alice") =>
       request(

@@ -1,6 +1,15 @@
 import type { AddressInfo } from "node:net";
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import {
+  AgentCatalog,
+  AgentService,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  InMemoryWorkspaceIndex,
+  randomIdGenerator,
+  sha256ContentHashService,
+  WorkspaceKnowledge,
+} from "@aptix/core";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { createApp, DEFAULT_CATALOG, silentLogger } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
@@ -21,7 +30,7 @@ export interface LiveServer {
 }
 
 /**
- * The real server over HTTP: `createApp` with the default catalog (client tools `read_file`, `apply_patch`),
+ * The real server over HTTP: `createApp` with the default catalog (the client tools of `defaultClientTools`),
  * in-memory stores, the real OpenAI adapter talking to a scripted OpenAI server, and one API key.
  */
 export async function startLiveServer(): Promise<LiveServer> {
@@ -29,7 +38,13 @@ export async function startLiveServer(): Promise<LiveServer> {
   const catalog = AgentCatalog.create(DEFAULT_CATALOG);
   if (!catalog.successful) throw new Error(JSON.stringify(catalog.errors));
   const files = new InMemoryFileStore();
+  const knowledge = new WorkspaceKnowledge({
+    index: new InMemoryWorkspaceIndex(),
+    hashes: sha256ContentHashService,
+    ids: randomIdGenerator,
+  });
   const service = new AgentService({
+    retriever: knowledge,
     catalog: catalog.result,
     providers: [new OpenAIResponsesProvider({ apiKey: "test", baseURL: openai.baseUrl, maxRetries: 0 })],
     store: new InMemorySessionStore(),
@@ -39,6 +54,7 @@ export async function startLiveServer(): Promise<LiveServer> {
   });
   const app = createApp({
     service,
+    knowledge,
     validate: createAgentExecuteRequestValidator(),
     apiKeys: new Map([[API_KEY, PRINCIPAL]]),
     maxBodyBytes: 1024 * 1024,

@@ -13,6 +13,10 @@ export const ERROR_HTTP_STATUS = {
   TURN_NOT_FOUND: 404,
   /** No file of this principal has this id. */
   FILE_NOT_FOUND: 404,
+  /** The file existed but its content has expired (`FileRef.contentExpires` has passed). */
+  FILE_EXPIRED: 410,
+  /** No workspace of this principal has this id. */
+  WORKSPACE_NOT_FOUND: 404,
   /** No route answers this method and path. */
   ROUTE_NOT_FOUND: 404,
   /** The path exists but answers other methods; `details.allow` lists them, as the `Allow` header does. */
@@ -41,8 +45,11 @@ export const ERROR_HTTP_STATUS = {
    * new turn.
    */
   TURN_INTERRUPTED: 503,
-  /** A server-side tool failed while executing. */
-  SERVER_TOOL_FAILED: 500,
+  /**
+   * A server tool (built-in or from an MCP server) could not run: it threw, its transport failed, or it ran
+   * longer than the server allows. The turn failed; the session goes on.
+   */
+  TOOL_FAILED: 502,
   /** A bug in the service. */
   INTERNAL: 500,
 } as const satisfies Record<string, number>;

@@ -3,6 +3,7 @@ import { AgentExecuteRequestSchema } from "../request/agent-execute-request.js";
 import { AgentExecuteResultSchema } from "../response/agent-execute-response.js";
 import { UsageSchema } from "../response/usage.js";
 import { InvokeErrorSchema } from "../result/invoke-error.js";
+import { RetrievalTraceSchema } from "./retrieval-trace.js";
 
 /** running → completed | awaiting_client_tools | failed; awaiting_client_tools → running | failed | abandoned. */
 export const TURN_STATUSES = [
@@ -61,6 +62,8 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
         request: AgentExecuteRequestSchema,
         requestHash: z.string(),
         result: AgentExecuteResultSchema.optional(),
+        /** A user turn's retrieval for its `[CONTEXT]` block; absent on continuations and without a retriever. */
+        retrieval: RetrievalTraceSchema.optional(),
       }),
     ),
     llmCalls: z.array(

@@ -8,6 +8,21 @@ export interface ConversationContext {
   /** The mode new sessions start in; `general` when absent. */
   defaultMode?: string;
   maxOutputTokens?: number;
+  /** Bounds of the turn's `[CONTEXT]` block; `DEFAULT_RETRIEVAL_SETTINGS` for those not given. */
+  retrieval?: Partial<RetrievalSettings>;
 }
+
+/** How much workspace context a user turn carries (docs/knowledge.md). */
+export interface RetrievalSettings {
+  /** The most matches a turn retrieves. */
+  topK: number;
+  /** The most tokens (o200k_base) the `[CONTEXT]` block may take; a chunk that would exceed it is skipped. */
+  maxContextTokens: number;
+}
+
+export const DEFAULT_RETRIEVAL_SETTINGS: Readonly<RetrievalSettings> = Object.freeze({
+  topK: 8,
+  maxContextTokens: 4000,
+});
 
 export const DEFAULT_MODE_ID = "general";

@@ -1,6 +1,6 @@
 import { type InvokeResult, ok } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
-import type { ConversationContext } from "../catalog/conversation-context.js";
+import { type ConversationContext, DEFAULT_RETRIEVAL_SETTINGS } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
@@ -8,7 +8,7 @@ import { type ConversationCursor, isFreshCursor } from "../records/conversation-
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
-import { composeRoundOpening, type RoundOpening } from "./round-opening.js";
+import { composeRoundOpening, type OpenedRound, type RoundOpening } from "./round-opening.js";
 import { modeInstructionsToTell } from "./user-message.js";
 
 export interface CompositionInput {
@@ -51,15 +51,22 @@ export class CompositionStep implements PipelineStep<CompositionInput, LlmReques
 
   /**
    * The new items of a round's first call, composed from what Entry received; `cursor` is where the round
-   * starts, so a user turn knows which mode the model was last told about.
+   * starts, so a user turn knows which mode the model was last told about, its session's last workspace and
+   * the chunks the provider already holds. `context` bounds the turn's `[CONTEXT]` block.
    */
   openRound(
     opening: RoundOpening,
     session: SessionRecord,
     cursor: ConversationCursor,
-  ): Promise<InvokeResult<TranscriptItem[]>> {
+    context: ConversationContext,
+  ): Promise<InvokeResult<OpenedRound>> {
     const modeInstructions = modeInstructionsToTell(cursor, this.catalog.modes.get(session.mode));
-    return composeRoundOpening(opening, session, { retriever: this.retriever, modeInstructions });
+    return composeRoundOpening(opening, session, {
+      cursor,
+      retrieval: { ...DEFAULT_RETRIEVAL_SETTINGS, ...context.retrieval },
+      ...(this.retriever ? { retriever: this.retriever } : {}),
+      ...(modeInstructions !== undefined ? { modeInstructions } : {}),
+    });
   }
 
   async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {

@@ -1,17 +1,41 @@
-import { fail, type InvokeResult, ok, type ToolResult, type UserTurnRequest } from "@aptix/contracts";
-import { errorMessage } from "../error-message.js";
+import {
+  type InvokeResult,
+  ok,
+  type RetrievalTrace,
+  type ToolResult,
+  type UserTurnRequest,
+} from "@aptix/contracts";
+import type { RetrievalSettings } from "../catalog/conversation-context.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmToolCall } from "../records/llm-response.js";
-import type { RagChunk } from "../records/rag-chunk.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { FunctionCallOutputItem, TranscriptItem } from "../records/transcript-item.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
+import { retrieveTurnContext, type TurnContext } from "./turn-context.js";
 import { composeUserMessage } from "./user-message.js";
 
 /** What opens a round, as Entry receives it: the user's request, or the client's results for a pending turn. */
 export type RoundOpening =
   | { type: "user_turn"; request: UserTurnRequest }
   | { type: "tool_results"; toolResults: readonly ToolResult[]; pending: PendingToolCalls };
+
+/** A round's opening as composed: its new items and, for a user turn, what its retrieval did. */
+export interface OpenedRound {
+  items: TranscriptItem[];
+  /** A user turn's retrieval trace (absent without a retriever). */
+  retrieval?: RetrievalTrace;
+  /** A user turn's workspace and sent chunks, for the cursor once the provider holds its message. */
+  held?: TurnContext["held"];
+}
+
+export interface RoundOpeningOptions {
+  retriever?: ContextRetriever;
+  /** Where the round starts: the session's last workspace and what the provider holds. */
+  cursor: ConversationCursor;
+  retrieval: RetrievalSettings;
+  modeInstructions?: string;
+}
 
 /**
  * The new items of a round's first LLM call. A user turn gets its `[CONTEXT]` chunks and its user message
@@ -22,8 +46,8 @@ export type RoundOpening =
 export async function composeRoundOpening(
   opening: RoundOpening,
   session: SessionRecord,
-  { retriever, modeInstructions }: { retriever?: ContextRetriever; modeInstructions?: string },
-): Promise<InvokeResult<TranscriptItem[]>> {
+  { retriever, cursor, retrieval, modeInstructions }: RoundOpeningOptions,
+): Promise<InvokeResult<OpenedRound>> {
   if (opening.type === "tool_results") {
     const clientOutputs: FunctionCallOutputItem[] = opening.toolResults.map((result) => ({
       type: "function_call_output",
@@ -32,24 +56,27 @@ export async function composeRoundOpening(
       isError: result.errorMessage !== undefined,
     }));
     const { calls, serverOutputs } = opening.pending;
-    return ok(orderOutputs(calls, [...serverOutputs, ...clientOutputs]));
+    return ok({ items: orderOutputs(calls, [...serverOutputs, ...clientOutputs]) });
   }
   const { request } = opening;
-  let chunks: RagChunk[] = [];
-  if (retriever) {
-    try {
-      chunks = await retriever.retrieve({
-        principal: session.principal,
-        sessionId: session.sessionId,
-        request,
-        scope: request.ragScope ?? [],
-      });
-    } catch (error) {
-      return fail("INTERNAL", `Context retrieval failed: ${errorMessage(error)}`);
-    }
-  }
+  const context = await retrieveTurnContext({
+    retriever,
+    principal: session.principal,
+    request,
+    cursor,
+    settings: retrieval,
+  });
+  if (!context.successful) return context;
+  const { contextBlock, trace, held } = context.result;
   const { mode: modeId, solutionContextText } = session;
-  return ok([composeUserMessage({ modeId, modeInstructions, request, chunks, solutionContextText })]);
+  const message = composeUserMessage({
+    modeId,
+    request,
+    solutionContextText,
+    ...(modeInstructions !== undefined ? { modeInstructions } : {}),
+    ...(contextBlock !== undefined ? { contextBlock } : {}),
+  });
+  return ok({ items: [message], held, ...(trace ? { retrieval: trace } : {}) });
 }
 
 /** Tool outputs go back in the order the model made the calls. */

@@ -1,37 +1,36 @@
 import type { UserTurnRequest } from "@aptix/contracts";
 import type { Mode } from "../catalog/mode.js";
 import { type ConversationCursor, isFreshCursor } from "../records/conversation-cursor.js";
-import type { RagChunk } from "../records/rag-chunk.js";
 import type { ContentPart, UserMessageItem } from "../records/transcript-item.js";
-import { fenceFor, formatRagContextBlock } from "./rag-context-block.js";
+import { fenceFor } from "./rag-context-block.js";
 
 export interface UserMessageInput {
   modeId: string;
   /** The mode's instructions, when the turn must tell the model about its mode (see `modeInstructionsToTell`). */
   modeInstructions?: string;
   request: UserTurnRequest;
-  chunks: readonly RagChunk[];
+  /** The turn's `[CONTEXT]` block (`formatRagContextBlock`), when it has one. */
+  contextBlock?: string;
   /** The session's latched solution context after this request's value was applied. */
   solutionContextText: string | null;
 }
 
 /**
  * The user message of a turn (AGN-003 §3): `[MODE]` (+ `[MODE INSTRUCTIONS]` when given) + `[INSTRUCTION]`
- * first, the `[CONTEXT]` block second (when there are chunks), then the latched solution context, the input
+ * first, the `[CONTEXT]` block second (when the turn has one), then the latched solution context, the input
  * artifacts and the clipboard images.
  */
 export function composeUserMessage({
   modeId,
   modeInstructions,
   request,
-  chunks,
+  contextBlock,
   solutionContextText,
 }: UserMessageInput): UserMessageItem {
   const told = modeInstructions ? `[MODE INSTRUCTIONS]\n${modeInstructions}\n\n` : "";
   const content: ContentPart[] = [
     { type: "text", text: `[MODE: ${modeId}]\n\n${told}[INSTRUCTION]\n${request.instruction ?? ""}` },
   ];
-  const contextBlock = formatRagContextBlock(chunks);
   if (contextBlock !== undefined) content.push({ type: "text", text: contextBlock });
   if (solutionContextText) content.push({ type: "text", text: `[SOLUTION CONTEXT]\n${solutionContextText}` });
 

@@ -18,6 +18,7 @@ import { NO_USAGE } from "../persistence/turn-progress.js";
 import { interruptedFailure, type TurnSettlement } from "../persistence/turn-settlement.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
+import type { TurnStart } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord, TurnRound } from "../records/turn-record.js";
@@ -80,10 +81,15 @@ export class TurnAdmission {
     this.#hashing = options.hashing;
   }
 
-  admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
+  /** `read`: a continuation's turn as the caller read it already (undefined inside: no such turn), read once. */
+  admit(
+    key: SessionKey,
+    request: AgentExecuteRequest,
+    read?: { turn: TurnRecord | undefined },
+  ): Promise<InvokeResult<Admission>> {
     const hash = requestHash(request, this.#hashing);
     return isToolContinuationRequest(request)
-      ? this.#admitContinuation(key, request, hash)
+      ? this.#admitContinuation(key, request, hash, read)
       : this.#admitUserTurn(key, request, hash);
   }
 
@@ -92,28 +98,66 @@ export class TurnAdmission {
     request: UserTurnRequest,
     hash: string,
   ): Promise<InvokeResult<Admission>> {
-    const existing = await this.#persistence.getTurn(key, request.turnId);
-    if (existing) {
-      const first = existing.rounds[0];
-      if (first?.requestHash !== hash) return turnIdConflict(request.turnId);
-      return first.result && !isReapedRound(existing, 0)
-        ? storedAnswer(0, first.result)
-        : this.#admitRetry(key, request.turnId, 0);
-    }
     const requested = this.#catalog.conversationContext(request.conversationContextId);
     if (!requested) {
+      // A turn sent again is judged as stored even when its context has left the configuration since.
+      const existing = await this.#persistence.getTurn(key, request.turnId);
+      if (existing) return this.#userTurnStored(key, existing, hash);
       return fail("VALIDATION_FAILED", "conversationContextId names no configured conversation context.", {
         fields: [{ path: "conversationContextId", message: "names no configured conversation context" }],
       });
     }
-    const claimed = await this.#persistence.claim(key, {
-      conversationContextId: requested.id,
-      agentContextId: request.agentContextId ?? null,
-      mode: this.#catalog.defaultModeOf(requested).id,
+    // One store step: the stored turn, or the lease with the turn started when nothing special is due.
+    const begun = await this.#persistence.begin(key, {
+      turnId: request.turnId,
+      create: {
+        conversationContextId: requested.id,
+        agentContextId: request.agentContextId ?? null,
+        mode: this.#catalog.defaultModeOf(requested).id,
+      },
+      plan: (session) => this.#plainStart(session, request, hash),
     });
-    if (!claimed.successful) return claimed;
-    const { session, lease } = claimed.result;
+    if (!begun.successful) return begun;
+    if (begun.result.type === "turn_exists") return this.#userTurnStored(key, begun.result.turn, hash);
+    const { session, lease, turn } = begun.result;
+    const context = this.#catalog.conversationContext(session.conversationContextId);
+    if (turn && context) {
+      return userTurnRound({
+        lease,
+        session,
+        turn,
+        context,
+        request,
+        warnings: contextKept(request, context),
+      });
+    }
     return releasingOnThrow(lease, () => this.#beginTurn(lease, session, request, hash));
+  }
+
+  /** A user turn whose id the session has: the same body gets its stored answer (or runs again), another conflicts. */
+  #userTurnStored(key: SessionKey, existing: TurnRecord, hash: string): Promise<InvokeResult<Admission>> {
+    const first = existing.rounds[0];
+    if (first?.requestHash !== hash) return Promise.resolve(turnIdConflict(existing.turnId));
+    return first.result && !isReapedRound(existing, 0)
+      ? Promise.resolve(storedAnswer(0, first.result))
+      : this.#admitRetry(key, existing.turnId, 0);
+  }
+
+  /**
+   * The turn a user turn starts with its claim, when nothing is due first: no turn open in the session (none
+   * to abandon or fail), its context and mode still configured. Otherwise undefined: `#beginTurn` sees to it.
+   */
+  #plainStart(session: SessionRecord, request: UserTurnRequest, hash: string): TurnStart | undefined {
+    if (session.openTurnId !== null || !this.#catalog.modes.has(session.mode)) return undefined;
+    if (!this.#catalog.conversationContext(session.conversationContextId)) return undefined;
+    return turnStart({
+      session,
+      request,
+      hash,
+      mode: session.mode,
+      cursor: session.cursor,
+      now: this.#clock.now(),
+    });
   }
 
   async #beginTurn(
@@ -157,31 +201,7 @@ export class TurnAdmission {
         cursor = open.startCursor;
       }
     }
-    const solutionContextText =
-      request.solutionContextText === undefined
-        ? session.solutionContextText
-        : request.solutionContextText || null;
-    const turn: TurnRecord = {
-      principal: session.principal,
-      sessionId: session.sessionId,
-      turnId: request.turnId,
-      sequence: session.turnCount + 1,
-      status: "running",
-      mode: mode.result,
-      stream: request.stream ?? false,
-      rounds: [{ request, requestHash: hash }],
-      pending: null,
-      startCursor: cursor,
-      toolExecutions: [],
-      files: [],
-      usage: NO_USAGE,
-      llmCallCount: 0,
-      error: null,
-      createdAt: now,
-      updatedAt: now,
-      completedAt: null,
-    };
-    const sessionPatch = { openTurnId: turn.turnId, solutionContextText, cursor, mode: mode.result };
+    const { turn, sessionPatch } = turnStart({ session, request, hash, mode: mode.result, cursor, now });
     const started = await lease.startTurn(turn, sessionPatch, abandonTurnId);
     if (!started.successful) {
       // The turn was started (and ended) by a request racing this one after its first read: judged by the
@@ -193,16 +213,7 @@ export class TurnAdmission {
       return started;
     }
     Object.assign(session, sessionPatch);
-    return ok({
-      type: "run_round",
-      round: 0,
-      lease,
-      session,
-      turn,
-      context,
-      opening: { type: "user_turn", request },
-      warnings,
-    });
+    return userTurnRound({ lease, session, turn, context, request, warnings });
   }
 
   /**
@@ -254,15 +265,16 @@ export class TurnAdmission {
       await lease.release();
       return turnIdConflict(turnId);
     }
-    return this.#rerun(lease, session, turnId, 0);
+    return this.#rerun(lease, session, { turn }, 0);
   }
 
   async #admitContinuation(
     key: SessionKey,
     request: ToolContinuationRequest,
     hash: string,
+    read: { turn: TurnRecord | undefined } | undefined,
   ): Promise<InvokeResult<Admission>> {
-    const known = await this.#persistence.getTurn(key, request.turnId);
+    const known = read ? read.turn : await this.#persistence.getTurn(key, request.turnId);
     if (!known) return turnNotFound(key, request.turnId, !!(await this.#persistence.getSession(key)));
     const answered = answeredContinuation(known, hash);
     if (answered) {
@@ -273,10 +285,10 @@ export class TurnAdmission {
     }
     if (known.status !== "awaiting_client_tools") return notAwaiting(known);
 
-    const claimed = await this.#persistence.claim(key);
+    const claimed = await this.#persistence.claim(key, undefined, request.turnId);
     if (!claimed.successful) return claimed;
-    const { session, lease } = claimed.result;
-    return releasingOnThrow(lease, () => this.#resume({ lease, session, request, hash, known }));
+    const { session, lease, turn } = claimed.result;
+    return releasingOnThrow(lease, () => this.#resume({ lease, session, request, hash, known, turn }));
   }
 
   /** A continuation under the lease: the turn's next round, or a refusal when the turn moved on meanwhile. */
@@ -287,14 +299,16 @@ export class TurnAdmission {
     hash: string;
     /** The turn as read before the lease was claimed. */
     known: TurnRecord;
+    /** The turn as read with the claim: another instance may have moved it on since the first read. */
+    turn: TurnRecord | undefined;
   }): Promise<InvokeResult<Admission>> {
-    const { lease, session, request, hash, known } = input;
-    // Re-read under the lease: another instance may have moved the turn on since the first read.
-    const turn = await this.#persistence.getTurn(lease.key, request.turnId);
+    const { lease, session, request, hash, known, turn } = input;
     if (!turn?.pending || turn.status !== "awaiting_client_tools") {
       const nowAnswered = turn && answeredContinuation(turn, hash);
       // Sent again while this request waited: answered meanwhile, or interrupted since (run it again).
-      if (nowAnswered) return this.#rerun(lease, session, turn.turnId, turn.rounds.indexOf(nowAnswered));
+      if (nowAnswered) {
+        return this.#rerun(lease, session, { turn }, turn.rounds.indexOf(nowAnswered));
+      }
       await lease.release();
       return notAwaiting(turn ?? known);
     }
@@ -352,10 +366,10 @@ export class TurnAdmission {
    * this request takes the session over and runs the round again.
    */
   async #admitRetry(key: SessionKey, turnId: string, index: number): Promise<InvokeResult<Admission>> {
-    const claimed = await this.#persistence.claim(key);
+    const claimed = await this.#persistence.claim(key, undefined, turnId);
     if (!claimed.successful) return claimed.errors[0].code === "SESSION_BUSY" ? stillAnswering() : claimed;
-    const { session, lease } = claimed.result;
-    return releasingOnThrow(lease, () => this.#rerun(lease, session, turnId, index));
+    const { session, lease, turn } = claimed.result;
+    return releasingOnThrow(lease, () => this.#rerun(lease, session, { turn }, index));
   }
 
   /** Whether `turn` is still the session's latest, with no turn open after it: only then may it run again. */
@@ -382,20 +396,20 @@ export class TurnAdmission {
   }
 
   /**
-   * Runs round `index` of a turn left running again, under `lease`, from its last durable point: the cursor
-   * the round started from (the turn's for a user turn, the one kept with the pending calls for a
-   * continuation). The round has no answer its client saw, so the client sees nothing twice; the earlier
+   * Runs round `index` of a turn left running again (`read`: the turn as read under `lease`), under `lease`,
+   * from its last durable point: the cursor the round started from (the turn's for a user turn, the one kept
+   * with the pending calls for a continuation). The round has no answer its client saw, so the client sees nothing twice; the earlier
    * attempt's LLM calls stay in the trace. A round answered meanwhile answers as stored; one the reaper failed
    * while nothing followed it in the session is reopened first.
    */
   async #rerun(
     lease: SessionLease,
     session: SessionRecord,
-    turnId: string,
+    read: { turn: TurnRecord | undefined },
     index: number,
   ): Promise<InvokeResult<Admission>> {
-    // Re-read under the lease: the round may have been answered, or its turn failed, since the first read.
-    let turn = await this.#persistence.getTurn(lease.key, turnId);
+    // Read under the lease: the round may have been answered, or its turn failed, since the first read.
+    let { turn } = read;
     let round = turn?.rounds[index];
     if (turn && round?.result && isReapedRound(turn, index) && this.#nothingFollows(session, turn)) {
       const reopened = await this.#reopen(lease, turn);
@@ -405,23 +419,23 @@ export class TurnAdmission {
       }
       turn = reopened.result;
       round = turn.rounds[index];
-      session.openTurnId = turnId;
+      session.openTurnId = turn.turnId;
     }
     if (round?.result) {
       await lease.release();
       return storedAnswer(index, round.result);
     }
-    if (!turn || !round || turn.status !== "running" || session.openTurnId !== turnId) {
+    if (!turn || !round || turn.status !== "running" || session.openTurnId !== turn.turnId) {
       await lease.release();
       return stillAnswering();
     }
     const context = this.#catalog.conversationContext(session.conversationContextId);
     const restart = restartOf(turn, round);
     if (!context || !restart) {
-      const failure = context ? interruptedFailure(turnId) : contextGone(session);
+      const failure = context ? interruptedFailure(turn.turnId) : contextGone(session);
       return ok({ type: "settle_failure", round: index, lease, turn, failure });
     }
-    const calls = await this.#persistence.listLlmCalls(lease.key, turnId);
+    const calls = await this.#persistence.listLlmCalls(lease.key, turn.turnId);
     const llmCallCount = Math.max(turn.llmCallCount, (calls.at(-1)?.index ?? -1) + 1);
     session.cursor = restart.cursor;
     return ok({
@@ -460,6 +474,51 @@ async function releasingOnThrow<T>(lease: SessionLease, work: () => Promise<T>):
     await lease.release();
     throw error;
   }
+}
+
+/** A started user turn's round, ready to run. */
+function userTurnRound(
+  input: Omit<RunningRound, "round" | "opening"> & { request: UserTurnRequest },
+): InvokeResult<Admission> {
+  const { request, ...round } = input;
+  return ok({ type: "run_round", round: 0, ...round, opening: { type: "user_turn", request } });
+}
+
+/** A user turn's running turn, and what its session changes with its start. */
+function turnStart(input: {
+  session: SessionRecord;
+  request: UserTurnRequest;
+  hash: string;
+  mode: string;
+  cursor: ConversationCursor;
+  now: Date;
+}): TurnStart {
+  const { session, request, hash, mode, cursor, now } = input;
+  const solutionContextText =
+    request.solutionContextText === undefined
+      ? session.solutionContextText
+      : request.solutionContextText || null;
+  const turn: TurnRecord = {
+    principal: session.principal,
+    sessionId: session.sessionId,
+    turnId: request.turnId,
+    sequence: session.turnCount + 1,
+    status: "running",
+    mode,
+    stream: request.stream ?? false,
+    rounds: [{ request, requestHash: hash }],
+    pending: null,
+    startCursor: cursor,
+    toolExecutions: [],
+    files: [],
+    usage: NO_USAGE,
+    llmCallCount: 0,
+    error: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  };
+  return { turn, sessionPatch: { openTurnId: turn.turnId, solutionContextText, cursor, mode } };
 }
 
 /** A round sent again after it was answered: its stored answer. */

@@ -25,7 +25,8 @@ import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
 import { resultEvent, type TurnEvent } from "../records/turn-event.js";
-import { FileKeeper } from "../server-tools/file-keeper.js";
+import type { TurnRecord } from "../records/turn-record.js";
+import { FileKeeper, type FileKeeperOptions } from "../server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
 import { TurnFollower } from "../streaming/turn-follower.js";
@@ -43,12 +44,17 @@ export interface AgentServiceOptions {
   providers: readonly LlmProvider[];
   store: SessionStore;
   files: FileStore;
+  /** Finds each user turn's `[CONTEXT]` chunks (`WorkspaceKnowledge`); without it no turn has the block. */
   retriever?: ContextRetriever;
   clock?: Clock;
   ids?: IdGenerator;
   hashing?: ContentHashService;
   /** LLM calls one request may make before its turn fails with ITERATION_LIMIT_EXCEEDED. */
   maxLlmCallsPerRequest?: number;
+  /** The longest one server tool may run before its turn fails with TOOL_FAILED. Default 30 s. */
+  toolTimeoutMs?: number;
+  /** How produced files are addressed, kept and bounded: `publicUrl`, `ttlSeconds`, `maxBytes` (see FileKeeper). */
+  producedFiles?: Pick<FileKeeperOptions, "publicUrl" | "ttlSeconds" | "maxBytes">;
   /** How long a turn holds its session before another instance may take over (renewed on every LLM call). */
   leaseMs?: number;
   /** How long the stream events of a turn are kept after it ends (`pruneTurnEvents`). Default 24 h. */
@@ -57,7 +63,10 @@ export interface AgentServiceOptions {
   events?: TurnEventLog;
   /** How often buffered deltas are written to the event log. Default 100 ms. */
   eventFlushMs?: number;
-  /** How often a follower of a turn run elsewhere checks for news. Default 250 ms. */
+  /**
+   * How often a follower reads its turn again when no change was told (by this instance, or by another through
+   * `TurnEventLog.listen`): a fallback, not how followers learn of news. Default 5 s.
+   */
   followPollMs?: number;
 }
 
@@ -83,6 +92,7 @@ export type HandledRequest =
 export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
+export const DEFAULT_FOLLOW_POLL_MS = 5_000;
 
 /**
  * Layer 6 — Entry (AGN-027 G), with the turn lifecycle (docs/architecture.md): one `execute(request, principal)`
@@ -124,8 +134,18 @@ export class AgentService {
       reasoner: new ReasonerStep({
         composition: new CompositionStep(catalog, options.retriever),
         llmCall: new LlmCallStep(),
-        serverTools: new ServerToolExecutionStep(catalog.serverTools, clock),
-        files: new FileKeeper({ store: options.files, hashing, ids, clock }),
+        serverTools: new ServerToolExecutionStep({
+          registry: catalog.serverTools,
+          clock,
+          files: new FileKeeper({
+            store: options.files,
+            hashing,
+            ids,
+            clock,
+            ...options.producedFiles,
+          }),
+          ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+        }),
         clock,
         modes: catalog.modes,
         maxLlmCalls: options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
@@ -140,26 +160,36 @@ export class AgentService {
       persistence: this.#persistence,
       events,
       wakeups: this.#wakeups,
-      pollMs: options.followPollMs ?? 250,
+      pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files);
+    this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files, clock);
     this.#housekeeping = new Housekeeping({
       persistence: this.#persistence,
       settlement: this.#settlement,
       events,
+      files: options.files,
       clock,
       eventRetentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
     });
   }
 
   /** Runs a user turn or applies a tool continuation. `request` must already be valid (see @aptix/contracts). */
-  async execute(
+  execute(
     request: AgentExecuteRequest,
     principal: string,
     options: ExecuteOptions = {},
   ): Promise<InvokeResult<AgentExecuteResponse>> {
+    return this.#execute(request, principal, options);
+  }
+
+  async #execute(
+    request: AgentExecuteRequest,
+    principal: string,
+    options: ExecuteOptions,
+    read?: { turn: TurnRecord | undefined },
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request);
+    const admitted = await this.#admission.admit(key, request, read);
     if (!admitted.successful) return admitted;
     return this.#answer(key, request.turnId, admitted.result, options.onEvent);
   }
@@ -169,12 +199,17 @@ export class AgentService {
    * its event stream only then): a request refused before its turn runs answers its failure here, otherwise
    * the round's events, ending with its `result` event. The round runs to its end whether or not they are read.
    */
-  async stream(
+  stream(request: AgentExecuteRequest, principal: string): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
+    return this.#stream(request, principal);
+  }
+
+  async #stream(
     request: AgentExecuteRequest,
     principal: string,
+    read?: { turn: TurnRecord | undefined },
   ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request);
+    const admitted = await this.#admission.admit(key, request, read);
     if (!admitted.successful) return admitted;
     return ok(this.#answerAsEvents(key, request.turnId, admitted.result));
   }
@@ -184,10 +219,23 @@ export class AgentService {
    * What an HTTP route calls once per request.
    */
   async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
-    if (!(await this.streamsAnswer(request, principal))) {
-      return { type: "answer", result: await this.execute(request, principal) };
+    // A continuation's turn is read once: it says whether the answer streams, and admission judges it.
+    const read = isToolContinuationRequest(request)
+      ? { turn: await this.#persistence.getTurn({ principal, sessionId: request.sessionId }, request.turnId) }
+      : undefined;
+    const streams = isToolContinuationRequest(request)
+      ? (read?.turn?.stream ?? false)
+      : request.stream === true;
+    // A user turn goes through the public methods as any caller's does; a continuation carries its turn read.
+    if (!streams) {
+      const result = read
+        ? await this.#execute(request, principal, {}, read)
+        : await this.execute(request, principal);
+      return { type: "answer", result };
     }
-    const streamed = await this.stream(request, principal);
+    const streamed = read
+      ? await this.#stream(request, principal, read)
+      : await this.stream(request, principal);
     return streamed.successful
       ? { type: "events", events: streamed.result }
       : { type: "answer", result: streamed };
@@ -259,6 +307,11 @@ export class AgentService {
   /** See Housekeeping.failExpiredTurns: the reaper of turns whose instance stopped. */
   failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
     return this.#housekeeping.failExpiredTurns(options);
+  }
+
+  /** See Housekeeping.sweepExpiredFiles: the retention sweep of produced files. */
+  sweepExpiredFiles(): Promise<number> {
+    return this.#housekeeping.sweepExpiredFiles();
   }
 
   /** See Housekeeping.pruneTurnEvents: drops the stream events of turns ended `eventRetentionMs` ago. */

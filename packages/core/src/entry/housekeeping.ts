@@ -1,9 +1,10 @@
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { TurnSettlement } from "../persistence/turn-settlement.js";
 import type { Clock } from "../ports/clock.js";
+import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 
-/** Turns `pruneTurnEvents` prunes per store call, and calls it makes at most per run. */
+/** Turns (or files) a pruning run removes per store call, and calls it makes at most per run. */
 const PRUNE_BATCH = 100;
 const MAX_PRUNE_BATCHES = 10;
 
@@ -11,11 +12,15 @@ export interface HousekeepingOptions {
   persistence: TurnPersistence;
   settlement: TurnSettlement;
   events: TurnEventLog;
+  files: FileStore;
   clock: Clock;
   eventRetentionMs: number;
 }
 
-/** The work the server runs on a timer: the expired-turn reaper and the pruning of old stream events. */
+/**
+ * The work the server runs on a timer: the expired-turn reaper, the pruning of old stream events and the
+ * retention sweep of expired files.
+ */
 export class Housekeeping {
   readonly #options: HousekeepingOptions;
 
@@ -62,5 +67,19 @@ export class Housekeeping {
       if (count < PRUNE_BATCH) break;
     }
     return pruned;
+  }
+
+  /**
+   * Deletes produced files whose `contentExpires` has passed (by the store's clock): until then they answer
+   * FILE_EXPIRED, afterwards FILE_NOT_FOUND like unknown ids. Returns how many it deleted.
+   */
+  async sweepExpiredFiles(): Promise<number> {
+    let deleted = 0;
+    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+      const count = await this.#options.files.deleteExpired(PRUNE_BATCH);
+      deleted += count;
+      if (count < PRUNE_BATCH) break;
+    }
+    return deleted;
   }
 }

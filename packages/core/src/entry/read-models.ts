@@ -1,6 +1,7 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import { isIdentifier, type TurnPersistence } from "../persistence/turn-persistence.js";
+import type { Clock } from "../ports/clock.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import { sessionNotFound, turnNotFound } from "./entry-failures.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
@@ -11,6 +12,7 @@ export class ReadModels {
     private readonly persistence: TurnPersistence,
     private readonly modes: ModeCatalog,
     private readonly files: FileStore,
+    private readonly clock: Clock,
   ) {}
 
   async getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
@@ -40,6 +42,15 @@ export class ReadModels {
     fileId: string,
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
     const found = isIdentifier(fileId) ? await this.files.get(principal, fileId) : undefined;
-    return found ? ok(found) : fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
+    if (!found) return fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
+    const { expiresAt } = found.file;
+    // Kept until the retention sweep, but no longer served: the client learns why rather than "unknown".
+    if (expiresAt !== null && expiresAt.getTime() <= this.clock.now().getTime()) {
+      return fail("FILE_EXPIRED", `File ${JSON.stringify(fileId)} expired at ${expiresAt.toISOString()}.`, {
+        fileId,
+        contentExpires: expiresAt.toISOString(),
+      });
+    }
+    return ok(found);
   }
 }

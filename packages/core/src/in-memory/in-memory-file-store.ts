@@ -4,8 +4,8 @@ import type { FileStore, StoredFile } from "../ports/file-store.js";
 
 /**
  * A `FileStore` in process memory. Files are kept per (principal, fileId): another principal's id answers
- * exactly as an unknown one does. A file whose `expiresAt <= clock.now()` is gone (`get` answers undefined);
- * nothing sweeps it, it is simply never served again. Metadata and content go in and come out as copies.
+ * exactly as an unknown one does. A file is kept, expired or not, until `deleteExpired` finds its
+ * `expiresAt <= clock.now()`. Metadata and content go in and come out as copies.
  */
 export class InMemoryFileStore implements FileStore {
   readonly #files = new Map<string, { file: StoredFile; content: Uint8Array }>();
@@ -28,9 +28,20 @@ export class InMemoryFileStore implements FileStore {
   ): Promise<{ file: StoredFile; content: Uint8Array } | undefined> {
     const stored = this.#files.get(keyOf(principal, fileId));
     if (stored === undefined) return undefined;
-    const { expiresAt } = stored.file;
-    if (expiresAt !== null && expiresAt.getTime() <= this.#clock.now().getTime()) return undefined;
     return { file: structuredClone(stored.file), content: Uint8Array.from(stored.content) };
+  }
+
+  async deleteExpired(limit: number): Promise<number> {
+    const now = this.#clock.now().getTime();
+    let deleted = 0;
+    for (const [key, { file }] of this.#files) {
+      if (deleted >= limit) break;
+      if (file.expiresAt !== null && file.expiresAt.getTime() <= now) {
+        this.#files.delete(key);
+        deleted++;
+      }
+    }
+    return deleted;
   }
 }
 

@@ -1,9 +1,12 @@
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
 import type {
+  BeginTurnInput,
+  BeginTurnResult,
   ClaimSessionInput,
   ClaimSessionResult,
   FindExpiredLeasesInput,
+  LlmCallWrite,
   RecordLlmCallInput,
   SessionStore,
   StartTurnInput,
@@ -88,7 +91,7 @@ export class InMemorySessionStore implements SessionStore {
     return turn === undefined ? undefined : copy(turn);
   }
 
-  async claimSession({ key, lease, now, create }: ClaimSessionInput): Promise<ClaimSessionResult> {
+  async claimSession({ key, lease, now, create, turnId }: ClaimSessionInput): Promise<ClaimSessionResult> {
     let state = this.#state(key);
     if (state === undefined) {
       if (create === undefined) return { outcome: "not_found" };
@@ -118,7 +121,22 @@ export class InMemorySessionStore implements SessionStore {
       return { outcome: "busy" };
     }
     state.lease = this.#lease(lease.owner, lease.durationMs);
-    return { outcome: "claimed", session: copy(state.record) };
+    const turn = turnId === undefined ? undefined : state.turns.get(turnId);
+    return { outcome: "claimed", session: copy(state.record), ...(turn ? { turn: copy(turn) } : {}) };
+  }
+
+  async beginTurn(input: BeginTurnInput): Promise<BeginTurnResult> {
+    const existing = this.#state(input.key)?.turns.get(input.turnId);
+    if (existing !== undefined) return { outcome: "turn_exists", turn: copy(existing) };
+    const { turnId: _, plan, ...claim } = input;
+    const claimed = await this.claimSession(claim);
+    if (claimed.outcome !== "claimed") return claimed;
+    const start = plan(claimed.session);
+    if (start === undefined) return claimed;
+    const started = await this.startTurn({ ...start, leaseOwner: input.lease.owner });
+    if (started !== "started") return claimed;
+    const session = this.#state(input.key)?.record;
+    return { outcome: "started", session: copy(session as SessionRecord), turn: copy(start.turn) };
   }
 
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
@@ -159,11 +177,13 @@ export class InMemorySessionStore implements SessionStore {
     sessionPatch,
     leaseOwner,
     releaseLease,
+    llmCalls = [],
   }: UpdateTurnInput): Promise<boolean> {
     const state = this.#leased(key, leaseOwner);
     const turn = state?.turns.get(turnId);
     if (state === undefined || turn === undefined) return false;
     if (expectStatus !== undefined && turn.status !== expectStatus) return false;
+    for (const write of llmCalls) this.#keepCall(state, write);
     const now = this.#clock.now();
     const tPatch = copy(turnPatch);
     const sPatch = sessionPatch === undefined ? undefined : copy(sessionPatch);
@@ -182,11 +202,17 @@ export class InMemorySessionStore implements SessionStore {
   async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
     const state = this.#leased(call, lease.owner);
     if (state === undefined) return false;
-    const stored = copy(call);
-    const written = progress === undefined ? undefined : copy(progress);
-    const calls = state.calls.get(stored.turnId);
-    if (calls === undefined) state.calls.set(stored.turnId, [stored]);
-    else calls.push(stored);
+    this.#keepCall(state, progress === undefined ? { call } : { call, progress });
+    state.lease = this.#lease(lease.owner, lease.durationMs);
+    return true;
+  }
+
+  /** Keeps a call's trace (replacing one of the same index) and its transcript progress. */
+  #keepCall(state: SessionState, write: LlmCallWrite): void {
+    const stored = copy(write.call);
+    const written = write.progress === undefined ? undefined : copy(write.progress);
+    const calls = (state.calls.get(stored.turnId) ?? []).filter((kept) => kept.index !== stored.index);
+    state.calls.set(stored.turnId, [...calls, stored]);
     if (written !== undefined) {
       for (const position of [...state.transcript.keys()]) {
         if (position >= written.fromPosition) state.transcript.delete(position);
@@ -197,8 +223,6 @@ export class InMemorySessionStore implements SessionStore {
       state.record.cursor = written.cursor;
       state.record.updatedAt = this.#clock.now();
     }
-    state.lease = this.#lease(lease.owner, lease.durationMs);
-    return true;
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
@@ -238,9 +262,10 @@ export class InMemorySessionStore implements SessionStore {
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
     const found: SessionKey[] = [];
     const cutoff = this.#clock.now().getTime() - expiredForMs;
-    for (const { record, lease } of this.#sessions.values()) {
+    for (const { record, lease, turns } of this.#sessions.values()) {
       if (found.length >= limit) break;
-      if (lease !== null && lease.expiresAt.getTime() <= cutoff && record.openTurnId !== null) {
+      const open = record.openTurnId === null ? undefined : turns.get(record.openTurnId);
+      if (lease !== null && lease.expiresAt.getTime() <= cutoff && open?.status === "running") {
         found.push({ principal: record.principal, sessionId: record.sessionId });
       }
     }

@@ -1,8 +1,14 @@
 import { fail, IdentifierSchema, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
-import type { ClaimSessionInput, FindExpiredLeasesInput, SessionStore } from "../ports/session-store.js";
-import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type {
+  ClaimSessionInput,
+  FindExpiredLeasesInput,
+  LlmCallWrite,
+  SessionStore,
+  TranscriptProgress,
+  TurnStart,
+} from "../ports/session-store.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
@@ -73,41 +79,97 @@ export class TurnPersistence {
     return this.store.findExpiredLeases(input);
   }
 
-  /** Takes the session's lease (creating the session first when `create` is given). */
+  /**
+   * Takes the session's lease (creating the session first when `create` is given); with `turnId`, reads that
+   * turn under the new lease in the same store step (`turn`, absent when there is none).
+   */
   async claim(
     key: SessionKey,
     create?: ClaimSessionInput["create"],
-  ): Promise<InvokeResult<{ session: SessionRecord; lease: SessionLease }>> {
+    turnId?: string,
+  ): Promise<InvokeResult<{ session: SessionRecord; lease: SessionLease; turn?: TurnRecord }>> {
     const owner = this.ids.newId("lease");
     const claimed = await this.store.claimSession({
       key,
       lease: { owner, durationMs: this.leaseMs },
       now: this.clock.now(),
       ...(create ? { create } : {}),
+      ...(turnId === undefined ? {} : { turnId }),
     });
-    if (claimed.outcome === "busy") {
-      return fail("SESSION_BUSY", "Another turn of this session is running; retry when it has finished.", {
-        sessionId: key.sessionId,
-      });
-    }
-    if (claimed.outcome === "not_found") {
-      return fail("SESSION_NOT_FOUND", `No session ${JSON.stringify(key.sessionId)}.`, {
-        sessionId: key.sessionId,
-      });
-    }
-    return ok({
-      session: claimed.session,
-      lease: new SessionLease({ store: this.store, key, owner, leaseMs: this.leaseMs }),
+    if (claimed.outcome !== "claimed") return claimRefused(key, claimed.outcome);
+    const { session, turn } = claimed;
+    return ok({ session, lease: this.#lease(key, owner), ...(turn ? { turn } : {}) });
+  }
+
+  /**
+   * A user turn's first write, in one store step (docs/turn-cost.md): the stored turn `turnId` when there is
+   * one (nothing claimed), else the session's lease with the turn `plan` decides started (`turn` set), or
+   * the lease alone when the plan declines (`turn` absent: the caller starts it with the separate writes).
+   */
+  async begin(
+    key: SessionKey,
+    input: {
+      turnId: string;
+      create: NonNullable<ClaimSessionInput["create"]>;
+      plan: (session: SessionRecord) => TurnStart | undefined;
+    },
+  ): Promise<
+    InvokeResult<
+      | { type: "turn_exists"; turn: TurnRecord }
+      | { type: "claimed"; session: SessionRecord; lease: SessionLease; turn?: TurnRecord }
+    >
+  > {
+    const owner = this.ids.newId("lease");
+    const begun = await this.store.beginTurn({
+      key,
+      lease: { owner, durationMs: this.leaseMs },
+      now: this.clock.now(),
+      ...input,
     });
+    switch (begun.outcome) {
+      case "turn_exists":
+        return ok({ type: "turn_exists", turn: begun.turn });
+      case "started":
+      case "claimed": {
+        const lease = this.#lease(key, owner);
+        const turn = begun.outcome === "started" ? { turn: begun.turn } : {};
+        return ok({ type: "claimed", session: begun.session, lease, ...turn });
+      }
+      default:
+        return claimRefused(key, begun.outcome);
+    }
+  }
+
+  #lease(key: SessionKey, owner: string): SessionLease {
+    return new SessionLease({ store: this.store, key, owner, leaseMs: this.leaseMs });
   }
 }
 
-/** Writes of one turn execution, valid while its lease holds. Each answers TURN_INTERRUPTED when the lease was lost. */
+function claimRefused(key: SessionKey, outcome: "busy" | "not_found"): InvokeFailure {
+  return outcome === "busy"
+    ? fail("SESSION_BUSY", "Another turn of this session is running; retry when it has finished.", {
+        sessionId: key.sessionId,
+      })
+    : fail("SESSION_NOT_FOUND", `No session ${JSON.stringify(key.sessionId)}.`, {
+        sessionId: key.sessionId,
+      });
+}
+
+/**
+ * Writes of one turn execution, valid while its lease holds. Each answers TURN_INTERRUPTED when the lease was lost.
+ *
+ * The record of an LLM call that asked for no tools (an answer, or a failed call) is kept back and written
+ * with the lease's next write, in the same store step: a plain turn's call is settled with its turn in one
+ * commit. A call that asked for tools is written at once, so the lease is known held (and renewed) before any
+ * tool runs.
+ */
 export class SessionLease {
   private readonly store: SessionStore;
   readonly key: SessionKey;
   readonly owner: string;
   private readonly leaseMs: number;
+  /** Calls recorded and not written yet, in order. */
+  #unwritten: LlmCallWrite[] = [];
 
   constructor(options: { store: SessionStore; key: SessionKey; owner: string; leaseMs: number }) {
     ({ store: this.store, key: this.key, owner: this.owner, leaseMs: this.leaseMs } = options);
@@ -118,6 +180,8 @@ export class SessionLease {
     sessionPatch: SessionPatch,
     abandonTurnId?: string,
   ): Promise<InvokeResult<void>> {
+    const written = await this.#writeUnwritten();
+    if (!written.successful) return written;
     const started = await this.store.startTurn({
       turn,
       sessionPatch,
@@ -132,12 +196,16 @@ export class SessionLease {
     return started === "started" ? ok(undefined) : leaseLost();
   }
 
-  /** Changes the turn and the session together; `expectStatus` makes it a conditional transition. */
+  /**
+   * Changes the turn and the session together, with the calls kept back; `expectStatus` makes it a conditional
+   * transition. A refused update writes none of them.
+   */
   async updateTurn(
     turnId: string,
     turnPatch: TurnPatch,
     options: { sessionPatch?: SessionPatch; expectStatus?: TurnStatus; release?: boolean } = {},
   ): Promise<InvokeResult<void>> {
+    const llmCalls = this.#unwritten;
     const updated = await this.store.updateTurn({
       key: this.key,
       turnId,
@@ -146,8 +214,11 @@ export class SessionLease {
       ...(options.sessionPatch ? { sessionPatch: options.sessionPatch } : {}),
       ...(options.expectStatus ? { expectStatus: options.expectStatus } : {}),
       ...(options.release ? { releaseLease: true } : {}),
+      ...(llmCalls.length > 0 ? { llmCalls } : {}),
     });
-    return updated ? ok(undefined) : leaseLost();
+    if (!updated) return leaseLost();
+    this.#unwritten = [];
+    return ok(undefined);
   }
 
   /** Ends the lease without touching a turn: for requests that fail before their turn starts. */
@@ -155,25 +226,41 @@ export class SessionLease {
     return this.store.releaseLease(this.key, this.owner);
   }
 
-  /** Keeps the call's trace; after a success, also the transcript items it added and the new cursor. */
-  async recordLlmCall(
-    call: LlmCallRecord,
-    progress?: { items: TranscriptItem[]; fromPosition: number; cursor: ConversationCursor },
-  ): Promise<InvokeResult<void>> {
-    const recorded = await this.store.recordLlmCall({
-      call,
-      lease: { owner: this.owner, durationMs: this.leaseMs },
-      ...(progress ? { progress } : {}),
-    });
-    return recorded ? ok(undefined) : leaseLost();
+  /**
+   * Keeps the call's trace; after a success, also the transcript items it added and the new cursor. A call
+   * that asked for no tools is written with the lease's next write (see the class); others at once.
+   */
+  recordLlmCall(call: LlmCallRecord, progress?: TranscriptProgress): Promise<InvokeResult<void>> {
+    this.#unwritten.push(progress ? { call, progress } : { call });
+    return (call.response?.toolCalls.length ?? 0) === 0
+      ? Promise.resolve(ok(undefined))
+      : this.#writeUnwritten();
   }
 
-  loadTranscript(length: number): Promise<TranscriptItem[]> {
+  async loadTranscript(length: number): Promise<TranscriptItem[]> {
+    // The calls kept back go first, so the read sees them; a lost lease shows at the round's next write.
+    await this.#writeUnwritten();
     return this.store.loadTranscript(this.key, length);
   }
 
   async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {
+    const written = await this.#writeUnwritten();
+    if (!written.successful) return written;
     return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : leaseLost();
+  }
+
+  /** Writes the calls kept back, each renewing the lease, before a write that does not carry them. */
+  async #writeUnwritten(): Promise<InvokeResult<void>> {
+    while (this.#unwritten.length > 0) {
+      const [write] = this.#unwritten as [LlmCallWrite];
+      const recorded = await this.store.recordLlmCall({
+        ...write,
+        lease: { owner: this.owner, durationMs: this.leaseMs },
+      });
+      if (!recorded) return leaseLost();
+      this.#unwritten.shift();
+    }
+    return ok(undefined);
   }
 }
 

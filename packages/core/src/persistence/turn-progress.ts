@@ -1,4 +1,4 @@
-import type { FileRef, InvokeWarning, Usage } from "@aptix/contracts";
+import type { FileRef, InvokeWarning, RetrievalTrace, Usage } from "@aptix/contracts";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmUsage } from "../records/llm-response.js";
 import type { ServerToolExecution } from "../records/turn-record.js";
@@ -14,6 +14,8 @@ export interface TurnProgress {
   toolExecutions: ServerToolExecution[];
   files: FileRef[];
   warnings: InvokeWarning[];
+  /** The user turn's retrieval for its `[CONTEXT]` block, kept on its round for the trace. */
+  retrieval?: RetrievalTrace;
 }
 
 export function addUsage(total: Usage, call: LlmUsage): Usage {

@@ -84,7 +84,7 @@ export class TurnSettlement {
       {
         status: awaiting ? "awaiting_client_tools" : "completed",
         pending: awaiting ? outcome.pending : null,
-        rounds: settleLastRound(turn.rounds, result),
+        rounds: settleLastRound(turn.rounds, result, progress),
         usage: progress.usage,
         llmCallCount: progress.llmCallCount,
         toolExecutions: progress.toolExecutions,
@@ -103,8 +103,9 @@ export class TurnSettlement {
       ...input.failure,
       warnings: [...input.failure.warnings, ...progress.warnings],
     };
-    await this.#markFailed({ lease, turn, progress, failure, release: true });
-    return failure;
+    const marked = await this.#markFailed({ lease, turn, progress, failure, release: true });
+    // Not stored because the lease was lost (another request took the session over): that is the answer.
+    return marked.successful ? failure : marked;
   }
 
   /**
@@ -134,7 +135,7 @@ export class TurnSettlement {
         status: "failed",
         pending: input.pending ?? null,
         error: failure.errors[0],
-        rounds: settleLastRound(turn.rounds, failure),
+        rounds: settleLastRound(turn.rounds, failure, progress),
         usage: progress.usage,
         llmCallCount: progress.llmCallCount,
         toolExecutions: progress.toolExecutions,
@@ -167,11 +168,15 @@ export function storedProgress(turn: TurnRecord): TurnProgress {
   };
 }
 
+/** The last round with its answer, and with the retrieval its run made (a user turn's). */
 function settleLastRound(
   rounds: readonly TurnRound[],
   result: InvokeResult<AgentExecuteResponse>,
+  { retrieval }: Pick<TurnProgress, "retrieval">,
 ): TurnRound[] {
-  return rounds.map((round, index) => (index === rounds.length - 1 ? { ...round, result } : round));
+  return rounds.map((round, index) =>
+    index === rounds.length - 1 ? { ...round, result, ...(retrieval ? { retrieval } : {}) } : round,
+  );
 }
 
 function executedToolResult(execution: ServerToolExecution): ExecutedToolResult {

@@ -6,6 +6,7 @@ export interface StoredFile {
   sizeBytes: number;
   contentHash: string;
   createdAt: Date;
+  /** When the content stops being served (`FileRef.contentExpires`); null: never. */
   expiresAt: Date | null;
 }
 
@@ -13,5 +14,11 @@ export interface StoredFile {
 export interface FileStore {
   /** Ids and hashes are minted by core; the store only keeps what it is given. */
   put(file: StoredFile, content: Uint8Array): Promise<void>;
+  /** The file until it is deleted, expired or not: readers judge `expiresAt` (an expired file is 410, not 404). */
   get(principal: string, fileId: string): Promise<{ file: StoredFile; content: Uint8Array } | undefined>;
+  /**
+   * The retention sweep: deletes up to `limit` files whose `expiresAt <= now` (by the store's clock) and
+   * answers how many it deleted.
+   */
+  deleteExpired(limit: number): Promise<number>;
 }

@@ -24,12 +24,45 @@ export interface ClaimSessionInput {
   now: Date;
   /** Create the session with these values when it does not exist; without it a missing session is `not_found`. */
   create?: Pick<SessionRecord, "conversationContextId" | "agentContextId" | "mode">;
+  /** Also read this turn, under the new lease, in the same step (`turn` of the answer, when it exists). */
+  turnId?: string;
 }
 
 export type ClaimSessionResult =
-  | { outcome: "claimed"; session: SessionRecord }
+  | { outcome: "claimed"; session: SessionRecord; turn?: TurnRecord }
   | { outcome: "busy" }
   | { outcome: "not_found" };
+
+/**
+ * A user turn's start, decided from the session as claimed: the running turn (its `sequence` the session's
+ * `turnCount + 1`) and what the session changes with it.
+ */
+export interface TurnStart {
+  turn: TurnRecord;
+  sessionPatch: SessionPatch;
+}
+
+export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId"> {
+  create: NonNullable<ClaimSessionInput["create"]>;
+  /** The user turn's id: when the session has a turn by that id, nothing is claimed nor written. */
+  turnId: string;
+  /**
+   * Called once, synchronously, with the session as claimed (lease held): the turn to start in the same atomic
+   * step, or undefined to keep the lease only (the caller goes on with the separate writes).
+   */
+  plan(session: SessionRecord): TurnStart | undefined;
+}
+
+/**
+ * - `turn_exists`: the session has a turn `turnId` (as stored); nothing was claimed or written.
+ * - `started`: lease claimed and the planned turn started; `session` as it is after the start.
+ * - `claimed`: lease claimed, no turn started: the plan declined, or a turn by that id appeared meanwhile.
+ * - `busy`, `not_found`: as `claimSession` answers them.
+ */
+export type BeginTurnResult =
+  | { outcome: "turn_exists"; turn: TurnRecord }
+  | { outcome: "started"; session: SessionRecord; turn: TurnRecord }
+  | ClaimSessionResult;
 
 export interface StartTurnInput {
   turn: TurnRecord;
@@ -49,12 +82,27 @@ export interface UpdateTurnInput {
   leaseOwner: string;
   /** Give the lease up with this write: the round is over. */
   releaseLease?: boolean;
+  /**
+   * LLM calls to keep first, in order, in the same atomic write, each as `recordLlmCall` keeps it (without
+   * renewing the lease): the round's last calls, settled with it in one commit.
+   */
+  llmCalls?: readonly LlmCallWrite[];
 }
 
-export interface RecordLlmCallInput {
+/** After a successful call: the items it added, written at `fromPosition` onwards, and the new cursor. */
+export interface TranscriptProgress {
+  items: TranscriptItem[];
+  fromPosition: number;
+  cursor: ConversationCursor;
+}
+
+/** One LLM call's trace and, after a successful call, the transcript progress it made. */
+export interface LlmCallWrite {
   call: LlmCallRecord;
-  /** After a successful call: the items it added, written at `cursor.transcriptLength` onwards, and the new cursor. */
-  progress?: { items: TranscriptItem[]; fromPosition: number; cursor: ConversationCursor };
+  progress?: TranscriptProgress;
+}
+
+export interface RecordLlmCallInput extends LlmCallWrite {
   /** The holder, and how long from the store's now its renewed lease lasts. */
   lease: Lease;
 }
@@ -75,6 +123,12 @@ export interface SessionStore {
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined>;
   /** Creates the session if asked and absent, then takes its lease if it is free or expired by the store's clock. */
   claimSession(input: ClaimSessionInput): Promise<ClaimSessionResult>;
+  /**
+   * A user turn's first write, in one atomic step: answers the turn `turnId` when the session has it (claiming
+   * nothing); otherwise claims the session as `claimSession` does and starts the turn `plan` decides, as
+   * `startTurn` does (no turn abandoned).
+   */
+  beginTurn(input: BeginTurnInput): Promise<BeginTurnResult>;
   /** Gives the lease up if `owner` holds it; a no-op otherwise. */
   releaseLease(key: SessionKey, owner: string): Promise<void>;
   /** Inserts the running turn, marks `abandonTurnId` abandoned, applies the session patch, bumps `turnCount`. */
@@ -89,6 +143,6 @@ export interface SessionStore {
   listTurns(key: SessionKey): Promise<TurnRecord[]>;
   listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]>;
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]>;
-  /** Sessions whose lease expired while a turn was open: turns left running by a crashed instance. */
+  /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
 }

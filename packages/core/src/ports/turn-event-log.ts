@@ -15,6 +15,12 @@ export interface TurnEventLog {
    * rounds' results only.
    */
   prune(input: PruneTurnEventsInput): Promise<number>;
+  /**
+   * Calls `onChange` whenever any instance sharing this log appends deltas of a streamed turn or stores a
+   * result of one of its rounds, until the answered `stop` is called. Optional: without it, followers hear of
+   * their own instance's changes only, and poll for the rest.
+   */
+  listen?(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>>;
 }
 
 export interface PruneTurnEventsInput {

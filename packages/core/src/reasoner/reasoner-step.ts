@@ -11,14 +11,13 @@ import { addUsage, type TurnProgress } from "../persistence/turn-progress.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
 import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
-import type { ConversationCursor } from "../records/conversation-cursor.js";
+import { type ConversationCursor, type HeldContext, heldContextOf } from "../records/conversation-cursor.js";
 import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
 import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../server-tools/change-mode-tool.js";
-import type { FileKeeper } from "../server-tools/file-keeper.js";
 import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
 
@@ -42,7 +41,6 @@ export interface ReasonerStepOptions {
   composition: CompositionStep;
   llmCall: LlmCallStep;
   serverTools: ServerToolExecutionStep;
-  files: FileKeeper;
   clock: Clock;
   /** The configured modes, for the welcome of a mode the turn changed to. */
   modes: ModeCatalog;
@@ -67,7 +65,6 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
   private readonly composition: CompositionStep;
   private readonly llmCall: LlmCallStep;
   private readonly serverTools: ServerToolExecutionStep;
-  private readonly files: FileKeeper;
   private readonly clock: Clock;
   private readonly modes: ModeCatalog;
   private readonly maxLlmCalls: number;
@@ -77,7 +74,6 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       composition: this.composition,
       llmCall: this.llmCall,
       serverTools: this.serverTools,
-      files: this.files,
       clock: this.clock,
       modes: this.modes,
       maxLlmCalls: this.maxLlmCalls,
@@ -87,9 +83,12 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     const { lease, provider, session, progress } = input;
     // Composed once: a replay after a lost continuation resends the same items.
-    const opened = await this.composition.openRound(input.opening, session, progress.cursor);
+    const opened = await this.composition.openRound(input.opening, session, progress.cursor, input.context);
     if (!opened.successful) return opened;
-    let newItems = opened.result;
+    let newItems = opened.result.items;
+    if (opened.result.retrieval) progress.retrieval = opened.result.retrieval;
+    // What the provider holds once the turn's user message is sent: its mode, workspace and context chunks.
+    const heldByTurn: HeldContext = { mode: input.mode.id, ...opened.result.held };
     let continuationLost = false;
     // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
     let firstCallOfTurn = input.opening.type === "user_turn";
@@ -137,13 +136,14 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
         return answered;
       }
       const response = answered.result;
-      // The turn's user message goes with its first call: from then on the model has been told its mode.
-      const toldMode = firstCallOfTurn ? { mode: input.mode.id } : modeOf(cursor);
+      // The turn's user message goes with its first call: from then on the model has been told its mode and
+      // holds its context chunks.
+      const held = firstCallOfTurn ? heldByTurn : heldContextOf(cursor);
       const advanced: ConversationCursor = {
         responseId: response.responseId ?? null,
         pendingInput: [],
         transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
-        ...toldMode,
+        ...held,
       };
       const kept = await lease.recordLlmCall(record, {
         items: [...request.input, ...response.output],
@@ -166,12 +166,14 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
           sessionId: session.sessionId,
           turnId: input.turnId,
           mode: input.mode.id,
+          // The cursor holds the turn's workspace once its user message is sent (the request's, else the session's).
+          ...(progress.cursor.workspaceId !== undefined ? { workspaceId: progress.cursor.workspaceId } : {}),
         },
       });
       if (!executed.successful) return executed;
       const { outputs, executions, clientCalls, files, results } = executed.result;
       progress.toolExecutions.push(...executions);
-      for (const file of files) progress.files.push(await this.files.keep(session.principal, file));
+      progress.files.push(...files);
 
       const modeChanged = await this.#applyModeChange(input, response.toolCalls, results);
       if (!modeChanged.successful) return modeChanged;
@@ -198,7 +200,7 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
               pendingInput: request.input,
               transcriptLength: cursor.transcriptLength,
               // That input is sent again, the turn's user message with it when this was the turn's first call.
-              ...toldMode,
+              ...held,
             },
           },
         });
@@ -269,11 +271,6 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       durationMs: this.clock.now().getTime() - startedAt.getTime(),
     };
   }
-}
-
-/** The cursor's `mode`, as a spreadable field (none when it has none). */
-function modeOf(cursor: ConversationCursor): Pick<ConversationCursor, "mode"> {
-  return cursor.mode === undefined ? {} : { mode: cursor.mode };
 }
 
 function traced(continuation: LlmContinuation): TracedContinuation {

@@ -19,6 +19,44 @@ export interface ConversationCursor {
    * message does not count. Absent on a fresh cursor, and on cursors stored before it was kept.
    */
   mode?: string;
+  /**
+   * The workspace of the last user turn this state holds that named one (docs/knowledge.md): a turn that names
+   * none retrieves from it. It rolls back with the cursor, like `mode`.
+   */
+  workspaceId?: string;
+  /**
+   * Workspace chunks the provider holds: sent in a `[CONTEXT]` block of this state's continuation chain (pending
+   * input included), oldest first, at most `MAX_PROVIDED_CHUNKS`. A later turn refers to them instead of
+   * sending them again.
+   */
+  providedChunks?: ProvidedChunk[];
+}
+
+/** A chunk sent in a `[CONTEXT]` block, as a later block names it (`Previously provided: <path>:<a>-<b>`). */
+export interface ProvidedChunk {
+  /** The index's id: a changed document gets new chunks, which are sent again. */
+  chunkId: string;
+  path: string;
+  startLine: number;
+  endLine: number;
+}
+
+/**
+ * How many sent chunks a cursor remembers. Older ones are sent again when retrieved: by then they are far back in
+ * the conversation, and the bound keeps the session row small.
+ */
+export const MAX_PROVIDED_CHUNKS = 200;
+
+/** What the provider holds beyond the items themselves: the cursor fields a call's new cursor carries over. */
+export type HeldContext = Pick<ConversationCursor, "mode" | "workspaceId" | "providedChunks">;
+
+/** The cursor's `HeldContext`, as spreadable fields (none it does not have). */
+export function heldContextOf(cursor: ConversationCursor): HeldContext {
+  const held: HeldContext = {};
+  if (cursor.mode !== undefined) held.mode = cursor.mode;
+  if (cursor.workspaceId !== undefined) held.workspaceId = cursor.workspaceId;
+  if (cursor.providedChunks !== undefined) held.providedChunks = cursor.providedChunks;
+  return held;
 }
 
 export const EMPTY_CURSOR: ConversationCursor = Object.freeze({

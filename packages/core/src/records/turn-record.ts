@@ -4,6 +4,7 @@ import type {
   FileRef,
   InvokeError,
   InvokeResult,
+  RetrievalTrace,
   TurnStatus,
   Usage,
 } from "@aptix/contracts";
@@ -25,6 +26,8 @@ export interface TurnRound {
   requestHash: string;
   /** Absent while the round runs. */
   result?: InvokeResult<AgentExecuteResponse>;
+  /** A user turn's retrieval for its `[CONTEXT]` block: workspace, query, chunks (docs/knowledge.md). */
+  retrieval?: RetrievalTrace;
 }
 
 /**

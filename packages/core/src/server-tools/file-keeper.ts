@@ -3,7 +3,12 @@ import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
-import type { ProducedFile } from "./server-tool.js";
+import type { KeptFile, ProducedFile } from "./server-tool.js";
+
+/** `files.ttlSeconds` when the configuration has none: a week. */
+export const DEFAULT_FILE_TTL_SECONDS = 604_800;
+/** `files.maxBytes` when the configuration has none: 10 MiB, stored in the database beside the sessions. */
+export const DEFAULT_FILE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Stores files that server tools produce and answers the FileRef clients fetch them by (AGN-033 §6). */
 export interface FileKeeperOptions {
@@ -11,42 +16,78 @@ export interface FileKeeperOptions {
   hashing: ContentHashService;
   ids: IdGenerator;
   clock: Clock;
+  /**
+   * Where clients reach the service (an origin, optionally with a path prefix): FileRef urls are absolute.
+   * Empty: urls are relative to the service (`/v1/files/…`). A function is asked at every file (a server
+   * learns its port only once it listens).
+   */
+  publicUrl?: string | (() => string);
+  /** How long a file's content is served; `contentExpires` is its creation plus this. */
+  ttlSeconds?: number;
+  /** The largest file kept; a larger one is refused with FileTooLargeError. */
+  maxBytes?: number;
+}
+
+/** A produced file larger than `files.maxBytes`: the tool decides whether the model or the turn hears of it. */
+export class FileTooLargeError extends Error {
+  constructor(
+    readonly fileName: string,
+    readonly sizeBytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(
+      `file ${JSON.stringify(fileName)} is ${sizeBytes} bytes, more than the ${maxBytes} bytes a file may have`,
+    );
+    this.name = "FileTooLargeError";
+  }
 }
 
 export class FileKeeper {
+  readonly maxBytes: number;
   private readonly store: FileStore;
   private readonly hashing: ContentHashService;
   private readonly ids: IdGenerator;
   private readonly clock: Clock;
+  private readonly publicUrl: () => string;
+  private readonly ttlMs: number;
 
   constructor(options: FileKeeperOptions) {
     ({ store: this.store, hashing: this.hashing, ids: this.ids, clock: this.clock } = options);
+    const { publicUrl = "" } = options;
+    this.publicUrl = typeof publicUrl === "string" ? () => publicUrl : publicUrl;
+    this.ttlMs = (options.ttlSeconds ?? DEFAULT_FILE_TTL_SECONDS) * 1000;
+    this.maxBytes = options.maxBytes ?? DEFAULT_FILE_MAX_BYTES;
   }
 
-  async keep(principal: string, file: ProducedFile): Promise<FileRef> {
+  async keep(principal: string, file: ProducedFile): Promise<KeptFile> {
+    const sizeBytes = file.content.byteLength;
+    if (sizeBytes > this.maxBytes) throw new FileTooLargeError(file.name, sizeBytes, this.maxBytes);
     const fileId = this.ids.newId("file");
     const contentHash = this.hashing.hash(file.content);
+    const createdAt = this.clock.now();
+    const expiresAt = new Date(createdAt.getTime() + this.ttlMs);
     await this.store.put(
       {
         fileId,
         principal,
         name: file.name,
         mimeType: file.mimeType,
-        sizeBytes: file.content.byteLength,
+        sizeBytes,
         contentHash,
-        createdAt: this.clock.now(),
-        expiresAt: null,
+        createdAt,
+        expiresAt,
       },
       file.content,
     );
     const ref: FileRef = {
       name: file.name,
       mimeType: file.mimeType,
-      url: `/v1/files/${fileId}`,
-      sizeBytes: file.content.byteLength,
+      url: `${this.publicUrl().replace(/\/+$/, "")}/v1/files/${fileId}`,
+      sizeBytes,
       contentHash,
+      contentExpires: expiresAt.toISOString(),
     };
     if (file.description !== undefined) ref.description = file.description;
-    return ref;
+    return { fileId, ref };
   }
 }

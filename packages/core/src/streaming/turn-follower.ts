@@ -11,13 +11,14 @@ type FollowStart = { round: number; afterSeq: number } | { again: TurnEvent };
 
 /**
  * Follows a turn for a client that dropped off its stream: the events after a position, then live until the
- * latest round has its result. Works from any instance: it reads the store and polls while the turn runs.
+ * latest round has its result. Works from any instance: it reads the store again whenever the turn changes
+ * (TurnWakeups), and every `pollMs` in case a change goes untold.
  */
 export interface TurnFollowerOptions {
   persistence: TurnPersistence;
   events: TurnEventLog;
   wakeups: TurnWakeups;
-  /** How often a turn run elsewhere is checked for news. */
+  /** How often a followed turn is read again when no change was told meanwhile. */
   pollMs: number;
 }
 
@@ -26,6 +27,7 @@ export class TurnFollower {
   private readonly events: TurnEventLog;
   private readonly wakeups: TurnWakeups;
   private readonly pollMs: number;
+  #listen: Promise<unknown> | undefined;
 
   constructor(options: TurnFollowerOptions) {
     ({
@@ -61,24 +63,46 @@ export class TurnFollower {
       yield start.again;
       return;
     }
-    let { round, afterSeq } = start;
-    while (!signal?.aborted) {
-      const turn = await this.persistence.getTurn(key, turnId);
-      if (!turn || round >= turn.rounds.length) return;
-      // Deltas reach the log before their round's result reaches the turn, so none is missed here.
-      for (const delta of await this.events.list(key, turnId, round, afterSeq)) {
-        afterSeq = delta.seq;
-        yield deltaEvent(delta);
+    await this.#listening();
+    // Watched before the first read: a change made while reading ends the next wait at once.
+    const watch = this.wakeups.watch(key, turnId);
+    try {
+      let { round, afterSeq } = start;
+      while (!signal?.aborted) {
+        const turn = await this.persistence.getTurn(key, turnId);
+        if (!turn || round >= turn.rounds.length) return;
+        // Deltas reach the log before their round's result reaches the turn, so none is missed here.
+        for (const delta of await this.events.list(key, turnId, round, afterSeq)) {
+          afterSeq = delta.seq;
+          yield deltaEvent(delta);
+        }
+        const result = turn.rounds[round]?.result;
+        if (result) {
+          yield resultEvent(round, result);
+          round += 1;
+          afterSeq = -1;
+        } else {
+          await watch.wait(this.pollMs, signal);
+        }
       }
-      const result = turn.rounds[round]?.result;
-      if (result) {
-        yield resultEvent(round, result);
-        round += 1;
-        afterSeq = -1;
-      } else {
-        await this.wakeups.wait(key, turnId, this.pollMs, signal);
-      }
+    } finally {
+      watch.close();
     }
+  }
+
+  /**
+   * Hears of other instances' changes through the event log, from the first follower on, when the log can tell
+   * them; a log that cannot (or fails to start listening) leaves followers to this instance's changes and polls.
+   */
+  #listening(): Promise<unknown> {
+    this.#listen ??= this.events.listen
+      ? this.events
+          .listen((key, turnId) => this.wakeups.notify(key, turnId))
+          .catch(() => {
+            this.#listen = undefined;
+          })
+      : Promise.resolve();
+    return this.#listen;
   }
 }
 

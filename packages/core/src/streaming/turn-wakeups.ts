@@ -1,35 +1,59 @@
 import type { SessionKey } from "../records/session-record.js";
 
 /**
- * Wakes followers of a turn on this instance when its events or state change, so they need not wait for
- * their next poll. Followers still poll: another instance may be running the turn.
+ * Wakes followers of a turn when its events or state change, so they need not wait for their next poll: this
+ * instance's own changes, and other instances' when the event log tells of them (`TurnEventLog.listen`).
+ * Followers still poll, slowly, in case a change goes untold.
  */
 export class TurnWakeups {
-  readonly #waiting = new Map<string, Set<() => void>>();
+  readonly #watches = new Map<string, Set<TurnWatch>>();
 
   notify(key: SessionKey, turnId: string): void {
-    const name = nameOf(key, turnId);
-    const waiting = this.#waiting.get(name);
-    this.#waiting.delete(name);
-    for (const wake of waiting ?? []) wake();
+    for (const watch of this.#watches.get(nameOf(key, turnId)) ?? []) watch.wake();
   }
 
-  /** Resolves at the next notify for the turn, after `ms`, or when `signal` aborts, whichever comes first. */
-  wait(key: SessionKey, turnId: string, ms: number, signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.resolve();
+  /** Starts watching a turn: a change told from now on ends the watch's next wait, even one not begun yet. */
+  watch(key: SessionKey, turnId: string): TurnWatch {
     const name = nameOf(key, turnId);
+    const watches = this.#watches.get(name) ?? new Set();
+    this.#watches.set(name, watches);
+    const watch = new TurnWatch(() => {
+      watches.delete(watch);
+      if (watches.size === 0 && this.#watches.get(name) === watches) this.#watches.delete(name);
+    });
+    watches.add(watch);
+    return watch;
+  }
+}
+
+/** One follower's watch of a turn (see `TurnWakeups.watch`); `close` it when done. */
+export class TurnWatch {
+  #told = false;
+  #wake: (() => void) | undefined;
+
+  constructor(readonly close: () => void) {}
+
+  wake(): void {
+    if (this.#wake) this.#wake();
+    else this.#told = true;
+  }
+
+  /** Resolves once a change is told (at once if one was since the last wait), after `ms`, or when `signal` aborts. */
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#told || signal?.aborted) {
+      this.#told = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
-      const waiting = this.#waiting.get(name) ?? new Set();
-      const wake = () => {
+      const done = () => {
         clearTimeout(timer);
-        signal?.removeEventListener("abort", wake);
-        waiting.delete(wake);
+        signal?.removeEventListener("abort", done);
+        this.#wake = undefined;
         resolve();
       };
-      const timer = setTimeout(wake, ms);
-      signal?.addEventListener("abort", wake, { once: true });
-      waiting.add(wake);
-      this.#waiting.set(name, waiting);
+      const timer = setTimeout(done, ms);
+      signal?.addEventListener("abort", done, { once: true });
+      this.#wake = done;
     });
   }
 }

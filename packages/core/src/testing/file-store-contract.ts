@@ -13,7 +13,8 @@ export interface FileStoreHarness {
 
 /**
  * The behaviour every `FileStore` shares: what is put comes back exactly (as copies), only to its principal,
- * and not once `expiresAt <= now`. Call it at the top level of a test file.
+ * expired or not, until `deleteExpired` removes it once `expiresAt <= now`. Call it at the top level of a test
+ * file.
  */
 export function describeFileStoreContract(
   name: string,
@@ -69,16 +70,34 @@ export function describeFileStoreContract(
       expect(await store.get("principal-a", "file_1")).toBeDefined();
     });
 
-    it("serves a file until its expiry and never after (expiresAt <= now); a null expiry never expires", async () => {
+    it("serves an expired file until the sweep, which deletes only files with expiresAt <= now", async () => {
       const expiresAt = new Date(clock.now().getTime() + 60_000);
       await store.put(newStoredFile("principal-a", "file_expiring", { expiresAt }), allBytes());
+      await store.put(
+        newStoredFile("principal-b", "file_later", { expiresAt: new Date(expiresAt.getTime() + 1) }),
+        allBytes(),
+      );
       await store.put(newStoredFile("principal-a", "file_forever", { expiresAt: null }), allBytes());
       clock.advance(59_999);
-      expect(await store.get("principal-a", "file_expiring")).toBeDefined();
+      expect(await store.deleteExpired(100)).toBe(0);
       clock.advance(1);
+      // Expired: still there for its reader to answer "expired" rather than "unknown".
+      expect((await store.get("principal-a", "file_expiring"))?.file.expiresAt).toStrictEqual(expiresAt);
+      expect(await store.deleteExpired(100)).toBe(1);
       expect(await store.get("principal-a", "file_expiring")).toBeUndefined();
+      expect(await store.get("principal-b", "file_later")).toBeDefined();
       clock.advance(365 * 24 * 3_600_000);
+      expect(await store.deleteExpired(100)).toBe(1);
       expect((await store.get("principal-a", "file_forever"))?.file.expiresAt).toBeNull();
+    });
+
+    it("deletes at most `limit` expired files a call", async () => {
+      for (const id of ["file_1", "file_2", "file_3"]) {
+        await store.put(newStoredFile("principal-a", id, { expiresAt: clock.now() }), allBytes());
+      }
+      expect(await store.deleteExpired(2)).toBe(2);
+      expect(await store.deleteExpired(2)).toBe(1);
+      expect(await store.deleteExpired(2)).toBe(0);
     });
 
     it("keeps copies: changing the given or returned bytes does not change the stored file", async () => {

@@ -3,12 +3,14 @@
  * store implementation runs (they import `vitest`, an optional peer dependency of this package).
  */
 export {
+  type FixedContextChunk,
   InMemoryContextRetriever,
   type InMemoryContextRetrieverOptions,
 } from "../in-memory/in-memory-context-retriever.js";
 export { InMemoryFileStore } from "../in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "../in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "../in-memory/in-memory-turn-event-log.js";
+export { InMemoryWorkspaceIndex } from "../in-memory/in-memory-workspace-index.js";
 export { describeFileStoreContract, type FileStoreHarness } from "./file-store-contract.js";
 export { describeLeaseClockContract, type LeaseClockHarness } from "./lease-clock-contract.js";
 export { MANUAL_CLOCK_START, ManualClock } from "./manual-clock.js";
@@ -39,3 +41,8 @@ export {
   sampleTranscriptItems,
 } from "./store-fixtures.js";
 export { describeTurnEventLogContract, type TurnEventLogHarness } from "./turn-event-log-contract.js";
+export {
+  describeWorkspaceIndexContract,
+  type WorkspaceIndexContractOptions,
+  type WorkspaceIndexHarness,
+} from "./workspace-index-contract.js";

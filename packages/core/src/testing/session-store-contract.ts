@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ClaimSessionInput, Lease, SessionStore } from "../ports/session-store.js";
+import type { BeginTurnInput, ClaimSessionInput, Lease, SessionStore } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -79,6 +79,11 @@ export function describeSessionStoreContract(
 
     function claimInput(owner: string, k: SessionKey = key, ms = LEASE_MS): ClaimSessionInput {
       return { key: k, lease: leaseFor(owner, ms), now: clock.now(), create: { ...CREATE } };
+    }
+
+    /** `beginTurn`'s input: `owner` claims `key` (creating it if needed) for turn `turnId`, as `plan` decides. */
+    function beginInput(owner: string, turnId: string, plan: BeginTurnInput["plan"]): BeginTurnInput {
+      return { key, lease: leaseFor(owner), now: clock.now(), create: { ...CREATE }, turnId, plan };
     }
 
     /** Claims `k` for `owner` (creating it if needed) and expects the claim to succeed. */
@@ -649,6 +654,149 @@ export function describeSessionStoreContract(
       expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
     });
 
+    it("claimSession with a turnId answers that turn as it is under the new lease, or none", async () => {
+      await claim("owner-1");
+      const turn = await start("owner-1", "turn-1");
+      await store.releaseLease(key, "owner-1");
+      const session = await store.getSession(key);
+      expect(await store.claimSession({ ...claimInput("owner-2"), turnId: "turn-1" })).toStrictEqual({
+        outcome: "claimed",
+        session,
+        turn,
+      });
+      expect(await store.claimSession({ ...claimInput("owner-3"), turnId: "turn-1" })).toStrictEqual({
+        outcome: "busy",
+      });
+      await store.releaseLease(key, "owner-2");
+      expect(await store.claimSession({ ...claimInput("owner-3"), turnId: "turn-9" })).toStrictEqual({
+        outcome: "claimed",
+        session,
+      });
+    });
+
+    it("beginTurn claims the session and starts the planned turn in one step", async () => {
+      const createdAt = clock.now();
+      const planned: SessionRecord[] = [];
+      const turn = newTurnRecord(key, "turn-1", { sequence: 1, createdAt, updatedAt: createdAt });
+      const cursor = newCursor({ responseId: "resp_0", transcriptLength: 2 });
+      const sessionPatch: SessionPatch = { openTurnId: "turn-1", cursor, solutionContextText: "ctx" };
+      const begun = await store.beginTurn(
+        beginInput("owner-1", "turn-1", (session) => {
+          planned.push(session);
+          return { turn, sessionPatch };
+        }),
+      );
+      expect(planned).toStrictEqual([
+        {
+          principal: key.principal,
+          sessionId: key.sessionId,
+          ...CREATE,
+          solutionContextText: null,
+          cursor: { responseId: null, pendingInput: [], transcriptLength: 0 },
+          openTurnId: null,
+          turnCount: 0,
+          createdAt,
+          updatedAt: createdAt,
+        },
+      ]);
+      const session: SessionRecord = {
+        ...(planned[0] as SessionRecord),
+        ...sessionPatch,
+        turnCount: 1,
+        updatedAt: createdAt,
+      };
+      expect(begun).toStrictEqual({ outcome: "started", session, turn });
+      expect(await store.getSession(key)).toStrictEqual(session);
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
+      // The lease is the claimant's: others are busy, its writes go through.
+      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("busy");
+      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
+        true,
+      );
+    });
+
+    it("beginTurn answers a stored turn and claims nothing; it keeps the lease alone when the plan declines", async () => {
+      await claim("owner-1");
+      const turn = await start("owner-1", "turn-1");
+      await store.releaseLease(key, "owner-1");
+      let plans = 0;
+      const plan = () => {
+        plans++;
+        return undefined;
+      };
+      expect(await store.beginTurn(beginInput("owner-2", "turn-1", plan))).toStrictEqual({
+        outcome: "turn_exists",
+        turn,
+      });
+      expect(plans).toBe(0);
+      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
+      expect(await store.beginTurn(beginInput("owner-2", "turn-2", plan))).toStrictEqual({
+        outcome: "busy",
+      });
+      expect(plans).toBe(0);
+
+      await store.releaseLease(key, "owner-3");
+      const before = await snapshot(key, ["turn-1"]);
+      const claimed = await store.beginTurn(beginInput("owner-2", "turn-2", plan));
+      expect(claimed).toStrictEqual({ outcome: "claimed", session: before.session });
+      expect(plans).toBe(1);
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      expect(await store.getTurn(key, "turn-2")).toBeUndefined();
+      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("busy");
+    });
+
+    it("updateTurn writes the given LLM calls with the turn in one step; a refused update writes none", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems().slice(0, 3);
+      const callCursor = newCursor({ responseId: "resp_1", transcriptLength: 3 });
+      const llmCalls = [
+        { call: newFailedCallRecord(key, "turn-1", 0) },
+        { call: newCallRecord(key, "turn-1", 1), progress: progress(items, 0, callCursor) },
+      ];
+
+      const before = await snapshot(key, ["turn-1"]);
+      const refused = { key, turnId: "turn-1", turnPatch: { status: "completed" as const }, llmCalls };
+      expect(await store.updateTurn({ ...refused, leaseOwner: "owner-2" })).toBe(false);
+      expect(await store.updateTurn({ ...refused, leaseOwner: "owner-1", expectStatus: "failed" })).toBe(
+        false,
+      );
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { status: "completed", llmCallCount: 2 },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+          llmCalls,
+        }),
+      ).toBe(true);
+      expect(await store.listLlmCalls(key, "turn-1")).toStrictEqual(llmCalls.map((write) => write.call));
+      expect(await store.loadTranscript(key, 10)).toStrictEqual(items);
+      expect(await store.getSession(key)).toMatchObject({ cursor: callCursor, openTurnId: null });
+      expect(await store.getTurn(key, "turn-1")).toMatchObject({ status: "completed", llmCallCount: 2 });
+      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("claimed");
+
+      // The session patch's cursor wins over a call's: a failed turn restores the one it started from.
+      await start("owner-2", "turn-2", { sequence: 2 });
+      const restored = newCursor({ responseId: "resp_0" });
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-2",
+          turnPatch: { status: "failed" },
+          sessionPatch: { cursor: restored, openTurnId: null },
+          leaseOwner: "owner-2",
+          llmCalls: [{ call: newCallRecord(key, "turn-2", 0), progress: progress(items, 3, callCursor) }],
+        }),
+      ).toBe(true);
+      expect((await store.getSession(key))?.cursor).toStrictEqual(restored);
+      expect(await store.listLlmCalls(key, "turn-2")).toHaveLength(1);
+    });
+
     it("recordLlmCall renews the lease for its durationMs from the store's now", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
@@ -770,7 +918,7 @@ export function describeSessionStoreContract(
       expect(await store.listTurns(newSessionKey("session-2"))).toStrictEqual([]);
     });
 
-    it("findExpiredLeases finds only expired leases held over an open turn", async () => {
+    it("findExpiredLeases finds only expired leases held over a running open turn", async () => {
       const expiredOpen = newSessionKey("s-expired-open", "principal-a");
       const expiredOpenOther = newSessionKey("s-expired-open", "principal-b");
       const expiredIdle = newSessionKey("s-expired-idle", "principal-a");
@@ -784,6 +932,9 @@ export function describeSessionStoreContract(
       await claim("owner-3", expiredIdle);
       await claim("owner-4", liveOpen, 10 * LEASE_MS);
       await start("owner-4", "turn-1", {}, liveOpen);
+      const heldAwaiting = newSessionKey("s-held-awaiting", "principal-a");
+      await claim("owner-6", heldAwaiting);
+      await start("owner-6", "turn-1", { status: "awaiting_client_tools" }, heldAwaiting);
       await claim("owner-5", releasedOpen);
       await start("owner-5", "turn-1", {}, releasedOpen);
       expect(

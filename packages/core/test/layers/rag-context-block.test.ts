@@ -93,7 +93,6 @@ describe("composeUserMessage (AGN-003 §3)", () => {
     const message = composeUserMessage({
       modeId: "general",
       request: userTurn({ instruction: "Explain InvoiceManager." }),
-      chunks: [],
       solutionContextText: null,
     });
     expect(message).toEqual({
@@ -108,7 +107,6 @@ describe("composeUserMessage (AGN-003 §3)", () => {
       request: userTurn({
         inputArtifacts: [{ relativePath: "a.txt", fileName: "a.txt", contents: "x", origin: "ide" }],
       }),
-      chunks: [],
       solutionContextText: null,
     });
     expect(message.content[0]).toEqual({ type: "text", text: "[MODE: review]\n\n[INSTRUCTION]\n" });
@@ -154,7 +152,7 @@ describe("composeUserMessage (AGN-003 §3)", () => {
         ],
         clipboardImages: [{ id: "img1", mimeType: "image/jpeg", dataBase64: "/9j/4AAQ" }],
       }),
-      chunks: [invoiceManager],
+      contextBlock: formatRagContextBlock([invoiceManager]),
       solutionContextText: "Solution: Billing.sln",
     });
     expect(message.content).toEqual([
@@ -180,7 +178,6 @@ describe("composeUserMessage (AGN-003 §3)", () => {
       const message = composeUserMessage({
         modeId: "general",
         request: userTurn({ instruction: "Hi" }),
-        chunks: [],
         solutionContextText,
       });
       expect(message.content).toHaveLength(1);

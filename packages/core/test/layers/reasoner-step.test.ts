@@ -37,12 +37,15 @@ async function setup(maxLlmCalls = 5) {
   const reasoner = new ReasonerStep({
     composition: new CompositionStep(catalog),
     llmCall: new LlmCallStep(),
-    serverTools: new ServerToolExecutionStep(catalog.serverTools, clock),
-    files: new FileKeeper({
-      store: new InMemoryFileStore(clock),
-      hashing: sha256ContentHashService,
-      ids: idGen,
+    serverTools: new ServerToolExecutionStep({
+      registry: catalog.serverTools,
       clock,
+      files: new FileKeeper({
+        store: new InMemoryFileStore(clock),
+        hashing: sha256ContentHashService,
+        ids: idGen,
+        clock,
+      }),
     }),
     clock,
     modes: catalog.modes,
@@ -76,7 +79,7 @@ async function setup(maxLlmCalls = 5) {
     opening: { type: "user_turn", request: { sessionId: "s1", turnId: "t1", instruction } },
     progress,
   });
-  return { clock, store, provider, reasoner, session, progress, input };
+  return { clock, store, provider, reasoner, session, lease, progress, input };
 }
 
 /** The user message Composition makes of the instruction "Hello". */
@@ -88,7 +91,7 @@ const system: TranscriptItem = { type: "system_message", text: "You are Aptix.\n
 
 describe("ReasonerStep (layer 4)", () => {
   it("answers final on a text answer and advances the cursor and the stored transcript", async () => {
-    const { reasoner, provider, progress, store, input } = await setup();
+    const { reasoner, provider, progress, store, lease, input } = await setup();
     provider.enqueue({ text: "Hi there.", usage: { inputTokens: 4, outputTokens: 2 } });
     const outcome = await reasoner.run(input("Hello"));
     expect(outcome).toEqual({
@@ -106,7 +109,8 @@ describe("ReasonerStep (layer 4)", () => {
     });
     expect(progress.usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6, llmCalls: 1 });
     expect(progress.llmCallCount).toBe(1);
-    expect(await store.loadTranscript(key, 10)).toEqual([
+    // A call that asked for no tools is written with the lease's next write or read (a turn's settlement).
+    expect(await lease.loadTranscript(10)).toEqual([
       system,
       hello,
       { type: "assistant_message", text: "Hi there." },
@@ -189,7 +193,7 @@ describe("ReasonerStep (layer 4)", () => {
   });
 
   it("replays a lost continuation once, and returns the failure when the replay is lost too", async () => {
-    const { reasoner, provider, store, input } = await setup();
+    const { reasoner, provider, store, lease, input } = await setup();
     provider.enqueue({ text: "First." });
     expect((await reasoner.run(input("Hello"))).successful).toBe(true);
     provider.forget("resp_1");
@@ -202,6 +206,7 @@ describe("ReasonerStep (layer 4)", () => {
       "previous_response",
       "replay",
     ]);
+    await lease.loadTranscript(0); // Writes the last call, kept back for the round's settlement.
     expect((await store.listLlmCalls(key, "t1")).map((call) => call.error?.message ?? null)).toEqual([
       null,
       "Previous response with id 'resp_1' not found.",

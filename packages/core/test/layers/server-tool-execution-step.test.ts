@@ -1,14 +1,36 @@
 import { describe, expect, it } from "vitest";
 import {
+  FileKeeper,
+  InMemoryFileStore,
   type LlmToolCall,
   type ServerTool,
-  type ServerToolContext,
   ServerToolRegistry,
+  sha256ContentHashService,
 } from "../../src/index.js";
 import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 
-const context: ServerToolContext = { principal: "alice", sessionId: "s1", turnId: "t1", mode: "general" };
+const context = { principal: "alice", sessionId: "s1", turnId: "t1", mode: "general" };
+
+function newStep(clock: ManualClock, tools: ServerTool[], toolTimeoutMs?: number) {
+  let ids = 0;
+  const store = new InMemoryFileStore(clock);
+  const files = new FileKeeper({
+    store,
+    hashing: sha256ContentHashService,
+    ids: { newId: (prefix) => `${prefix}_${++ids}` },
+    clock,
+    publicUrl: "https://agent.example/api/",
+    ttlSeconds: 60,
+  });
+  const step = new ServerToolExecutionStep({
+    registry: new ServerToolRegistry(tools),
+    clock,
+    files,
+    ...(toolTimeoutMs === undefined ? {} : { toolTimeoutMs }),
+  });
+  return { step, store };
+}
 
 /** A tool that records its runs, takes `ms` of manual-clock time, and produces a file when asked. */
 function recordingTool(
@@ -29,12 +51,16 @@ function recordingTool(
       if (args.value === "explode") throw new Error("backend down");
       if (args.value === "throw-string") throw "plain failure";
       if (args.value === "unserializable") return { result: { big: 1n } };
-      return {
-        result: { echoed: args.value },
-        ...(args.value === "file"
-          ? { files: [{ name: "out.txt", mimeType: "text/plain", content: new TextEncoder().encode("out") }] }
-          : {}),
-      };
+      if (args.value === "refuse") return { errorMessage: "the backend says no" };
+      if (args.value === "file") {
+        const kept = await seen.files.keep({
+          name: "out.txt",
+          mimeType: "text/plain",
+          content: new TextEncoder().encode("out"),
+        });
+        return { result: { fileId: kept.fileId } };
+      }
+      return { result: { echoed: args.value } };
     },
   };
 }
@@ -42,11 +68,10 @@ function recordingTool(
 function setup() {
   const clock = new ManualClock();
   const runs: string[] = [];
-  const registry = new ServerToolRegistry([
+  const { step } = newStep(clock, [
     recordingTool("alpha", clock, runs),
     recordingTool("beta", clock, runs),
-  ]);
-  const step = new ServerToolExecutionStep(registry, clock);
+  ] as ServerTool[]);
   const run = (...calls: LlmToolCall[]) => step.run({ calls, context });
   return { clock, runs, run };
 }
@@ -189,7 +214,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     expect(result.result.results.has("c1")).toBe(false);
   });
 
-  it("fails with SERVER_TOOL_FAILED naming the tool when an executor throws, and runs nothing after it", async () => {
+  it("fails with TOOL_FAILED naming the tool when an executor throws, and runs nothing after it", async () => {
     const { runs, run } = setup();
     const result = await run(
       call("c1", "alpha", { value: "first" }),
@@ -200,7 +225,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       successful: false,
       errors: [
         {
-          code: "SERVER_TOOL_FAILED",
+          code: "TOOL_FAILED",
           message: "Server tool beta failed: backend down",
           details: { tool: "beta", toolCallId: "c2" },
         },
@@ -214,7 +239,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     );
   });
 
-  it("collects the files tools produce and writes a null result as JSON null", async () => {
+  it("lists the files tools keep as FileRefs with absolute urls and an expiry, and writes a null result as JSON null", async () => {
     const clock = new ManualClock();
     const silent: ServerTool<Record<string, unknown>> = {
       definition: { name: "silent", description: "returns nothing", parameters: { type: "object" } },
@@ -222,24 +247,69 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       execute: async () => ({ result: undefined }),
     };
     const runs: string[] = [];
-    const step = new ServerToolExecutionStep(
-      new ServerToolRegistry([silent, recordingTool("alpha", clock, runs)]),
-      clock,
-    );
+    const { step, store } = newStep(clock, [silent, recordingTool("alpha", clock, runs)] as ServerTool[]);
     const result = await step.run({
       calls: [call("c1", "silent", {}), call("c2", "alpha", { value: "file" })],
       context,
     });
     if (!result.successful) throw new Error(result.errors[0].message);
+    expect(result.result.outputs.map((output) => output.output)).toEqual(["null", '{"fileId":"file_1"}']);
+    expect(result.result.files).toEqual([
+      {
+        name: "out.txt",
+        mimeType: "text/plain",
+        url: "https://agent.example/api/v1/files/file_1",
+        sizeBytes: 3,
+        contentHash: sha256ContentHashService.hash(new TextEncoder().encode("out")),
+        contentExpires: new Date(clock.now().getTime() + 60_000).toISOString(),
+      },
+    ]);
+    const stored = await store.get("alice", "file_1");
+    expect(new TextDecoder().decode(stored?.content)).toBe("out");
+  });
+
+  it("gives a tool's errorMessage to the model as an error output and lists it as errorMessage", async () => {
+    const { runs, run } = setup();
+    const result = await run(call("c1", "alpha", { value: "refuse" }), call("c2", "beta", { value: "next" }));
+    if (!result.successful) throw new Error(result.errors[0].message);
     expect(result.result.outputs[0]).toEqual({
       type: "function_call_output",
       callId: "c1",
-      output: "null",
-      isError: false,
+      output: "the backend says no",
+      isError: true,
     });
-    expect(result.result.files.map((file) => [file.name, new TextDecoder().decode(file.content)])).toEqual([
-      ["out.txt", "out"],
-    ]);
+    expect(result.result.executions[0]).toMatchObject({
+      toolCallId: "c1",
+      errorMessage: "the backend says no",
+    });
+    expect(result.result.executions[0]?.resultJson).toBeUndefined();
+    expect(result.result.results.has("c1")).toBe(false);
+    expect(runs).toEqual(["alpha:refuse:t1:general", "beta:next:t1:general"]);
+  });
+
+  it("fails with TOOL_FAILED when a tool outlives toolTimeoutMs, and aborts its signal", async () => {
+    let seenSignal: AbortSignal | undefined;
+    const hang: ServerTool<Record<string, unknown>> = {
+      definition: { name: "hang", description: "never answers", parameters: { type: "object" } },
+      parseArguments: (args) => ({ ok: true, value: args as Record<string, unknown> }),
+      execute: (_args, seen) => {
+        seenSignal = seen.signal;
+        return new Promise(() => {});
+      },
+    };
+    const { step } = newStep(new ManualClock(), [hang as ServerTool], 5);
+    const result = await step.run({ calls: [call("c1", "hang", {})], context });
+    expect(result).toMatchObject({
+      successful: false,
+      errors: [
+        {
+          code: "TOOL_FAILED",
+          message: "Server tool hang failed: it ran longer than 5 ms",
+          details: { tool: "hang", toolCallId: "c1", timeoutMs: 5 },
+        },
+      ],
+    });
+    expect(seenSignal?.aborted).toBe(true);
   });
 
   it("refuses a call whose name no client could be handed, back to the model", async () => {
@@ -262,7 +332,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     const { run } = setup();
     const result = await run(call("c1", "alpha", { value: "unserializable" }));
     expect(!result.successful && result.errors[0]).toMatchObject({
-      code: "SERVER_TOOL_FAILED",
+      code: "TOOL_FAILED",
       details: { tool: "alpha", toolCallId: "c1" },
     });
   });

@@ -54,7 +54,7 @@ describe("failed turns", () => {
     ]);
   });
 
-  it("fails the turn with SERVER_TOOL_FAILED when an executor throws, and the session goes on", async () => {
+  it("fails the turn with TOOL_FAILED when an executor throws, and the session goes on", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(
       { text: "Hello." },
@@ -67,7 +67,7 @@ describe("failed turns", () => {
       successful: false,
       errors: [
         {
-          code: "SERVER_TOOL_FAILED",
+          code: "TOOL_FAILED",
           message: "Server tool lookup failed: lookup backend is down",
           details: { tool: "lookup", toolCallId: "s1" },
         },
@@ -78,7 +78,7 @@ describe("failed turns", () => {
     expect(session.turns[1]).toMatchObject({
       turnId: "t2",
       status: "failed",
-      error: { code: "SERVER_TOOL_FAILED" },
+      error: { code: "TOOL_FAILED" },
     });
 
     const next = responseOf(

@@ -45,7 +45,7 @@ describe("idempotent requests (docs/architecture.md, Turn lifecycle)", () => {
       { text: "unused" },
     );
     const first = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Boom" });
-    expect(errorsOf(first)[0].code).toBe("SERVER_TOOL_FAILED");
+    expect(errorsOf(first)[0].code).toBe("TOOL_FAILED");
     expect(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Boom" })).toEqual(first);
     expect(agent.provider.requests).toHaveLength(1);
   });

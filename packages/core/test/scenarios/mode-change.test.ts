@@ -1,6 +1,6 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import type { LlmRequest, RagChunk } from "../../src/index.js";
+import type { FixedContextChunk, LlmRequest } from "../../src/index.js";
 import { sessionInDroppedMode } from "../support/dropped-mode.js";
 import {
   catalogWithModes,
@@ -11,14 +11,13 @@ import {
   resultOf,
 } from "../support/test-agent.js";
 
-const CHUNK: RagChunk = {
-  id: "ctx_1",
+const CHUNK: FixedContextChunk = {
+  chunkId: "chunk_a",
   path: "src/a.ts",
   startLine: 1,
   endLine: 1,
   language: "typescript",
-  content: "export const a = 1;",
-  metadata: {},
+  text: "export const a = 1;",
 };
 
 const toReview = { mode: "review", reason: "The user asked for a review.", branch: false };
@@ -325,7 +324,9 @@ describe("the mode's instructions after a mode change (DESIGN.md §5)", () => {
       { text: "Reviewing." },
       { text: "Still reviewing." },
     );
-    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review please" }));
+    responseOf(
+      await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review please", workspaceId: "ws" }),
+    );
     responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Here it is" }));
     responseOf(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "And this" }));
 

@@ -115,9 +115,18 @@ describe("starting and keeping sessions", () => {
       if (broken) throw new Error("vector store unreachable");
       return retrieve(query);
     };
-    const failed = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" });
+    const failed = await agent.execute({
+      sessionId: "s",
+      turnId: "t1",
+      instruction: "Hi",
+      workspaceId: "ws",
+    });
     expect(errorsOf(failed)).toEqual([
-      { code: "INTERNAL", message: "Context retrieval failed: vector store unreachable" },
+      {
+        code: "INTERNAL",
+        message: 'Context retrieval from workspace "ws" failed: vector store unreachable',
+        details: { workspaceId: "ws" },
+      },
     ]);
     expect(agent.provider.requests).toEqual([]);
     expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns.map((turn) => turn.status)).toEqual(

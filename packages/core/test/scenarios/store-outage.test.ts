@@ -40,7 +40,8 @@ describe("a database outage while a turn runs", () => {
     agent.provider.enqueue({ text: "Hello." }, { text: "Lost." }, { text: "Later." });
     responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
 
-    store.failNext("recordLlmCall");
+    // A plain turn's call is kept with its settlement: the write that fails is that one.
+    store.failNext("updateTurn");
     const request = { sessionId: "s", turnId: "t2", instruction: "Meanwhile" };
     const cutShort = await agent.execute(request);
     expect(errorsOf(cutShort)).toEqual([
@@ -69,7 +70,7 @@ describe("a database outage while a turn runs", () => {
     const store = new OutageStore();
     const agent = await createTestAgent({ store });
     agent.provider.enqueue({ text: "Lost." }, { text: "Run again." });
-    store.failNext("recordLlmCall", "updateTurn");
+    store.failNext("updateTurn", "updateTurn");
     const request = { sessionId: "s", turnId: "t1", instruction: "Hi" };
     expect(errorsOf(await agent.execute(request))).toEqual([
       {

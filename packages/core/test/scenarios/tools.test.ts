@@ -175,6 +175,7 @@ describe("a server tool loop", () => {
       url: expect.stringMatching(/^\/v1\/files\/file_\d+$/),
       sizeBytes: 15,
       contentHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      contentExpires: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
 
     // Each tool's output goes back to the model as the next call's input.

@@ -1,33 +1,33 @@
 import { describe, expect, it } from "vitest";
-import type { ContentPart, LlmRequest, RagChunk } from "../../src/index.js";
+import type { ContentPart, FixedContextChunk, LlmRequest } from "../../src/index.js";
 import { createTestAgent, responseOf } from "../support/test-agent.js";
 
-const chunks: RagChunk[] = [
+const chunks: FixedContextChunk[] = [
   {
-    id: "ctx_1",
+    chunkId: "chunk_manager",
     path: "Billing/Managers/InvoiceManager.cs",
     startLine: 40,
     endLine: 85,
     language: "csharp",
-    content: "public class InvoiceManager\n{\n}",
+    text: "public class InvoiceManager\n{\n}",
     metadata: { repo: "billing", language: "csharp" },
   },
   {
-    id: "ctx_2",
+    chunkId: "chunk_web",
     path: "web/invoice.ts",
     startLine: 1,
     endLine: 3,
     language: "typescript",
-    content: "export const invoice = 1;",
+    text: "export const invoice = 1;",
     metadata: { repo: "web", language: "typescript" },
   },
   {
-    id: "ctx_3",
+    chunkId: "chunk_controller",
     path: "Billing/Api/InvoiceController.cs",
     startLine: 10,
     endLine: 55,
     language: "csharp",
-    content: "// uses ``` in a comment\npublic class InvoiceController {}",
+    text: "// uses ``` in a comment\npublic class InvoiceController {}",
     metadata: { repo: "billing", language: "csharp" },
   },
 ];
@@ -43,7 +43,14 @@ describe("the user message through execute", () => {
   it("sends [MODE]/[INSTRUCTION] first and the retrieved chunks as the [CONTEXT] block, byte for byte", async () => {
     const agent = await createTestAgent({ chunks });
     agent.provider.enqueue({ text: "It bills." });
-    responseOf(await agent.execute({ sessionId: "s1", turnId: "t1", instruction: "How does billing work?" }));
+    responseOf(
+      await agent.execute({
+        sessionId: "s1",
+        turnId: "t1",
+        instruction: "How does billing work?",
+        workspaceId: "ws",
+      }),
+    );
     expect(userContent(agent.provider.requests[0])).toEqual([
       { type: "text", text: "[MODE: general]\n\n[INSTRUCTION]\nHow does billing work?" },
       {
@@ -85,12 +92,12 @@ describe("the user message through execute", () => {
     ]);
   });
 
-  it("hands the request's ragScope to the retriever, which filters the chunks", async () => {
+  it("hands the request's workspace, query, ragScope and hints to the retriever, which filters the chunks", async () => {
     const agent = await createTestAgent({ chunks });
     const retrieve = agent.retriever.retrieve.bind(agent.retriever);
     const scopes: unknown[] = [];
     agent.retriever.retrieve = async (query) => {
-      scopes.push({ principal: query.principal, sessionId: query.sessionId, scope: query.scope });
+      scopes.push({ principal: query.principal, workspaceId: query.workspaceId, scope: query.scope });
       return retrieve(query);
     };
     agent.provider.enqueue({ text: "C# only." }, { text: "Nothing." });
@@ -99,6 +106,7 @@ describe("the user message through execute", () => {
         sessionId: "s1",
         turnId: "t1",
         instruction: "Explain",
+        workspaceId: "ws",
         ragScope: [
           { key: "repo", operator: "==", values: ["billing"] },
           { key: "language", operator: "does_not_contain", values: ["script"] },
@@ -116,20 +124,21 @@ describe("the user message through execute", () => {
     expect(scopes).toEqual([
       {
         principal: "alice",
-        sessionId: "s1",
+        workspaceId: "ws",
         scope: [
           { key: "repo", operator: "==", values: ["billing"] },
           { key: "language", operator: "does_not_contain", values: ["script"] },
         ],
       },
-      { principal: "alice", sessionId: "s1", scope: [{ key: "repo", operator: "==", values: ["docs"] }] },
+      // The second turn names no workspace: it retrieves from the session's last one.
+      { principal: "alice", workspaceId: "ws", scope: [{ key: "repo", operator: "==", values: ["docs"] }] },
     ]);
     const first = userContent(agent.provider.requests[0]);
     expect(first).toHaveLength(2);
     const block = first[1]?.type === "text" ? first[1].text : "";
     expect(block.match(/=== CHUNK \d ===\nId: \w+/g)).toEqual([
       "=== CHUNK 1 ===\nId: ctx_1",
-      "=== CHUNK 2 ===\nId: ctx_3",
+      "=== CHUNK 2 ===\nId: ctx_2",
     ]);
     // No chunk matched the second scope: the [CONTEXT] block is left out, not sent empty.
     expect(userContent(agent.provider.requests[1])).toEqual([
@@ -224,6 +233,7 @@ describe("the user message through execute", () => {
         sessionId: "s1",
         turnId: "t1",
         instruction: "Go",
+        workspaceId: "ws",
         solutionContextText: "Web.sln",
       }),
     );

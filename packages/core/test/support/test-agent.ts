@@ -11,11 +11,13 @@ import {
   type AgentCatalogConfig,
   AgentService,
   type AgentServiceOptions,
+  type BeginTurnInput,
+  type BeginTurnResult,
   type ClaimSessionInput,
+  type FixedContextChunk,
   InMemoryContextRetriever,
   InMemoryFileStore,
   InMemorySessionStore,
-  type RagChunk,
   type ServerTool,
   type SessionStore,
   type TurnEvent,
@@ -84,18 +86,14 @@ export const lookupTool: ServerTool<{ query: string; explode?: boolean }> = {
     if (typeof query !== "string") return { ok: false, message: "query must be a string" };
     return { ok: true, value: { query, explode: (args as { explode?: boolean }).explode === true } };
   },
-  async execute(args) {
+  async execute(args, context) {
     if (args.explode) throw new Error("lookup backend is down");
-    return {
-      result: { found: `answer to ${args.query}` },
-      files: [
-        {
-          name: "answer.txt",
-          mimeType: "text/plain",
-          content: new TextEncoder().encode(`answer to ${args.query}`),
-        },
-      ],
-    };
+    await context.files.keep({
+      name: "answer.txt",
+      mimeType: "text/plain",
+      content: new TextEncoder().encode(`answer to ${args.query}`),
+    });
+    return { result: { found: `answer to ${args.query}` } };
   },
 };
 
@@ -164,10 +162,27 @@ function gatedSessionStore(store: SessionStore): GatedSessionStore {
     await holds.pass(input);
     return store.claimSession(input);
   };
+  // A user turn's read and claim, held in between as a database's read-committed transaction may see them:
+  // its turn read before the hold, its claim and start after it (a turn started meanwhile: `claimed` only).
+  const beginTurn = async (input: BeginTurnInput): Promise<BeginTurnResult> => {
+    const existing = await store.getTurn(input.key, input.turnId);
+    if (existing) return { outcome: "turn_exists", turn: existing };
+    const { plan, turnId: _, ...claim } = input;
+    await holds.pass(claim);
+    const claimed = await store.claimSession(claim);
+    if (claimed.outcome !== "claimed") return claimed;
+    const start = plan(claimed.session);
+    if (!start) return claimed;
+    const started = await store.startTurn({ ...start, leaseOwner: input.lease.owner });
+    if (started !== "started") return claimed;
+    const session = (await store.getSession(input.key)) ?? claimed.session;
+    return { outcome: "started", session, turn: start.turn };
+  };
   const holdNextClaim = () => holds.hold();
   return new Proxy(store as GatedSessionStore, {
     get(target, property) {
       if (property === "claimSession") return claimSession;
+      if (property === "beginTurn") return beginTurn;
       if (property === "holdNextClaim") return holdNextClaim;
       const value: unknown = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;
@@ -190,7 +205,7 @@ export interface TestAgent {
 export async function createTestAgent(
   options: {
     store?: SessionStore;
-    chunks?: RagChunk[];
+    chunks?: FixedContextChunk[];
     config?: AgentCatalogConfig;
     /** Server tools besides `agent_change_mode`; `[lookupTool]` unless given. */
     serverTools?: ServerTool[];

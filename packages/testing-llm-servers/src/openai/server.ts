@@ -13,6 +13,7 @@ import {
 } from "../scripted/scripted-llm-server.js";
 import { writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
+import { hashedEmbedding, parseEmbeddingsRequest } from "./embeddings.js";
 import { preloadOpenAISchemas, type SchemaViolation, validateCreateResponse } from "./openapi.js";
 import {
   errorBody,
@@ -57,6 +58,8 @@ export interface StoredResponse {
 export interface ScriptedOpenAI extends ScriptedLlmServer<ScriptStep, RecordedRequest, ScriptedOpenAI> {
   /** The recorded `POST /v1/responses` requests. */
   responseRequests(): RecordedRequest[];
+  /** The recorded `POST /v1/embeddings` requests (answered by `hashedEmbedding`, never from the script). */
+  embeddingRequests(): RecordedRequest[];
   /** The stored response, if the server still has it. */
   storedResponse(responseId: string): StoredResponse | undefined;
   /** Ids of the stored responses, oldest first. */
@@ -235,6 +238,38 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     });
   }
 
+  /** Embeddings are answered at once, deterministically (`hashedEmbedding`), never from the script. */
+  function handleEmbeddings(exchange: Exchange): void {
+    const body = exchange.parseJsonBody();
+    const parsed =
+      body === undefined ? { param: "", message: INVALID_JSON_MESSAGE } : parseEmbeddingsRequest(body);
+    if ("param" in parsed) {
+      sendError(exchange, 400, {
+        message: parsed.message,
+        type: "invalid_request_error",
+        param: parsed.param || null,
+        code: null,
+      });
+      return;
+    }
+    const tokens = parsed.inputs.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
+    sendJson(
+      exchange,
+      200,
+      {
+        object: "list",
+        data: parsed.inputs.map((text, index) => ({
+          object: "embedding",
+          index,
+          embedding: hashedEmbedding(text, parsed.dimensions),
+        })),
+        model: parsed.model,
+        usage: { prompt_tokens: tokens, total_tokens: tokens },
+      },
+      "harness",
+    );
+  }
+
   async function handle(exchange: Exchange): Promise<void> {
     const { req, record } = exchange;
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
@@ -248,6 +283,9 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     const path = new URL(record.path, "http://localhost").pathname.replace(/\/+$/, "");
     if (path === "/v1/responses" && record.method === "POST") {
       return handleCreate(exchange);
+    }
+    if (path === "/v1/embeddings" && record.method === "POST") {
+      return handleEmbeddings(exchange);
     }
     const match = /^\/v1\/responses\/([^/]+)$/.exec(path);
     if (match && (record.method === "GET" || record.method === "DELETE")) {
@@ -291,6 +329,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
   const api: ScriptedOpenAI = {
     ...server,
     responseRequests: () => postsTo(server.requests, /^\/v1\/responses\/?(\?|$)/),
+    embeddingRequests: () => postsTo(server.requests, /^\/v1\/embeddings\/?(\?|$)/),
     storedResponse: (responseId) => store.get(responseId),
     storedResponseIds: () => [...store.keys()],
     forget: (responseId) => store.delete(responseId),

@@ -1,7 +1,8 @@
-import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
+import type { AgentExecuteRequest, InvokeResult } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
+import { readJsonBody } from "../json-body.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 
@@ -13,21 +14,9 @@ export function executeRoute(
   heartbeatMs: number,
 ): void {
   app.post("/v1/agent/execute", async (c) => {
-    if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
-      return sendResult(c, fail("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json."));
-    }
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return sendResult(
-        c,
-        fail("VALIDATION_FAILED", "The request body is not valid JSON.", {
-          fields: [{ path: "", message: "is not valid JSON" }],
-        }),
-      );
-    }
-    const request = validate(body);
+    const body = await readJsonBody(c);
+    if (!body.successful) return sendResult(c, body);
+    const request = validate(body.result);
     if (!request.successful) return sendResult(c, request);
     // One core call answers both ways. A request refused before its turn runs (SESSION_BUSY,
     // TURN_ID_CONFLICT, …) is no turn event: it is answered as JSON with its status, and the event stream

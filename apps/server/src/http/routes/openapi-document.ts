@@ -3,11 +3,20 @@ import {
   AgentExecuteResponseSchema,
   AgentExecuteResultSchema,
   DEFAULT_REQUEST_LIMITS,
+  DeleteWorkspaceDocumentsRequestSchema,
+  DeleteWorkspaceDocumentsResponseSchema,
+  DropWorkspaceResponseSchema,
   ERROR_HTTP_STATUS,
   type ErrorCode,
   InvokeErrorSchema,
   InvokeWarningSchema,
   invokeResultSchema,
+  PutWorkspaceDocumentsRequestSchema,
+  PutWorkspaceDocumentsResponseSchema,
+  WORKSPACE_LIMITS,
+  WorkspaceSearchRequestSchema,
+  WorkspaceSearchResponseSchema,
+  WorkspaceSummarySchema,
 } from "@aptix/contracts";
 import { z } from "zod";
 import { RETRY_AFTER_SECONDS } from "../send-result.js";
@@ -36,6 +45,23 @@ function componentSchemas(): Record<string, unknown> {
   registry.add(TurnSummarySchema, { id: "TurnSummary" });
   registry.add(TurnTraceSchema, { id: "TurnTrace" });
   registry.add(successOf(TurnTraceSchema), { id: "TurnTraceSuccess" });
+  const workspaceSchemas = {
+    PutWorkspaceDocumentsRequest: PutWorkspaceDocumentsRequestSchema,
+    DeleteWorkspaceDocumentsRequest: DeleteWorkspaceDocumentsRequestSchema,
+    WorkspaceSearchRequest: WorkspaceSearchRequestSchema,
+  };
+  for (const [id, schema] of Object.entries(workspaceSchemas)) registry.add(schema, { id });
+  const workspaceAnswers = {
+    PutWorkspaceDocuments: PutWorkspaceDocumentsResponseSchema,
+    DeleteWorkspaceDocuments: DeleteWorkspaceDocumentsResponseSchema,
+    WorkspaceSummary: WorkspaceSummarySchema,
+    DropWorkspace: DropWorkspaceResponseSchema,
+    WorkspaceSearch: WorkspaceSearchResponseSchema,
+  };
+  for (const [id, schema] of Object.entries(workspaceAnswers)) {
+    registry.add(schema, { id });
+    registry.add(successOf(schema), { id: `${id}Success` });
+  }
   registry.add(ServiceStatusSchema, { id: "ServiceStatus" });
   registry.add(successOf(ServiceStatusSchema), { id: "ServiceStatusSuccess" });
   const { schemas } = z.toJSONSchema(registry, {
@@ -105,6 +131,26 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
     schema: { type: "string" },
   });
   const sessionId = path("sessionId", "The client's session id.");
+  const workspaceId = path(
+    "workspaceId",
+    "The client's workspace id (1–256 characters); the caller's own, as its sessions are.",
+  );
+  const jsonBody = (schema: string) => ({
+    required: true,
+    content: { "application/json": { schema: ref(schema) } },
+  });
+  const workspaceRoute = (
+    summary: string,
+    body: string | undefined,
+    answer: string,
+    description: string,
+  ) => ({
+    summary,
+    ...ownerOnly,
+    parameters: [workspaceId],
+    ...(body ? { requestBody: jsonBody(body) } : {}),
+    responses: { "200": json(description, `${answer}Success`), ...errors },
+  });
   const turnId = path("turnId", "The client's turn id.");
   return {
     openapi: "3.1.0",
@@ -206,7 +252,7 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
       },
       "/v1/files/{fileId}": {
         get: {
-          summary: "The content behind a FileRef url.",
+          summary: "The content behind a FileRef url; 410 FILE_EXPIRED once its contentExpires has passed.",
           ...ownerOnly,
           parameters: [path("fileId", "From the FileRef url.")],
           responses: {
@@ -220,8 +266,61 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
                 "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
               },
             },
+            "304": {
+              description: "Not modified: `If-None-Match` names the file's ETag (its content never changes).",
+              headers: { ETag: { description: "The file's content hash.", schema: { type: "string" } } },
+            },
             ...errors,
           },
+        },
+      },
+      "/v1/workspaces/{workspaceId}/documents": {
+        put: {
+          ...workspaceRoute(
+            "Push documents into the workspace's index (created when missing).",
+            "PutWorkspaceDocumentsRequest",
+            "PutWorkspaceDocuments",
+            "What the push did and the workspace's chunk total.",
+          ),
+          description:
+            "Upserts by path: a document whose content is unchanged is not chunked or embedded again; `replace: true` " +
+            `also deletes the workspace's documents not in the set. At most ${WORKSPACE_LIMITS.maxDocumentBytes} bytes ` +
+            `(UTF-8) a document and ${WORKSPACE_LIMITS.maxDocumentsPerRequest} documents a request; paths follow the ` +
+            "artifact path rules. Bad input is 400 VALIDATION_FAILED naming the field, and changes nothing.",
+        },
+        delete: workspaceRoute(
+          "Delete documents by path.",
+          "DeleteWorkspaceDocumentsRequest",
+          "DeleteWorkspaceDocuments",
+          "How many documents were deleted.",
+        ),
+      },
+      "/v1/workspaces/{workspaceId}": {
+        get: workspaceRoute(
+          "The workspace's document and chunk counts.",
+          undefined,
+          "WorkspaceSummary",
+          "The summary.",
+        ),
+        delete: workspaceRoute(
+          "Drop the workspace and its whole index.",
+          undefined,
+          "DropWorkspace",
+          "Dropped.",
+        ),
+      },
+      "/v1/workspaces/{workspaceId}/search": {
+        post: {
+          ...workspaceRoute(
+            "Search the workspace: ranked chunks, best first.",
+            "WorkspaceSearchRequest",
+            "WorkspaceSearch",
+            "The chunks found.",
+          ),
+          description:
+            "Lexical ranking over code-aware terms, fused with vector similarity when the server embeds chunks. " +
+            "`ragScope` filters as a user turn's does (AGN-034 §4.4). An unknown workspace, or another " +
+            "principal's, is 404 WORKSPACE_NOT_FOUND.",
         },
       },
       "/healthz": {

@@ -37,12 +37,24 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
     const found = await service.getFile(c.get("principal"), c.req.param("fileId"));
     if (!found.successful) return sendResult(c, found);
     const { file, content } = found.result;
+    const etag = `"${file.contentHash}"`;
+    const headers = { etag, "cache-control": "private, max-age=0" };
+    // The content never changes under an id: a client holding these bytes need not fetch them again.
+    if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
     return c.body(new Uint8Array(content), 200, {
+      ...headers,
       "content-type": file.mimeType,
       "content-length": String(file.sizeBytes),
-      etag: `"${file.contentHash}"`,
       "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-      "cache-control": "private, max-age=0",
     });
+  });
+}
+
+/** `If-None-Match` (RFC 9110 §13.1.2): `*` or a list of tags, weak ones compared weakly. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(",").some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === "*" || trimmed.replace(/^W\//, "") === etag;
   });
 }

@@ -1,0 +1,151 @@
+import { basename, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { IdentifierSchema } from "@aptix/contracts";
+
+export const USAGE = `Usage: aptix <command> [options]
+
+Commands:
+  chat                   talk with the agent about the workspace (interactive)
+  run "<instruction>"    run one turn and exit
+  index [dir]            push the workspace's files (honouring .gitignore) for retrieval
+  session <id>           show a session: its mode and its turns
+
+Options:
+  --url URL              the Aptix service (default http://127.0.0.1:8787)
+  --api-key KEY          the API key (default: $APTIX_API_KEY; none for a local-mode server)
+  --workspace DIR        the workspace the tools work in (default: the current directory;
+                         its name is the workspaceId)
+  --session ID           the session to continue (default: a new one)
+  -y, --yes              apply patches without asking
+  --json                 print one JSON object as the last line of stdout
+  -h, --help             show this help
+
+Exit codes: 0 done, 1 the turn failed, 2 usage error.
+`;
+
+/** A command line the CLI cannot run: exit code 2 with the usage text. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export type Command =
+  | { name: "chat" }
+  | { name: "run"; instruction: string }
+  | { name: "index" }
+  | { name: "session"; sessionId: string }
+  | { name: "help" };
+
+export interface CliOptions {
+  command: Command;
+  url: string;
+  apiKey: string | undefined;
+  /** Absolute. */
+  workspaceDir: string;
+  /** The directory's name, made an identifier. */
+  workspaceId: string;
+  sessionId: string;
+  /** Whether `--session` named the session (else it is new). */
+  sessionGiven: boolean;
+  yes: boolean;
+  json: boolean;
+}
+
+/** Reads the command line strictly (an unknown option or command, or a missing argument, is a UsageError). */
+export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv, cwd: string): CliOptions {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [name, ...rest] = positionals;
+  const command = commandOf(values.help ? "help" : name, rest);
+  const workspaceArgument = command.name === "index" ? rest[0] : undefined;
+  const workspaceDir = resolve(cwd, workspaceArgument ?? values.workspace ?? ".");
+  const url = values.url ?? "http://127.0.0.1:8787";
+  if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+    throw new UsageError(`--url ${url} is not an http(s) URL.`);
+  }
+  if (values.session !== undefined) checkIdentifier("--session", values.session);
+  return {
+    command,
+    url,
+    apiKey: values["api-key"] ?? (env.APTIX_API_KEY || undefined),
+    workspaceDir,
+    workspaceId: workspaceIdOf(workspaceDir),
+    sessionId: values.session ?? crypto.randomUUID(),
+    sessionGiven: values.session !== undefined,
+    yes: values.yes ?? false,
+    json: values.json ?? false,
+  };
+}
+
+function parse(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      url: { type: "string" },
+      "api-key": { type: "string" },
+      workspace: { type: "string" },
+      session: { type: "string" },
+      yes: { type: "boolean", short: "y" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}
+
+function commandOf(name: string | undefined, rest: string[]): Command {
+  const atMost = (count: number) => {
+    if (rest.length > count)
+      throw new UsageError(`aptix ${name}: unexpected argument ${JSON.stringify(rest[count])}.`);
+  };
+  switch (name) {
+    case "help":
+      return { name: "help" };
+    case "chat":
+      atMost(0);
+      return { name: "chat" };
+    case "run": {
+      atMost(1);
+      const instruction = rest[0]?.trim();
+      if (!instruction) throw new UsageError('aptix run needs an instruction: aptix run "<instruction>".');
+      return { name: "run", instruction };
+    }
+    case "index":
+      atMost(1);
+      return { name: "index" };
+    case "session": {
+      atMost(1);
+      const sessionId = rest[0];
+      if (sessionId === undefined)
+        throw new UsageError("aptix session needs a session id: aptix session <id>.");
+      checkIdentifier("the session id", sessionId);
+      return { name: "session", sessionId };
+    }
+    case undefined:
+      throw new UsageError("Name a command.");
+    default:
+      throw new UsageError(`Unknown command ${JSON.stringify(name)}.`);
+  }
+}
+
+function checkIdentifier(what: string, value: string): void {
+  const parsed = IdentifierSchema.safeParse(value);
+  if (!parsed.success)
+    throw new UsageError(`${what} ${JSON.stringify(value)} ${parsed.error.issues[0]?.message}.`);
+}
+
+/**
+ * The workspace's id is its directory's name, with every character the identifier rule (`IdentifierSchema`:
+ * letters, digits, `.`, `_`, `:`, `-`, at most 128) does not allow replaced by `-`.
+ */
+export function workspaceIdOf(directory: string): string {
+  const id = basename(directory)
+    .replace(/[^A-Za-z0-9._:-]/g, "-")
+    .slice(0, 128);
+  return IdentifierSchema.safeParse(id).success ? id : "workspace";
+}

@@ -1,0 +1,50 @@
+import { LineReader } from "../terminal/line-reader.js";
+import { type CliContext, EXIT } from "./cli-context.js";
+import { jsonAnswer } from "./json-answer.js";
+import { TurnRunner } from "./turn-runner.js";
+
+/**
+ * `aptix chat`: reads instructions line by line and runs each as a turn of one session, until the input ends
+ * (Ctrl-D) or `/exit`. Ctrl-C stops the running turn (the service finishes its round), or ends the chat
+ * between turns. A failed turn is shown and the chat goes on; the exit code is the last turn's.
+ */
+export async function chatCommand(context: CliContext): Promise<number> {
+  const { options, terminal } = context;
+  const reader = new LineReader(context.streams.stdin, terminal.out);
+  let running: AbortController | undefined;
+  reader.onInterrupt = () => {
+    if (running) running.abort(new Error("Stopped by the user (Ctrl-C)."));
+    else reader.close();
+  };
+  let exitCode: number = EXIT.done;
+  try {
+    const runner = await TurnRunner.open(context, () => reader);
+    terminal.line(
+      terminal.style(
+        "dim",
+        `aptix chat · session ${options.sessionId} · workspace ${options.workspaceId} (${options.workspaceDir})\n` +
+          "Type an instruction; /exit or Ctrl-D to quit.",
+      ),
+    );
+    for (;;) {
+      const line = await reader.next(terminal.style("bold", "> "));
+      if (line === null || line.trim() === "/exit") break;
+      if (line.trim() === "") continue;
+      running = new AbortController();
+      try {
+        const { turnId, answer } = await runner.run(line.trim(), running.signal);
+        exitCode = answer.successful ? EXIT.done : EXIT.failed;
+        if (options.json) context.streams.stdout.write(`${jsonAnswer(options.sessionId, turnId, answer)}\n`);
+      } catch (error) {
+        if (!running.signal.aborted) throw error;
+        terminal.line(terminal.style("yellow", "Stopped."));
+        exitCode = EXIT.failed;
+      } finally {
+        running = undefined;
+      }
+    }
+    return exitCode;
+  } finally {
+    reader.close();
+  }
+}

@@ -1,0 +1,42 @@
+import { type CliContext, EXIT } from "./cli-context.js";
+
+/** `aptix session <id>`: the session's mode, mode changes and turns. */
+export async function sessionCommand(context: CliContext, sessionId: string): Promise<number> {
+  const { client, terminal, options } = context;
+  const answer = await client.getSession(sessionId);
+  if (options.json)
+    context.streams.stdout.write(`${JSON.stringify(answer.successful ? answer.result : answer)}\n`);
+  if (!answer.successful) {
+    for (const error of answer.errors)
+      terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
+    return EXIT.failed;
+  }
+  if (options.json) return EXIT.done;
+  const session = answer.result;
+  terminal.line(
+    `${terminal.style("bold", `Session ${session.sessionId}`)} · mode ${session.modeDisplayName} (${session.mode})`,
+  );
+  terminal.line(`created ${session.createdAt}, last changed ${session.updatedAt}`);
+  for (const change of session.modeHistory) {
+    terminal.line(
+      `mode ${change.previousMode} → ${change.newMode} in turn ${change.turnId}: ${change.reason}`,
+    );
+  }
+  for (const turn of session.turns) {
+    const tokens = turn.usage
+      ? ` · ${turn.usage.inputTokens} in / ${turn.usage.outputTokens} out tokens`
+      : "";
+    const error = turn.error ? ` · ${turn.error.code}: ${turn.error.message}` : "";
+    terminal.line(
+      `${String(turn.sequence).padStart(3)}. ${turn.turnId} ${statusOf(context, turn.status)} ${turn.createdAt}${tokens}${error}`,
+    );
+  }
+  if (session.turns.length === 0) terminal.line(terminal.style("dim", "no turns"));
+  return EXIT.done;
+}
+
+function statusOf({ terminal }: CliContext, status: string): string {
+  if (status === "completed") return terminal.style("green", status);
+  if (status === "failed" || status === "abandoned") return terminal.style("red", status);
+  return terminal.style("yellow", status);
+}

@@ -1,0 +1,59 @@
+import type { AptixResult } from "@aptix/client";
+import type { FinalResponse } from "@aptix/contracts";
+import type { LineReader } from "../terminal/line-reader.js";
+import { patchPreview } from "../terminal/patch-preview.js";
+import { workspaceTools } from "../tools/workspace-tools.js";
+import { WorkspaceRoot } from "../workspace/workspace-root.js";
+import type { CliContext } from "./cli-context.js";
+
+/**
+ * Runs user turns in the session with the workspace's tools: streams the text to the terminal, prints a line
+ * per tool call, shows each patch and asks before applying it (unless `--yes`).
+ */
+export class TurnRunner {
+  readonly #context: CliContext;
+  readonly #root: WorkspaceRoot;
+  readonly #reader: () => LineReader;
+
+  private constructor(context: CliContext, root: WorkspaceRoot, reader: () => LineReader) {
+    this.#context = context;
+    this.#root = root;
+    this.#reader = reader;
+  }
+
+  /** `reader` gives the line reader that patch confirmations are asked on (made when first needed). */
+  static async open(context: CliContext, reader: () => LineReader): Promise<TurnRunner> {
+    return new TurnRunner(context, await WorkspaceRoot.open(context.options.workspaceDir), reader);
+  }
+
+  /** Runs one user turn to its end; the answer is returned, and a failure printed. */
+  async run(
+    instruction: string,
+    signal?: AbortSignal,
+  ): Promise<{ turnId: string; answer: AptixResult<FinalResponse> }> {
+    const { options, client, terminal } = this.#context;
+    const turnId = crypto.randomUUID();
+    const tools = workspaceTools(this.#root, terminal, async (patch) => {
+      terminal.line(patchPreview(terminal, patch));
+      if (options.yes) return true;
+      const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));
+      return answer !== null && /^y(es)?$/i.test(answer.trim());
+    });
+    const answer = await client.runTurn({
+      sessionId: options.sessionId,
+      turnId,
+      instruction,
+      workspaceId: options.workspaceId,
+      tools,
+      onTextDelta: (delta) => terminal.write(delta),
+      onTextReset: () => terminal.endLine(),
+      ...(signal ? { signal } : {}),
+    });
+    terminal.endLine();
+    if (!answer.successful) {
+      for (const error of answer.errors)
+        terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
+    }
+    return { turnId, answer };
+  }
+}

@@ -1,0 +1,66 @@
+import { statSync } from "node:fs";
+import { AptixClient, AptixProtocolError } from "@aptix/client";
+import { parseCliOptions, USAGE, UsageError } from "./cli-options.js";
+import { chatCommand } from "./commands/chat-command.js";
+import { type CliContext, EXIT } from "./commands/cli-context.js";
+import { indexCommand } from "./commands/index-command.js";
+import { runCommand } from "./commands/run-command.js";
+import { sessionCommand } from "./commands/session-command.js";
+import { Terminal } from "./terminal/terminal.js";
+
+export type CliStreams = CliContext["streams"];
+
+/** Runs `aptix <argv>` and answers its exit code (0 done, 1 the turn failed, 2 usage error). */
+export async function runCli(argv: readonly string[], streams: CliStreams, cwd: string): Promise<number> {
+  let context: CliContext;
+  try {
+    const options = parseCliOptions(argv, streams.env, cwd);
+    const needsWorkspace = ["chat", "run", "index"].includes(options.command.name);
+    if (needsWorkspace && !statSync(options.workspaceDir, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new UsageError(`The workspace ${options.workspaceDir} is not a directory.`);
+    }
+    const terminal = new Terminal(streams, { json: options.json });
+    const client = new AptixClient({
+      baseUrl: options.url,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    });
+    context = { options, client, terminal, streams };
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    streams.stderr.write(`aptix: ${error.message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  try {
+    const { command } = context.options;
+    switch (command.name) {
+      case "help":
+        streams.stdout.write(USAGE);
+        return EXIT.done;
+      case "chat":
+        return await chatCommand(context);
+      case "run":
+        return await runCommand(context, command.instruction);
+      case "index":
+        return await indexCommand(context);
+      case "session":
+        return await sessionCommand(context, command.sessionId);
+    }
+  } catch (error) {
+    streams.stderr.write(`aptix: ${describeFailure(error, context.options.url)}\n`);
+    return EXIT.failed;
+  }
+}
+
+/** A failure that is not the service's answer: unreachable service, a workspace that does not exist, … */
+function describeFailure(error: unknown, url: string): string {
+  if (error instanceof AptixProtocolError)
+    return `the service at ${url} answered unexpectedly: ${error.message}`;
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const cause = (error.cause as Error | undefined)?.message;
+    return `cannot reach the service at ${url}${cause ? `: ${cause}` : ""}`;
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR")
+    return `the workspace does not exist: ${(error as Error).message}`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,59 @@
+import { createInterface, type Interface } from "node:readline";
+
+/**
+ * Lines the user types, asked for one at a time. Lines that arrive before they are asked for (piped input) are
+ * kept, not lost; `null` means the input ended (Ctrl-D, end of the pipe). Ctrl-C calls `onInterrupt`.
+ */
+export class LineReader {
+  readonly #readline: Interface;
+  readonly #lines: string[] = [];
+  #waiting: ((line: string | null) => void) | undefined;
+  #closed = false;
+
+  constructor(
+    input: NodeJS.ReadableStream & { isTTY?: boolean },
+    output: NodeJS.WritableStream & { isTTY?: boolean },
+  ) {
+    this.#readline = createInterface({
+      input,
+      output,
+      terminal: input.isTTY === true && output.isTTY === true,
+    });
+    this.#readline.on("line", (line) => {
+      if (this.#waiting) this.#settle(line);
+      else this.#lines.push(line);
+    });
+    this.#readline.on("close", () => {
+      this.#closed = true;
+      this.#settle(null);
+    });
+  }
+
+  /** What Ctrl-C does while a line is being typed (default: end the input). */
+  set onInterrupt(handler: () => void) {
+    this.#readline.removeAllListeners("SIGINT");
+    this.#readline.on("SIGINT", handler);
+  }
+
+  /** Shows `prompt` and resolves with the next line, or `null` once the input has ended. */
+  next(prompt: string): Promise<string | null> {
+    const queued = this.#lines.shift();
+    if (queued !== undefined) return Promise.resolve(queued);
+    if (this.#closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.#waiting = resolve;
+      this.#readline.setPrompt(prompt);
+      this.#readline.prompt();
+    });
+  }
+
+  close(): void {
+    this.#readline.close();
+  }
+
+  #settle(line: string | null): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.(line);
+  }
+}

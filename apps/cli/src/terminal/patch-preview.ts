@@ -1,0 +1,16 @@
+import type { Terminal } from "./terminal.js";
+
+/** The patch as a reader sees it in `git diff`: headers bold, hunk lines cyan, additions green, removals red. */
+export function patchPreview(terminal: Terminal, patch: string): string {
+  return patch
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((line) => {
+      if (/^(---|\+\+\+|diff |index )/.test(line)) return terminal.style("bold", line);
+      if (line.startsWith("@@")) return terminal.style("cyan", line);
+      if (line.startsWith("+")) return terminal.style("green", line);
+      if (line.startsWith("-")) return terminal.style("red", line);
+      return line;
+    })
+    .join("\n");
+}

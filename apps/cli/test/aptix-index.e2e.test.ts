@@ -1,0 +1,100 @@
+import { symlink, unlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { step } from "@aptix/testing-llm-servers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAptix } from "./support/aptix-process.js";
+import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { makeWorkspace, removeWorkspaces, writeFiles } from "./support/workspace-dir.js";
+
+/**
+ * `aptix index` needs the service's workspace routes and turn-time retrieval (DESIGN §7): these tests run the
+ * binary against them, from the push to the `[CONTEXT]` block the model gets.
+ */
+let aptix: AptixServer;
+
+beforeAll(async () => {
+  aptix = await startAptixServer();
+});
+
+afterAll(async () => {
+  await aptix?.close();
+  await removeWorkspaces();
+});
+
+const run = (args: string[], cwd: string) =>
+  runAptix([...args, "--url", aptix.server.url], { cwd, env: { APTIX_API_KEY: API_KEY } });
+
+const INVOICE = [
+  "export function computeInvoiceTotal(lines: Array<{ price: number; quantity: number }>) {",
+  "  return lines.reduce((total, line) => total + line.price * line.quantity, 0);",
+  "}",
+  "",
+].join("\n");
+
+describe("aptix index", () => {
+  it("pushes the workspace's text files, honouring .gitignore, and a turn then gets them as [CONTEXT]", async () => {
+    const workspace = await makeWorkspace("billing", {
+      ".gitignore": "secret.env\nbuild/\n",
+      "src/invoice.ts": INVOICE,
+      "src/tax.ts": "export const TAX_RATE = 0.2;\n",
+      "secret.env": "computeInvoiceTotal=hidden-value\n",
+      "build/invoice.js": "function computeInvoiceTotal() { /* built */ }\n",
+    });
+    await writeFile(join(workspace.dir, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]));
+    await writeFile(join(workspace.outside, "linked.ts"), "computeInvoiceTotal outside\n");
+    await symlink(join(workspace.outside, "linked.ts"), join(workspace.dir, "linked.ts"));
+
+    const indexed = await run(["index", "--json"], workspace.dir);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({
+      workspaceId: "billing",
+      files: 3,
+      upserted: 3,
+      unchanged: 0,
+      deleted: 0,
+      skipped: [{ path: "logo.png", reason: "binary" }],
+    });
+
+    aptix.openai.script(step.text("It multiplies price by quantity and sums."));
+    const answered = await run(["run", "How does computeInvoiceTotal work?", "--json"], workspace.dir);
+    expect(answered.code, answered.stderr).toBe(0);
+    const [, context] = aptix.lastUserParts();
+    expect(context).toMatch(/^\[CONTEXT\]\n\n=== CHUNK 1 ===\nId: ctx_1\nPath: src\/invoice\.ts\n/);
+    expect(context).toContain("computeInvoiceTotal(lines");
+    expect(context).not.toContain("hidden-value");
+    expect(context).not.toContain("built");
+    expect(context).not.toContain("outside");
+  });
+
+  it("indexes a directory given as its argument, and a second push removes deleted files", async () => {
+    const workspace = await makeWorkspace("parent", {});
+    const project = join(workspace.dir, "project");
+    await writeFiles(project, { "a.md": "# A\n", "b.md": "# B\n" });
+    const first = await run(["index", project, "--json"], workspace.parent);
+    expect(first.json()).toMatchObject({ workspaceId: "project", files: 2, upserted: 2 });
+    await unlink(join(project, "b.md"));
+    const second = await run(["index", project, "--json"], workspace.parent);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.json()).toMatchObject({ files: 1, upserted: 0, unchanged: 1, deleted: 1 });
+    expect(await aptix.documentsIn("project")).toBe(1);
+  });
+
+  it("pushes more than 500 files in batches of at most 500, the first replacing the index", async () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 501 }, (_, index) => [
+        `notes/note-${String(index).padStart(3, "0")}.md`,
+        `# Note ${index}\n`,
+      ]),
+    );
+    const workspace = await makeWorkspace("many-notes", files);
+    const indexed = await run(["index", "--json"], workspace.dir);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({
+      workspaceId: "many-notes",
+      files: 501,
+      upserted: 501,
+      deleted: 0,
+    });
+    expect(await aptix.documentsIn("many-notes")).toBe(501);
+  });
+});

@@ -1,0 +1,419 @@
+import { existsSync } from "node:fs";
+import { symlink, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { step } from "@aptix/testing-llm-servers";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runAptix, runProcess } from "./support/aptix-process.js";
+import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { startCuttingProxy } from "./support/cutting-proxy.js";
+import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+
+let aptix: AptixServer;
+
+beforeAll(async () => {
+  aptix = await startAptixServer();
+});
+
+afterAll(async () => {
+  await aptix?.close();
+  await removeWorkspaces();
+});
+
+afterEach(() => {
+  const pending = aptix.openai.pendingSteps();
+  const invalid = aptix.openai.responseRequests().filter((request) => request.schemaErrors !== undefined);
+  aptix.openai.reset();
+  expect(pending, "scripted steps left over").toBe(0);
+  expect(invalid, "requests that fail OpenAI's CreateResponse schema").toEqual([]);
+});
+
+const run = (args: string[], cwd: string, input?: string) =>
+  runAptix([...args, "--url", aptix.server.url], {
+    cwd,
+    env: { APTIX_API_KEY: API_KEY },
+    ...(input === undefined ? {} : { input }),
+  });
+
+const CART =
+  "export function cartTotal(prices: number[]) {\n  return prices.reduce((sum, price) => sum - price, 0);\n}\n";
+const FIXED =
+  "export function cartTotal(prices: number[]) {\n  return prices.reduce((sum, price) => sum + price, 0);\n}\n";
+const CART_PATCH = [
+  "--- a/src/cart.ts",
+  "+++ b/src/cart.ts",
+  "@@ -1,3 +1,3 @@",
+  " export function cartTotal(prices: number[]) {",
+  "-  return prices.reduce((sum, price) => sum - price, 0);",
+  "+  return prices.reduce((sum, price) => sum + price, 0);",
+  " }",
+  "",
+].join("\n");
+
+describe("aptix run: a turn with the workspace's tools", () => {
+  it("reads a file, searches, applies a patch: the file changes exactly, and --json ends stdout", async () => {
+    const workspace = await makeWorkspace("shop", {
+      "src/cart.ts": CART,
+      "README.md": "The cart TOTAL is a sum.\n",
+    });
+    aptix.openai.script(
+      step.functionCalls({
+        name: "read_file",
+        arguments: { path: "src/cart.ts", startLine: null, endLine: null },
+        callId: "call_read",
+      }),
+      step.functionCalls({
+        name: "search_files",
+        arguments: { query: "total", glob: null },
+        callId: "call_search",
+      }),
+      step.functionCalls({ name: "apply_patch", arguments: { patch: CART_PATCH }, callId: "call_patch" }),
+      step.text("Fixed the sign."),
+    );
+    const result = await run(["run", "Fix the cart total", "--yes", "--json"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await workspace.read("src/cart.ts")).toBe(FIXED);
+    expect(result.json()).toMatchObject({
+      kind: "final",
+      primaryOutputText: "Fixed the sign.",
+      turnId: expect.any(String),
+    });
+
+    const outputs = aptix.toolOutputs();
+    expect(JSON.parse(outputs.get("call_read") ?? "")).toEqual({
+      path: "src/cart.ts",
+      contents: CART,
+      startLine: 1,
+      endLine: 3,
+      totalLines: 3,
+    });
+    expect(JSON.parse(outputs.get("call_search") ?? "")).toEqual({
+      matches: [
+        { path: "README.md", line: 1, text: "The cart TOTAL is a sum." },
+        { path: "src/cart.ts", line: 1, text: "export function cartTotal(prices: number[]) {" },
+      ],
+      truncated: false,
+    });
+    expect(JSON.parse(outputs.get("call_patch") ?? "")).toEqual({
+      applied: true,
+      files: [{ path: "src/cart.ts", change: "modified" }],
+    });
+    // One line per tool call, on stderr with --json (stdout holds the JSON only).
+    expect(result.stderr).toMatch(/tool read_file src\/cart\.ts ✓/);
+    expect(result.stderr).toMatch(/tool search_files total ✓/);
+    expect(result.stdout.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("sends the workspace's name as workspaceId and offers exactly the default catalog's tools", async () => {
+    const workspace = await makeWorkspace("my shop (v2)", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("Hi."));
+    const result = await run(["run", "Hello", "--json"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const body = aptix.openai.responseRequests()[0]?.body as { tools: Array<{ name: string }> };
+    expect(body.tools.map((tool) => tool.name)).toEqual([
+      "read_file",
+      "list_files",
+      "search_files",
+      "apply_patch",
+      "agent_change_mode",
+    ]);
+    const trace = await fetch(
+      `${aptix.server.url}/v1/sessions/${result.json().sessionId}/turns/${result.json().turnId}/trace`,
+      { headers: { authorization: `Bearer ${API_KEY}` } },
+    ).then(
+      (response) =>
+        response.json() as Promise<{ result: { rounds: Array<{ request: { workspaceId?: string } }> } }>,
+    );
+    expect(trace.result.rounds[0]?.request.workspaceId).toBe("my-shop--v2-");
+  });
+
+  it("shows the patch and applies it when the user answers y", async () => {
+    const workspace = await makeWorkspace("confirm-yes", { "src/cart.ts": CART });
+    aptix.openai.script(
+      step.functionCalls({ name: "apply_patch", arguments: { patch: CART_PATCH } }),
+      step.text("Done."),
+    );
+    const result = await run(["run", "Fix it"], workspace.dir, "y\n");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain("+  return prices.reduce((sum, price) => sum + price, 0);");
+    expect(result.stdout).toContain("Apply this patch? [y/N]");
+    expect(await workspace.read("src/cart.ts")).toBe(FIXED);
+  });
+});
+
+describe("aptix run: patches are all or nothing", () => {
+  const files = { "src/cart.ts": CART, "src/tax.ts": "export const TAX = 0.2;\n" };
+  const twoFilePatch = (taxContext: string) =>
+    [
+      CART_PATCH.trimEnd(),
+      "--- a/src/tax.ts",
+      "+++ b/src/tax.ts",
+      "@@ -1 +1 @@",
+      `-${taxContext}`,
+      "+export const TAX = 0.25;",
+      "",
+    ].join("\n");
+
+  it("a declined patch is an errorMessage and changes no file", async () => {
+    const workspace = await makeWorkspace("declined", files);
+    const before = await workspace.snapshot();
+    aptix.openai.script(
+      step.functionCalls({
+        name: "apply_patch",
+        arguments: { patch: twoFilePatch("export const TAX = 0.2;") },
+        callId: "call_declined",
+      }),
+      step.text("Understood."),
+    );
+    const result = await run(["run", "Change both", "--json"], workspace.dir, "n\n");
+    expect(result.code, result.stderr).toBe(0);
+    expect(await workspace.snapshot()).toEqual(before);
+    expect(aptix.toolOutputs().get("call_declined")).toContain("The user declined the patch");
+  });
+
+  it("a patch one of whose files does not apply changes no file, not even the ones that would", async () => {
+    const workspace = await makeWorkspace("not-applying", files);
+    const before = await workspace.snapshot();
+    aptix.openai.script(
+      step.functionCalls({
+        name: "apply_patch",
+        arguments: { patch: twoFilePatch("export const TAX = 0.3;") },
+        callId: "call_stale",
+      }),
+      step.functionCalls({
+        name: "apply_patch",
+        arguments: { patch: "this is not a diff" },
+        callId: "call_garbage",
+      }),
+      step.text("It did not apply."),
+    );
+    const result = await run(["run", "Change both", "--yes"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await workspace.snapshot()).toEqual(before);
+    expect(aptix.toolOutputs().get("call_stale")).toContain("does not apply to src/tax.ts");
+    expect(aptix.toolOutputs().get("call_garbage")).toContain("holds no hunk");
+  });
+
+  it("creates and deletes files with /dev/null headers", async () => {
+    const workspace = await makeWorkspace("create-delete", files);
+    const patch = [
+      "--- /dev/null",
+      "+++ b/src/new/discount.ts",
+      "@@ -0,0 +1 @@",
+      "+export const DISCOUNT = 0.1;",
+      "--- a/src/tax.ts",
+      "+++ /dev/null",
+      "@@ -1 +0,0 @@",
+      "-export const TAX = 0.2;",
+      "",
+    ].join("\n");
+    aptix.openai.script(
+      step.functionCalls({ name: "apply_patch", arguments: { patch } }),
+      step.text("Done."),
+    );
+    const result = await run(["run", "Swap tax for discount", "--yes"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await workspace.read("src/new/discount.ts")).toBe("export const DISCOUNT = 0.1;\n");
+    expect(existsSync(join(workspace.dir, "src/tax.ts"))).toBe(false);
+  });
+});
+
+describe("aptix run: the tools stay inside the workspace", () => {
+  it("refuses ../x, absolute paths and symlinks out as errorMessages, and reads nothing outside", async () => {
+    const workspace = await makeWorkspace("confined", { "src/app.ts": "export const app = 1;\n" });
+    const secret = join(workspace.outside, "secret.txt");
+    await writeFile(secret, "TOP-SECRET-VALUE\n");
+    await symlink(secret, join(workspace.dir, "link.txt"));
+    await symlink(workspace.outside, join(workspace.dir, "linked-dir"));
+    const escaping = ["--- /dev/null", "+++ b/../escaped.txt", "@@ -0,0 +1 @@", "+escaped", ""].join("\n");
+    aptix.openai.script(
+      step.functionCalls([
+        {
+          name: "read_file",
+          arguments: { path: "../outside/secret.txt", startLine: null, endLine: null },
+          callId: "call_dotdot",
+        },
+        {
+          name: "read_file",
+          arguments: { path: secret, startLine: null, endLine: null },
+          callId: "call_absolute",
+        },
+        {
+          name: "read_file",
+          arguments: { path: "link.txt", startLine: null, endLine: null },
+          callId: "call_symlink",
+        },
+        {
+          name: "read_file",
+          arguments: { path: "linked-dir/secret.txt", startLine: null, endLine: null },
+          callId: "call_symlink_dir",
+        },
+        { name: "list_files", arguments: { path: "linked-dir", glob: null }, callId: "call_list_link" },
+        { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
+        { name: "search_files", arguments: { query: "TOP-SECRET", glob: null }, callId: "call_search" },
+        { name: "apply_patch", arguments: { patch: escaping }, callId: "call_patch" },
+      ]),
+      step.text("Nothing to see."),
+    );
+    const result = await run(["run", "Look around", "--yes"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const outputs = aptix.toolOutputs();
+    // One output per call, sent back in the order of the calls.
+    expect([...outputs.keys()]).toEqual([
+      "call_dotdot",
+      "call_absolute",
+      "call_symlink",
+      "call_symlink_dir",
+      "call_list_link",
+      "call_list",
+      "call_search",
+      "call_patch",
+    ]);
+    const errorOf = (callId: string) => (JSON.parse(outputs.get(callId) ?? "{}") as { error?: string }).error;
+    expect(errorOf("call_dotdot")).toContain('contains ".."');
+    expect(outputs.get("call_absolute")).toContain("is an absolute path");
+    expect(outputs.get("call_symlink")).toContain("resolves outside the workspace");
+    expect(outputs.get("call_symlink_dir")).toContain("resolves outside the workspace");
+    expect(outputs.get("call_list_link")).toContain("resolves outside the workspace");
+    expect(JSON.parse(outputs.get("call_list") ?? "")).toEqual({ files: ["src/app.ts"], truncated: false });
+    expect(JSON.parse(outputs.get("call_search") ?? "")).toEqual({ matches: [], truncated: false });
+    expect(errorOf("call_patch")).toContain('contains ".."');
+    expect([...outputs.values()].join("\n")).not.toContain("TOP-SECRET-VALUE");
+    expect(existsSync(join(workspace.parent, "escaped.txt"))).toBe(false);
+  });
+
+  it("skips what .gitignore ignores in list_files and search_files, and matches globs", async () => {
+    const workspace = await makeWorkspace("ignoring", {
+      ".gitignore": "dist/\n*.log\n",
+      "src/app.ts": "const needle = 1;\n",
+      "src/lib/.gitignore": "generated.ts\n",
+      "src/lib/generated.ts": "const needle = 2;\n",
+      "src/lib/util.ts": "const NEEDLE = 3;\n",
+      "dist/app.js": "const needle = 4;\n",
+      "debug.log": "needle\n",
+      "docs/guide.md": "no match here\n",
+    });
+    aptix.openai.script(
+      step.functionCalls([
+        { name: "list_files", arguments: { path: null, glob: null }, callId: "call_all" },
+        { name: "list_files", arguments: { path: "src", glob: "*.ts" }, callId: "call_ts" },
+        { name: "search_files", arguments: { query: "Needle", glob: "src/**" }, callId: "call_search" },
+      ]),
+      step.text("Listed."),
+    );
+    const result = await run(["run", "List", "--yes"], workspace.dir);
+    expect(result.code, result.stderr).toBe(0);
+    const outputs = aptix.toolOutputs();
+    expect(JSON.parse(outputs.get("call_all") ?? "").files).toEqual([
+      ".gitignore",
+      "docs/guide.md",
+      "src/app.ts",
+      "src/lib/.gitignore",
+      "src/lib/util.ts",
+    ]);
+    expect(JSON.parse(outputs.get("call_ts") ?? "").files).toEqual(["src/app.ts", "src/lib/util.ts"]);
+    expect(JSON.parse(outputs.get("call_search") ?? "").matches).toEqual([
+      { path: "src/app.ts", line: 1, text: "const needle = 1;" },
+      { path: "src/lib/util.ts", line: 1, text: "const NEEDLE = 3;" },
+    ]);
+  });
+});
+
+describe("aptix run: streaming", () => {
+  it("resumes a stream cut mid-turn with no text lost or repeated", async () => {
+    const workspace = await makeWorkspace("resume", { "a.txt": "a\n" });
+    const proxy = await startCuttingProxy(aptix.server.url, 2);
+    try {
+      aptix.openai.script(step.text(["Hello ", "from ", "a ", "resumed ", "stream."], { chunkDelayMs: 20 }));
+      const result = await runAptix(["run", "Say hello", "--url", proxy.url], {
+        cwd: workspace.dir,
+        env: { APTIX_API_KEY: API_KEY },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(proxy.cut()).toBe(true);
+      expect(result.stdout).toBe("Hello from a resumed stream.\n");
+      const resumed = proxy.requests.find(
+        (request) => request.method === "GET" && request.path.endsWith("/events"),
+      );
+      expect(resumed?.lastEventId).toEqual(expect.any(String));
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("aptix: exit codes", () => {
+  it("exits 1 when the turn fails, with the errors as the --json line", async () => {
+    const workspace = await makeWorkspace("failing", { "a.txt": "a\n" });
+    aptix.openai.script(step.error(500));
+    const result = await run(["run", "Fail", "--json"], workspace.dir);
+    expect(result.code).toBe(1);
+    expect(result.json()).toMatchObject({ errors: [{ code: "PROVIDER_ERROR" }] });
+  });
+
+  it.each([
+    [["frobnicate"], /Unknown command "frobnicate"/],
+    [["run"], /aptix run needs an instruction/],
+    [["run", "x", "--colour"], /Unknown option '--colour'/],
+    [["session"], /aptix session needs a session id/],
+    [["chat", "--session", "not valid!"], /--session "not valid!" must be/],
+    [["run", "x", "y"], /unexpected argument "y"/],
+    [[], /Name a command/],
+    [["run", "x", "--workspace", "no-such-dir"], /no-such-dir is not a directory/],
+  ])("exits 2 with the usage for %j", async (args, message) => {
+    const workspace = await makeWorkspace("usage", { "a.txt": "a\n" });
+    const result = await runAptix(args, { cwd: workspace.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain("Usage: aptix <command> [options]");
+  });
+
+  it("exits 1 with a clear message when the service cannot be reached", async () => {
+    const workspace = await makeWorkspace("unreachable", { "a.txt": "a\n" });
+    const result = await runAptix(["run", "Hello", "--url", "http://127.0.0.1:9"], { cwd: workspace.dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("cannot reach the service at http://127.0.0.1:9");
+  });
+});
+
+describe("pnpm aptix at the repository root", () => {
+  it("runs the CLI from its sources, with the directory it was called from as the workspace", async () => {
+    const workspace = await makeWorkspace("from-sources", { "marker.txt": "called from here\n" });
+    aptix.openai.script(
+      step.functionCalls({
+        name: "read_file",
+        arguments: { path: "marker.txt", startLine: null, endLine: null },
+        callId: "call_marker",
+      }),
+      step.text("Found it."),
+    );
+    const root = fileURLToPath(new URL("../../../", import.meta.url));
+    const result = await runProcess(
+      "pnpm",
+      ["--dir", root, "--silent", "aptix", "run", "Read the marker", "--json", "--url", aptix.server.url],
+      {
+        cwd: workspace.dir,
+        env: { APTIX_API_KEY: API_KEY },
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json()).toMatchObject({ primaryOutputText: "Found it." });
+    expect(aptix.toolOutputs().get("call_marker")).toContain("called from here");
+  });
+});
+
+describe("aptix session", () => {
+  it("prints the session's mode and turns", async () => {
+    const workspace = await makeWorkspace("sessions", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("One."), step.text("Two."));
+    await run(["run", "First", "--session", "cli-session-1"], workspace.dir);
+    await run(["run", "Second", "--session", "cli-session-1"], workspace.dir);
+    const shown = await run(["session", "cli-session-1"], workspace.dir);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("Session cli-session-1 · mode General (general)");
+    expect(shown.stdout.match(/completed/g)).toHaveLength(2);
+    const unknown = await run(["session", "no-such-session", "--json"], workspace.dir);
+    expect(unknown.code).toBe(1);
+    expect(unknown.json()).toMatchObject({ successful: false, errors: [{ code: "SESSION_NOT_FOUND" }] });
+  });
+});

@@ -1,0 +1,112 @@
+import { stripVTControlCharacters } from "node:util";
+import { step } from "@aptix/testing-llm-servers";
+import * as pty from "node-pty";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { APTIX_BIN } from "./support/aptix-process.js";
+import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+
+/** `aptix` in a real pseudo-terminal (node-pty): what a person at a terminal sees and types. */
+let aptix: AptixServer;
+
+beforeAll(async () => {
+  aptix = await startAptixServer();
+});
+
+afterAll(async () => {
+  await aptix?.close();
+  await removeWorkspaces();
+});
+
+/** A terminal running `aptix <args>`, with what it has shown so far. */
+function inTerminal(args: string[], cwd: string) {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (value !== undefined && name !== "NO_COLOR") env[name] = value;
+  const terminal = pty.spawn(process.execPath, [APTIX_BIN, ...args, "--url", aptix.server.url], {
+    cwd,
+    cols: 120,
+    rows: 40,
+    env: { ...env, TERM: "xterm-256color", APTIX_API_KEY: API_KEY },
+  });
+  let screen = "";
+  terminal.onData((data) => {
+    screen += data;
+  });
+  const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
+  return {
+    type: (text: string) => terminal.write(text),
+    raw: () => screen,
+    text: () => stripVTControlCharacters(screen),
+    exited,
+    /** Waits until the terminal shows `text` (after `from` characters of it); fails with the screen if it never does. */
+    async waitFor(text: string, from = 0) {
+      for (let waited = 0; !stripVTControlCharacters(screen).slice(from).includes(text); waited += 20) {
+        if (waited > 30_000)
+          throw new Error(
+            `the terminal never showed ${JSON.stringify(text)}:\n${stripVTControlCharacters(screen)}`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    kill: () => terminal.kill(),
+  };
+}
+
+describe("aptix chat in a terminal", () => {
+  it("streams the answer, shows a line per tool call and a coloured diff, asks, applies, and goes on", async () => {
+    const workspace = await makeWorkspace("chat-shop", { "src/price.ts": "export const PRICE = 10;\n" });
+    const patch = [
+      "--- a/src/price.ts",
+      "+++ b/src/price.ts",
+      "@@ -1 +1 @@",
+      "-export const PRICE = 10;",
+      "+export const PRICE = 12;",
+      "",
+    ].join("\n");
+    aptix.openai.script(
+      step.functionCalls(
+        { name: "read_file", arguments: { path: "src/price.ts", startLine: null, endLine: null } },
+        { text: "Reading the price." },
+      ),
+      step.functionCalls({ name: "apply_patch", arguments: { patch } }),
+      step.text(["The price ", "is now 12."]),
+      step.text("You are welcome."),
+    );
+    const chat = inTerminal(["chat"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      chat.type("Raise the price to 12\r");
+      await chat.waitFor("Apply this patch? [y/N]");
+      chat.type("y\r");
+      await chat.waitFor("The price is now 12.");
+      const firstTurn = chat.text().length;
+      chat.type("Thanks\r");
+      await chat.waitFor("You are welcome.", firstTurn);
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    expect(await workspace.read("src/price.ts")).toBe("export const PRICE = 12;\n");
+    const text = chat.text();
+    expect(text).toContain("Reading the price.");
+    expect(text).toMatch(/tool read_file src\/price\.ts ✓/);
+    expect(text).toMatch(/tool apply_patch ✓/);
+    // Colour on a terminal: the added line green, the removed one red.
+    expect(chat.raw()).toContain("\u001b[32m+export const PRICE = 12;");
+    expect(chat.raw()).toContain("\u001b[31m-export const PRICE = 10;");
+    // The second turn continued the first one's session: the model was asked to go on from its last answer.
+    const [, , third, fourth] = aptix.openai.responseRequests();
+    expect(third?.answer?.responseId).toEqual(expect.any(String));
+    expect(fourth?.body).toMatchObject({ previous_response_id: third?.answer?.responseId });
+  });
+
+  it("aptix index shows a progress bar", async () => {
+    const workspace = await makeWorkspace("bar-shop", { "a.md": "# A\n", "b.md": "# B\n" });
+    const index = inTerminal(["index"], workspace.dir);
+    expect(await index.exited).toBe(0);
+    expect(index.text()).toMatch(/indexing .* 2\/2 files/);
+    expect(index.text()).toContain("Indexed 2 files into workspace bar-shop");
+  });
+});

@@ -1,0 +1,327 @@
+/**
+ * The cost of a turn end to end (docs/turn-cost.md): one process tree, one run, printed, nothing asserted.
+ *
+ *   pnpm bench:e2e        (at the root: builds the server first)
+ *
+ * Children of this process: a lean mock of the Responses API (node:http answering one fixed Response at once),
+ * a bare Hono + `openai` SDK peer (one route: `responses.create`, then the answer's text), and the compiled
+ * service (`node dist/main.js`) on PGlite (a new temporary directory) and on Postgres (a new schema at
+ * BENCH_POSTGRES_URL or TEST_DATABASE_URL, dropped after; skipped when neither is set), both with
+ * OPENAI_BASE_URL at the mock. For each target, BENCH_CLIENTS (16) clients send requests back to back for
+ * BENCH_SECONDS (10) after a warm-up; the service's clients each run turns of a session of their own.
+ * Printed: turns/s, against the peer; latency p50/p99, and the service's overhead over the peer (an SDK call
+ * to the same mock behind the same kind of HTTP server) at p50 and p99. Then turn 1 against turn
+ * BENCH_LONG_TURNS (1,000) of one session on Postgres: time, and rows read by Postgres's statistics.
+ *
+ * Here rather than in apps/test-harness: it starts the compiled server as `pnpm start` runs it and reuses the
+ * server's own dependencies (hono, @hono/node-server) for the peer.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import OpenAI from "openai";
+import postgres from "postgres";
+import { serverMain, startServerProcess, stopProcess } from "./server-process.js";
+
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? "16");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? "10");
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? "2");
+const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
+/** Turns averaged at each end of the long session: one turn's time alone is noise. */
+const WINDOW = 20;
+const MODEL = "gpt-5.1";
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+
+/** The one Response the mock answers every request with. */
+const RESPONSE = JSON.stringify({
+  id: "resp_bench",
+  object: "response",
+  created_at: 1_700_000_000,
+  status: "completed",
+  background: false,
+  completed_at: 1_700_000_000,
+  error: null,
+  incomplete_details: null,
+  instructions: null,
+  max_output_tokens: null,
+  model: MODEL,
+  output: [
+    {
+      id: "msg_bench",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "Done.", annotations: [], logprobs: [] }],
+    },
+  ],
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  reasoning: { effort: null, summary: null },
+  service_tier: "default",
+  store: true,
+  temperature: 1,
+  text: { format: { type: "text" }, verbosity: "medium" },
+  tool_choice: "auto",
+  tools: [],
+  top_p: 1,
+  truncation: "disabled",
+  usage: {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 2,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 12,
+  },
+  metadata: {},
+});
+
+/** A child's role: it listens on a free port and prints `{"url": …}` once. */
+async function runRole(role: string): Promise<void> {
+  if (role === "mock") {
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(RESPONSE);
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      console.log(JSON.stringify({ url: `http://127.0.0.1:${port}` }));
+    });
+    return;
+  }
+  if (role === "peer") {
+    const client = new OpenAI({ maxRetries: 0 });
+    const app = new Hono().post("/turn", async (c) => {
+      const { instruction } = await c.req.json<{ instruction: string }>();
+      const response = await client.responses.create({ model: MODEL, input: instruction });
+      return c.json({ text: response.output_text });
+    });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => {
+      console.log(JSON.stringify({ url: `http://127.0.0.1:${info.port}` }));
+    });
+    process.on("SIGTERM", () => server.close());
+    return;
+  }
+  throw new Error(`Unknown role ${role}: use mock or peer.`);
+}
+
+/** Starts this file again as `role`, with `env`, and answers the URL it prints. */
+async function startRole(
+  role: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; url: string }> {
+  const script = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, [...process.execArgv, script, role], {
+    env,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`${role} exited (code ${code}) before listening`)));
+    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", (line) => {
+      resolve((JSON.parse(line) as { url: string }).url);
+    });
+  });
+  return { child, url };
+}
+
+interface Load {
+  turnsPerSecond: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+/**
+ * CLIENTS clients sending `request(client, n)` back to back: a warm-up, then SECONDS measured. A request
+ * answering anything but 200 counts as a failure (and its time is not kept).
+ */
+async function load(send: (client: number, n: number) => Promise<Response>): Promise<Load> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let measuring = false;
+  let stopAt = Date.now() + WARMUP_SECONDS * 1_000;
+  let sent = 0;
+  const client = async (id: number) => {
+    while (Date.now() < stopAt) {
+      const started = performance.now();
+      const response = await send(id, sent++);
+      await response.arrayBuffer();
+      const ms = performance.now() - started;
+      if (!measuring) continue;
+      if (response.status === 200) latencies.push(ms);
+      else failures++;
+    }
+  };
+  await Promise.all(Array.from({ length: CLIENTS }, (_, id) => client(id)));
+  measuring = true;
+  const started = performance.now();
+  stopAt = Date.now() + SECONDS * 1_000;
+  await Promise.all(Array.from({ length: CLIENTS }, (_, id) => client(id)));
+  const elapsed = (performance.now() - started) / 1_000;
+  latencies.sort((a, b) => a - b);
+  return {
+    turnsPerSecond: latencies.length / elapsed,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    failures,
+  };
+}
+
+function percentile(sorted: readonly number[], fraction: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+function postJson(url: string, body: unknown): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** A user turn of client `client`'s own session. */
+function turnOf(serviceUrl: string, run: string) {
+  const turns = new Map<number, number>();
+  return (client: number) => {
+    const n = (turns.get(client) ?? 0) + 1;
+    turns.set(client, n);
+    return postJson(`${serviceUrl}/v1/agent/execute`, {
+      sessionId: `${run}-${client}`,
+      turnId: `turn-${n}`,
+      instruction: "Say done.",
+    });
+  };
+}
+
+/** Rows Postgres read in `schema` so far (seq_tup_read + idx_tup_fetch), once every backend reported them. */
+async function rowsRead(sql: postgres.Sql, schema: string): Promise<number> {
+  // A busy backend reports its statistics at most once a second, and an idle one within 10 s.
+  await sleep(11_000);
+  await sql`select pg_stat_clear_snapshot()`;
+  const [row] = await sql`
+    select coalesce(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)), 0)::bigint as n
+    from pg_stat_user_tables where schemaname = ${schema} and relname <> '__drizzle_migrations'`;
+  return Number(row?.n ?? 0);
+}
+
+/** Turn 1 against turn LONG_TURNS of one session: mean time and rows read over WINDOW turns at each end. */
+async function longSession(serviceUrl: string, sql: postgres.Sql, schema: string): Promise<void> {
+  let n = 0;
+  const turn = async () => {
+    n++;
+    const started = performance.now();
+    const response = await postJson(`${serviceUrl}/v1/agent/execute`, {
+      sessionId: "long-session",
+      turnId: `turn-${n}`,
+      instruction: "Say done.",
+    });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`turn ${n} of the long session answered ${response.status}`);
+    return performance.now() - started;
+  };
+  const windowOf = async () => {
+    const before = await rowsRead(sql, schema);
+    let ms = 0;
+    for (let i = 0; i < WINDOW; i++) ms += await turn();
+    return { ms: ms / WINDOW, rows: ((await rowsRead(sql, schema)) - before) / WINDOW };
+  };
+  const first = await windowOf();
+  while (n < LONG_TURNS - WINDOW) await turn();
+  const last = await windowOf();
+  console.log(
+    `\nOne session on Postgres, mean of ${WINDOW} turns: turns 1-${WINDOW} ${first.ms.toFixed(2)} ms, ` +
+      `${first.rows.toFixed(1)} rows read per turn; turns ${n - WINDOW + 1}-${n} ${last.ms.toFixed(2)} ms ` +
+      `(${(last.ms / first.ms).toFixed(2)}x), ${last.rows.toFixed(1)} rows read per turn ` +
+      `(${(last.rows / first.rows).toFixed(2)}x)`,
+  );
+}
+
+function row(name: string, result: Load, peer?: Load): string {
+  const cells = [
+    name.padEnd(22),
+    `${result.turnsPerSecond.toFixed(0).padStart(6)}/s`,
+    peer ? `${(result.turnsPerSecond / peer.turnsPerSecond).toFixed(2).padStart(5)}x` : "      ",
+    `p50 ${result.p50.toFixed(2).padStart(6)} ms`,
+    `p99 ${result.p99.toFixed(2).padStart(6)} ms`,
+    peer
+      ? `overhead p50 ${(result.p50 - peer.p50).toFixed(2).padStart(6)} ms, p99 ${(result.p99 - peer.p99).toFixed(2).padStart(6)} ms`
+      : "",
+    result.failures > 0 ? `(${result.failures} failed)` : "",
+  ];
+  return cells.join("  ").trimEnd();
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(serverMain)) throw new Error(`No ${serverMain}: run \`pnpm bench:e2e\` at the root.`);
+  const children: ChildProcess[] = [];
+  const directory = await mkdtemp(join(tmpdir(), "aptix-bench-e2e-"));
+  const schema = `aptix_bench_${randomBytes(4).toString("hex")}`;
+  const admin = postgresUrl ? postgres(postgresUrl, { max: 1, onnotice: () => {} }) : undefined;
+  try {
+    const mock = await startRole("mock", process.env);
+    children.push(mock.child);
+    const llmEnv: NodeJS.ProcessEnv = {
+      ...process.env,
+      OPENAI_BASE_URL: `${mock.url}/v1`,
+      OPENAI_API_KEY: "sk-bench",
+      APTIX_OPENAI_MAX_RETRIES: "0",
+    };
+    delete llmEnv.APTIX_API_KEYS;
+    delete llmEnv.APTIX_CONFIG;
+    const peer = await startRole("peer", llmEnv);
+    children.push(peer.child);
+
+    console.log(`${CLIENTS} clients, ${SECONDS} s per target after ${WARMUP_SECONDS} s of warm-up\n`);
+    const direct = await load(() =>
+      postJson(`${mock.url}/v1/responses`, { model: MODEL, input: "Say done." }),
+    );
+    console.log(row("mock, direct", direct));
+    const bare = await load(() => postJson(`${peer.url}/turn`, { instruction: "Say done." }));
+    console.log(row("Hono + openai peer", bare));
+
+    const targets: Array<{ name: string; env: NodeJS.ProcessEnv }> = [
+      { name: "service on PGlite", env: { ...llmEnv, DATABASE_URL: join(directory, "db") } },
+    ];
+    if (postgresUrl) {
+      targets.push({
+        name: "service on Postgres",
+        env: { ...llmEnv, DATABASE_URL: postgresUrl, APTIX_DATABASE_SCHEMA: schema },
+      });
+    } else console.log("service on Postgres: skipped (set BENCH_POSTGRES_URL or TEST_DATABASE_URL)");
+    for (const target of targets) {
+      const { server, url } = await startServerProcess(target.env);
+      children.push(server);
+      try {
+        console.log(row(target.name, await load(turnOf(url, "bench")), bare));
+        if (admin && target.env.APTIX_DATABASE_SCHEMA === schema) await longSession(url, admin, schema);
+      } finally {
+        await stopProcess(server);
+      }
+    }
+  } finally {
+    await Promise.all(children.map(stopProcess));
+    await rm(directory, { recursive: true, force: true });
+    if (admin) {
+      await admin.unsafe(`drop schema if exists "${schema}" cascade`);
+      await admin.end({ timeout: 5 });
+    }
+  }
+}
+
+const role = process.argv[2];
+if (role === undefined) await main();
+else await runRole(role);

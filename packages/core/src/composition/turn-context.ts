@@ -1,0 +1,145 @@
+import { fail, type InvokeResult, ok, type RetrievalTrace, type UserTurnRequest } from "@aptix/contracts";
+import { countTokens } from "gpt-tokenizer";
+import type { RetrievalSettings } from "../catalog/conversation-context.js";
+import { errorMessage } from "../error-message.js";
+import type { ContextRetriever, RetrievedChunk } from "../ports/context-retriever.js";
+import {
+  type ConversationCursor,
+  MAX_PROVIDED_CHUNKS,
+  type ProvidedChunk,
+} from "../records/conversation-cursor.js";
+import { contextIdOf, formatRagContextBlock, rankedRagChunks } from "./rag-context-block.js";
+
+/** What a user turn's retrieval adds to its message, its trace, and the cursor once the message is sent. */
+export interface TurnContext {
+  /** The `[CONTEXT]` block; absent when it is omitted. */
+  contextBlock?: string;
+  /** Absent when the service has no retriever. */
+  trace?: RetrievalTrace;
+  /** The cursor's workspace and sent chunks once the provider holds this turn's message. */
+  held: Pick<ConversationCursor, "workspaceId" | "providedChunks">;
+}
+
+export interface TurnContextInput {
+  retriever: ContextRetriever | undefined;
+  principal: string;
+  request: UserTurnRequest;
+  /** Where the turn starts: the session's last workspace and the chunks the provider already holds. */
+  cursor: ConversationCursor;
+  settings: RetrievalSettings;
+}
+
+/** Tokens as OpenAI's current models count them (o200k_base); text that looks like a special token is text. */
+const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Turn-time retrieval (docs/knowledge.md): the `[CONTEXT]` block of a user turn. The workspace is the request's
+ * `workspaceId`, else the session's last one (kept on the cursor); the query is the instruction with the
+ * artifacts' paths and names, filtered by `ragScope` and boosted by `repo` and `language`. Of the `topK` best
+ * matches, those the provider already holds (sent earlier in the continuation chain) are named on the block's last
+ * line instead of repeated; the others go in rank order as `ctx_1…ctx_N` while the block stays within
+ * `maxContextTokens` (a chunk that does not fit is skipped). No workspace, an unknown one, an empty index or no
+ * match omits the block; a retriever that fails fails the turn.
+ */
+export async function retrieveTurnContext(input: TurnContextInput): Promise<InvokeResult<TurnContext>> {
+  const { retriever, request, cursor, settings } = input;
+  const workspaceId = request.workspaceId ?? cursor.workspaceId;
+  const held: TurnContext["held"] = {
+    ...(workspaceId !== undefined ? { workspaceId } : {}),
+    ...(cursor.providedChunks !== undefined ? { providedChunks: cursor.providedChunks } : {}),
+  };
+  if (!retriever) return ok({ held });
+  const omitted = (outcome: RetrievalTrace["outcome"], query = ""): InvokeResult<TurnContext> =>
+    ok({
+      held,
+      trace: {
+        outcome,
+        workspaceId: workspaceId ?? null,
+        workspaceFrom: workspaceOrigin(request, cursor),
+        query,
+        chunks: [],
+        previouslyProvided: [],
+        skipped: 0,
+        tokens: 0,
+      },
+    });
+  if (workspaceId === undefined) return omitted("no_workspace");
+
+  const query = queryText(request);
+  let retrieval: Awaited<ReturnType<ContextRetriever["retrieve"]>>;
+  try {
+    retrieval = await retriever.retrieve({
+      principal: input.principal,
+      workspaceId,
+      text: query,
+      scope: request.ragScope ?? [],
+      boost: {
+        ...(request.repo !== undefined ? { repo: request.repo } : {}),
+        ...(request.language !== undefined ? { language: request.language } : {}),
+      },
+      limit: settings.topK,
+    });
+  } catch (error) {
+    return fail(
+      "INTERNAL",
+      `Context retrieval from workspace ${JSON.stringify(workspaceId)} failed: ${errorMessage(error)}`,
+      { workspaceId },
+    );
+  }
+  if (retrieval.type !== "found") return omitted(retrieval.type, query);
+  const matches = retrieval.chunks.slice(0, settings.topK);
+  if (matches.length === 0) return omitted("no_match", query);
+
+  const sent = new Set((cursor.providedChunks ?? []).map((chunk) => chunk.chunkId));
+  const previously = matches.filter((chunk) => sent.has(chunk.chunkId)).map(providedChunk);
+  const selected: RetrievedChunk[] = [];
+  let skipped = 0;
+  for (const chunk of matches) {
+    if (sent.has(chunk.chunkId)) continue;
+    const candidate = formatRagContextBlock(rankedRagChunks([...selected, chunk]), previously) ?? "";
+    if (countTokens(candidate, NO_SPECIAL_TOKENS) <= settings.maxContextTokens) selected.push(chunk);
+    else skipped++;
+  }
+  const contextBlock = formatRagContextBlock(rankedRagChunks(selected), previously);
+  const traced = (chunk: RetrievedChunk) => ({ ...providedChunk(chunk), score: chunk.score });
+  const trace: RetrievalTrace = {
+    outcome: contextBlock === undefined ? "none_fit" : "included",
+    workspaceId,
+    workspaceFrom: workspaceOrigin(request, cursor),
+    query,
+    chunks: selected.map((chunk, index) => ({ id: contextIdOf(index), ...traced(chunk) })),
+    previouslyProvided: matches.filter((chunk) => sent.has(chunk.chunkId)).map(traced),
+    skipped,
+    tokens: contextBlock === undefined ? 0 : countTokens(contextBlock, NO_SPECIAL_TOKENS),
+  };
+  if (contextBlock === undefined) return ok({ held, trace });
+  // Chunks named again move to the end with the new ones: the bound forgets the longest unused first.
+  const named = new Set([...previously, ...selected].map((chunk) => chunk.chunkId));
+  const providedChunks = [
+    ...(cursor.providedChunks ?? []).filter((chunk) => !named.has(chunk.chunkId)),
+    ...previously,
+    ...selected.map(providedChunk),
+  ].slice(-MAX_PROVIDED_CHUNKS);
+  return ok({ contextBlock, trace, held: { workspaceId, providedChunks } });
+}
+
+/** The text a turn searches its workspace for: its instruction, then each artifact's path and file name. */
+export function queryText(request: UserTurnRequest): string {
+  const artifacts = (request.inputArtifacts ?? []).flatMap((artifact) => [
+    artifact.relativePath,
+    artifact.fileName,
+  ]);
+  return [request.instruction ?? "", ...artifacts].filter((part) => part !== "").join("\n");
+}
+
+function workspaceOrigin(
+  request: UserTurnRequest,
+  cursor: ConversationCursor,
+): RetrievalTrace["workspaceFrom"] {
+  if (request.workspaceId !== undefined) return "request";
+  return cursor.workspaceId !== undefined ? "session" : null;
+}
+
+function providedChunk({ chunkId, path, startLine, endLine }: RetrievedChunk): ProvidedChunk {
+  return { chunkId, path, startLine, endLine };
+}

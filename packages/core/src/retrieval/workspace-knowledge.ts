@@ -1,0 +1,380 @@
+import {
+  fail,
+  type InvokeResult,
+  ok,
+  type PutWorkspaceDocumentsResponse,
+  type RagScopeCondition,
+  validateWorkspaceId,
+  type WorkspaceDocument,
+  type WorkspaceSearchChunk,
+  type WorkspaceSummary,
+} from "@aptix/contracts";
+import { errorMessage } from "../error-message.js";
+import type { ContentHashService } from "../ports/content-hash-service.js";
+import type {
+  ContextRetriever,
+  Retrieval,
+  RetrievalQuery,
+  RetrievedChunk,
+} from "../ports/context-retriever.js";
+import type { Embedder } from "../ports/embedder.js";
+import type { IdGenerator } from "../ports/id-generator.js";
+import type {
+  IndexChunkInput,
+  IndexDocumentInput,
+  ScoredChunk,
+  WorkspaceIndex,
+  WorkspaceKey,
+} from "../ports/workspace-index.js";
+import { type ChunkDocumentInput, chunkDocument } from "./chunk-document.js";
+import { codeQueryTerms, codeSearchText } from "./code-search-text.js";
+import { languageOf } from "./language-of.js";
+import { reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
+
+/** Embeddings of chunks and queries, when the configuration names a model. */
+export interface KnowledgeEmbeddings {
+  embedder: Embedder;
+  model: string;
+  /** Texts per embeddings request (default 64). */
+  batchSize?: number;
+}
+
+export interface WorkspaceKnowledgeOptions {
+  index: WorkspaceIndex;
+  hashes: ContentHashService;
+  ids: IdGenerator;
+  embeddings?: KnowledgeEmbeddings;
+  /** Bounds of the chunker (see `chunkDocument`); its defaults otherwise. */
+  chunking?: Pick<ChunkDocumentInput, "maxLines" | "maxChars" | "overlapLines">;
+}
+
+export interface UpsertWorkspaceInput extends WorkspaceKey {
+  documents: readonly WorkspaceDocument[];
+  replace?: boolean;
+}
+
+export interface SearchWorkspaceInput extends WorkspaceKey {
+  query: string;
+  ragScope?: readonly RagScopeCondition[];
+  /** Chunks whose repo or language equals these rank higher; they never filter. */
+  boost?: { repo?: string; language?: string };
+  limit: number;
+}
+
+/** Each ranking fused with the other looks this much deeper than the answer, so fusion has candidates to weigh. */
+const FUSION_DEPTH = 3;
+const MAX_FUSION_CANDIDATES = 150;
+
+/**
+ * The per-principal workspace knowledge (docs/knowledge.md): documents pushed by clients are hashed, cut into
+ * code-aware chunks and kept in a `WorkspaceIndex`; searches rank them lexically and, when embeddings are
+ * configured, also by vector similarity, fused by reciprocal rank. Another principal's workspace is unknown:
+ * every method answers it as it answers an id nobody used. It is the `ContextRetriever` of user turns too.
+ */
+export class WorkspaceKnowledge implements ContextRetriever {
+  readonly #index: WorkspaceIndex;
+  readonly #hashes: ContentHashService;
+  readonly #ids: IdGenerator;
+  readonly #embeddings: KnowledgeEmbeddings | undefined;
+  readonly #chunking: WorkspaceKnowledgeOptions["chunking"];
+
+  constructor(options: WorkspaceKnowledgeOptions) {
+    this.#index = options.index;
+    this.#hashes = options.hashes;
+    this.#ids = options.ids;
+    this.#embeddings = options.embeddings;
+    this.#chunking = options.chunking;
+  }
+
+  /**
+   * Upserts documents by path (creating the workspace when missing). Only the documents whose content hash
+   * differs from the stored one are cut into chunks; the others keep their chunks and embeddings. `replace`
+   * also deletes the documents not in the set. Only the chunks this call inserted are embedded. When embedding
+   * fails, the documents this call changed are deleted again (PROVIDER_ERROR), so pushing them again re-chunks
+   * and embeds them rather than finding them unchanged. Throws when the index fails.
+   */
+  async upsert(input: UpsertWorkspaceInput): Promise<InvokeResult<PutWorkspaceDocumentsResponse>> {
+    const workspaceId = validateWorkspaceId(input.workspaceId);
+    if (!workspaceId.successful) return workspaceId;
+    const key = keyOf(input);
+    const documents = input.documents.map((document) => {
+      const language = languageOf(document.path, document.language);
+      return {
+        document,
+        language,
+        contentHash: this.#hashes.hash(`${documentAttributes(document, language)}\n${document.contents}`),
+      };
+    });
+    const stored = await this.#index.documentHashes(
+      key,
+      documents.map(({ document }) => document.path),
+    );
+    const inserted = new Map<string, { path: string; text: string }>();
+    const indexed = (entry: (typeof documents)[number], cut: boolean): IndexDocumentInput => ({
+      path: entry.document.path,
+      contentHash: entry.contentHash,
+      language: entry.language,
+      repo: entry.document.repo ?? null,
+      tags: entry.document.tags ?? [],
+      metadata: entry.document.metadata ?? {},
+      ...(cut ? { chunks: this.#chunks(entry.document, entry.language, inserted) } : {}),
+    });
+    let outcome = await this.#index.upsertDocuments({
+      key,
+      documents: documents.map((entry) =>
+        indexed(entry, stored.get(entry.document.path) !== entry.contentHash),
+      ),
+      replace: input.replace ?? false,
+    });
+    if (outcome.stalePaths.length > 0) {
+      // Another push changed them after the hashes were read: cut them after all. Documents given with their
+      // chunks are never stale, so one more upsert settles them.
+      const stale = new Set(outcome.stalePaths);
+      const again = await this.#index.upsertDocuments({
+        key,
+        documents: documents
+          .filter((entry) => stale.has(entry.document.path))
+          .map((entry) => indexed(entry, true)),
+        replace: false,
+      });
+      outcome = {
+        upserted: outcome.upserted + again.upserted,
+        unchanged: outcome.unchanged + again.unchanged,
+        deleted: outcome.deleted + again.deleted,
+        chunks: again.chunks,
+        insertedChunkIds: [...outcome.insertedChunkIds, ...again.insertedChunkIds],
+        stalePaths: again.stalePaths,
+      };
+    }
+    const toEmbed = outcome.insertedChunkIds.flatMap((chunkId) => {
+      const chunk = inserted.get(chunkId);
+      return chunk ? [{ chunkId, ...chunk }] : [];
+    });
+    try {
+      await this.#embed(key, toEmbed);
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      const changed = [...new Set(toEmbed.map((chunk) => chunk.path))];
+      await this.#index.deleteDocuments(key, changed);
+      return fail(
+        "PROVIDER_ERROR",
+        `${error.message} The ${changed.length} new or changed document(s) were not kept; push them again.`,
+        { model: error.model, paths: changed },
+      );
+    }
+    const { upserted, unchanged, deleted, chunks } = outcome;
+    return ok({ workspaceId: key.workspaceId, upserted, unchanged, deleted, chunks });
+  }
+
+  /** Deletes documents by path; WORKSPACE_NOT_FOUND when the principal has no such workspace. */
+  async removeDocuments(
+    key: WorkspaceKey,
+    paths: readonly string[],
+  ): Promise<InvokeResult<{ deleted: number }>> {
+    if (namesNothing(key)) return workspaceNotFound(key);
+    const deleted = await this.#index.deleteDocuments(keyOf(key), [...paths]);
+    return deleted === undefined ? workspaceNotFound(key) : ok({ deleted });
+  }
+
+  async get(key: WorkspaceKey): Promise<InvokeResult<WorkspaceSummary>> {
+    const summary = namesNothing(key) ? undefined : await this.#index.getWorkspace(keyOf(key));
+    if (summary === undefined) return workspaceNotFound(key);
+    const { workspaceId, documents, chunks, updatedAt } = summary;
+    return ok({ workspaceId, documents, chunks, updatedAt });
+  }
+
+  /** Drops the workspace and its whole index. */
+  async drop(key: WorkspaceKey): Promise<InvokeResult<{ workspaceId: string }>> {
+    const dropped = !namesNothing(key) && (await this.#index.deleteWorkspace(keyOf(key)));
+    return dropped ? ok({ workspaceId: key.workspaceId }) : workspaceNotFound(key);
+  }
+
+  /**
+   * The workspace's chunks best first for `query` (as `POST …/search` answers them, `id` being the index's chunk
+   * id), at most `limit`, filtered by `ragScope`: lexical ranking
+   * over code-aware terms, fused with vector similarity when embeddings are configured. WORKSPACE_NOT_FOUND
+   * when the principal has no such workspace, PROVIDER_ERROR when the query cannot be embedded. Throws when
+   * the index fails.
+   */
+  async search(input: SearchWorkspaceInput): Promise<InvokeResult<WorkspaceSearchChunk[]>> {
+    let found: ScoredChunk[] | undefined;
+    try {
+      found = await this.#search(input);
+    } catch (error) {
+      if (!(error instanceof EmbeddingError)) throw error;
+      return fail("PROVIDER_ERROR", error.message, { model: error.model });
+    }
+    if (found === undefined) return workspaceNotFound(input);
+    return ok(
+      found.map((chunk) => {
+        const { chunkId, ...rest } = retrievedChunk(chunk);
+        return { id: chunkId, ...rest };
+      }),
+    );
+  }
+
+  async retrieve(query: RetrievalQuery): Promise<Retrieval> {
+    const key = { principal: query.principal, workspaceId: query.workspaceId };
+    const found = await this.#search({
+      ...key,
+      query: query.text,
+      ragScope: query.scope,
+      boost: query.boost,
+      limit: query.limit,
+    });
+    if (found === undefined) return { type: "unknown_workspace" };
+    if (found.length === 0 && (await this.#index.getWorkspace(key))?.chunks === 0)
+      return { type: "empty_index" };
+    return { type: "found", chunks: found.map(retrievedChunk) };
+  }
+
+  /** The document cut into chunks with fresh ids, each noted in `inserted` (by id) for embedding. */
+  #chunks(
+    document: WorkspaceDocument,
+    language: string,
+    inserted: Map<string, { path: string; text: string }>,
+  ): IndexChunkInput[] {
+    return chunkDocument({
+      path: document.path,
+      contents: document.contents,
+      language,
+      ...this.#chunking,
+    }).map((chunk) => {
+      const chunkId = this.#ids.newId("chunk");
+      inserted.set(chunkId, { path: document.path, text: chunk.text });
+      return {
+        chunkId,
+        startLine: chunk.startLine,
+        endLine: chunk.endLine,
+        text: chunk.text,
+        searchText: codeSearchText(chunk.text),
+      };
+    });
+  }
+
+  async #search(input: SearchWorkspaceInput): Promise<ScoredChunk[] | undefined> {
+    if (namesNothing(input)) return undefined;
+    const key = keyOf(input);
+    const scope = [...(input.ragScope ?? [])];
+    const boost = input.boost ?? {};
+    const terms = codeQueryTerms(input.query);
+    const embeddings = this.#embeddings;
+    const depth = embeddings ? Math.min(input.limit * FUSION_DEPTH, MAX_FUSION_CANDIDATES) : input.limit;
+    // A query of stop words alone has nothing to match lexically; the workspace may still be unknown.
+    const lexical =
+      terms.length > 0
+        ? await this.#index.searchLexical({ key, terms, scope, boost, limit: depth })
+        : (await this.#index.getWorkspace(key)) === undefined
+          ? undefined
+          : [];
+    if (lexical === undefined || !embeddings) return lexical;
+    const [embedding] = await this.#embedTexts([input.query]);
+    const vector = await this.#index.searchVector({
+      key,
+      model: embeddings.model,
+      embedding: embedding ?? [],
+      scope,
+      limit: depth,
+    });
+    const fused = reciprocalRankFusion([lexical, vector ?? []], (chunk) => chunk.chunkId);
+    return fused.slice(0, input.limit).map(({ item, score }) => ({ ...item, score }));
+  }
+
+  async #embed(key: WorkspaceKey, chunks: readonly { chunkId: string; text: string }[]): Promise<void> {
+    const embeddings = this.#embeddings;
+    if (!embeddings || chunks.length === 0) return;
+    const vectors = await this.#embedTexts(chunks.map((chunk) => chunk.text));
+    await this.#index.storeEmbeddings(
+      key,
+      embeddings.model,
+      chunks.map((chunk, index) => ({ chunkId: chunk.chunkId, embedding: vectors[index] ?? [] })),
+    );
+  }
+
+  /** Embeds in batches of `batchSize`, in order. */
+  async #embedTexts(texts: readonly string[]): Promise<number[][]> {
+    const embeddings = this.#embeddings;
+    if (!embeddings) return [];
+    const batchSize = embeddings.batchSize ?? 64;
+    const vectors: number[][] = [];
+    for (let start = 0; start < texts.length; start += batchSize) {
+      const batch = texts.slice(start, start + batchSize);
+      let embedded: number[][];
+      try {
+        embedded = await embeddings.embedder.embed({ model: embeddings.model, texts: batch });
+      } catch (error) {
+        throw new EmbeddingError(
+          embeddings.model,
+          `Embedding with ${embeddings.model} failed: ${errorMessage(error)}.`,
+          error,
+        );
+      }
+      if (embedded.length !== batch.length) {
+        throw new EmbeddingError(
+          embeddings.model,
+          `Embedding with ${embeddings.model} answered ${embedded.length} vectors for ${batch.length} texts.`,
+        );
+      }
+      vectors.push(...embedded);
+    }
+    return vectors;
+  }
+}
+
+/** The embedder failed: a provider's failure, not the index's. */
+class EmbeddingError extends Error {
+  constructor(
+    readonly model: string,
+    message: string,
+    cause?: unknown,
+  ) {
+    super(message, { cause });
+  }
+}
+
+/**
+ * A workspace id that breaks the contracts' rule for one (a NUL or a lone surrogate, which Postgres cannot even
+ * compare; too long) names nothing: no push could have created it, so it is unknown without asking the index.
+ */
+function namesNothing({ workspaceId }: WorkspaceKey): boolean {
+  return !validateWorkspaceId(workspaceId).successful;
+}
+
+function keyOf({ principal, workspaceId }: WorkspaceKey): WorkspaceKey {
+  return { principal, workspaceId };
+}
+
+function workspaceNotFound({ workspaceId }: WorkspaceKey) {
+  return fail(
+    "WORKSPACE_NOT_FOUND",
+    `No workspace ${JSON.stringify(workspaceId)} exists; push documents to create it.`,
+    {
+      workspaceId,
+    },
+  );
+}
+
+function retrievedChunk({
+  chunkId,
+  path,
+  startLine,
+  endLine,
+  language,
+  text,
+  score,
+}: ScoredChunk): RetrievedChunk {
+  return { chunkId, path, startLine, endLine, language, text, score };
+}
+
+/**
+ * What a chunk keeps besides its text (the language, and what `ragScope` tests), in a canonical form: it is
+ * hashed with the contents, so a document re-pushed under another language, repo, tag or metadata value is
+ * re-indexed rather than found unchanged with stale attributes.
+ */
+function documentAttributes(
+  document: Pick<WorkspaceDocument, "repo" | "tags" | "metadata">,
+  language: string,
+): string {
+  const metadata = Object.entries(document.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([language, document.repo ?? null, document.tags ?? [], metadata]);
+}

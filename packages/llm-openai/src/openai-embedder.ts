@@ -1,0 +1,32 @@
+import type { Embedder, LazySdkClient } from "@aptix/core";
+import OpenAI from "openai";
+import { lazyOpenAIClient, type OpenAIClientOptions } from "./openai-client.js";
+import { providerError } from "./provider-error.js";
+
+export type OpenAIEmbedderOptions = OpenAIClientOptions;
+
+/**
+ * Core's `Embedder` over `client.embeddings.create` (docs/knowledge.md): one request per batch it is given,
+ * vectors in input order. The client is made on first use, like the Responses provider's; a failure throws
+ * with the same message PROVIDER_ERROR would carry (status, code, request id).
+ */
+export class OpenAIEmbedder implements Embedder {
+  readonly #client: LazySdkClient<OpenAI>;
+
+  constructor(options: OpenAIEmbedderOptions = {}) {
+    this.#client = lazyOpenAIClient("openai", options);
+  }
+
+  async embed({ model, texts }: { model: string; texts: readonly string[] }): Promise<number[][]> {
+    const client = this.#client.get();
+    if (!(client instanceof OpenAI)) throw new Error(client.errors[0].message);
+    let response: OpenAI.CreateEmbeddingResponse;
+    try {
+      response = await client.embeddings.create({ model, input: [...texts], encoding_format: "float" });
+    } catch (error) {
+      throw new Error(providerError(error).errors[0].message, { cause: error });
+    }
+    // OpenAI numbers each vector by its input; order by that rather than trust the list's order.
+    return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+  }
+}

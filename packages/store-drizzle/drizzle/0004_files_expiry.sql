@@ -1,0 +1,1 @@
+CREATE INDEX "files_expires_at_idx" ON "files" USING btree ("expires_at") WHERE "files"."expires_at" is not null;

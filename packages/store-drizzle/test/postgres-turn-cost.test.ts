@@ -1,0 +1,183 @@
+import type { AgentService } from "@aptix/core";
+import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { type AptixStore, MIGRATIONS_TABLE, openStore } from "../src/index.js";
+import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+import { plainService } from "./support/plain-service.js";
+
+afterAll(async () => {
+  await closeAdmin();
+});
+
+/** The turn whose cost must still be the first turns' (docs/turn-cost.md). */
+const LAST_TURN = 1_000;
+
+/** What one plain turn cost Postgres: commits and statements sent, rows read per table and index. */
+interface TurnCost {
+  commits: number;
+  statements: string[];
+  /** `table` → seq_tup_read + idx_tup_fetch; `table.index` → idx_tup_read. */
+  rowsRead: Record<string, number>;
+}
+
+/**
+ * A session of plain turns (one LLM call, no tools) on Postgres, in a schema of its own. Each measured turn runs
+ * on a store of its own opened for it alone, closed before and after: a closing connection's backend hands its
+ * statistics in before it leaves `pg_stat_activity`, so the counters read then are complete.
+ */
+class PlainTurns {
+  readonly schema = randomSchema();
+  readonly #provider = new ScriptedLlmProvider({ id: "scripted" });
+  #turns = 0;
+
+  /** The store's connections, named so the test can wait for them to be gone. */
+  get #url(): string {
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set("application_name", this.schema);
+    return url.toString();
+  }
+
+  /** Runs `count` more turns, on one store. */
+  async run(count: number): Promise<void> {
+    await this.#withStore(undefined, async (service) => {
+      for (let turn = 0; turn < count; turn++) await this.#turn(service);
+    });
+  }
+
+  /** Runs one more turn and answers what it cost. */
+  async measure(): Promise<TurnCost> {
+    const statements: string[] = [];
+    const before = await this.#rowsRead();
+    await this.#withStore(statements, (service) => this.#turn(service));
+    const after = await this.#rowsRead();
+    const rowsRead = Object.fromEntries(
+      Object.entries(after).map(([name, count]) => [name, count - (before[name] ?? 0)]),
+    );
+    return { commits: commitsOf(statements), statements, rowsRead };
+  }
+
+  async #turn(service: AgentService): Promise<void> {
+    this.#turns++;
+    this.#provider.enqueue({ text: `Answer ${this.#turns}.` });
+    const result = await service.execute(
+      { sessionId: "long-session", turnId: `turn-${this.#turns}`, instruction: `Question ${this.#turns}?` },
+      "principal-a",
+    );
+    if (!result.successful) throw new Error(`turn ${this.#turns} failed: ${JSON.stringify(result.errors)}`);
+  }
+
+  async #withStore(
+    statements: string[] | undefined,
+    work: (service: AgentService) => Promise<void>,
+  ): Promise<void> {
+    const store: AptixStore = await openStore(this.#url, {
+      schema: this.schema,
+      ...(statements ? { onQuery: (sql: string) => statements.push(sql) } : {}),
+    });
+    try {
+      const service = plainService(store, this.#provider);
+      // Opening the store reads the migrations table only: statements from here on are the turn's.
+      statements?.splice(0);
+      await work(service);
+    } finally {
+      await store.close();
+      await this.#backendsGone();
+    }
+  }
+
+  async #backendsGone(): Promise<void> {
+    const sql = await adminSql();
+    for (;;) {
+      const [row] =
+        await sql`select count(*)::int as n from pg_stat_activity where application_name = ${this.schema}`;
+      if (row?.n === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async #rowsRead(): Promise<Record<string, number>> {
+    const sql = await adminSql();
+    await sql`select pg_stat_clear_snapshot()`;
+    const tables = await sql`
+      select relname, coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n
+      from pg_stat_user_tables where schemaname = ${this.schema} and relname <> ${MIGRATIONS_TABLE}`;
+    const indexes = await sql`
+      select relname, indexrelname, idx_tup_read as n
+      from pg_stat_user_indexes where schemaname = ${this.schema} and relname <> ${MIGRATIONS_TABLE}`;
+    return Object.fromEntries([
+      ...tables.map((row) => [row.relname, Number(row.n)]),
+      ...indexes.map((row) => [`${row.relname}.${row.indexrelname}`, Number(row.n)]),
+    ]);
+  }
+
+  /** `n_tup_upd` and `n_tup_hot_upd` of the sessions table so far. */
+  async sessionUpdates(): Promise<{ updates: number; hot: number }> {
+    const sql = await adminSql();
+    await sql`select pg_stat_clear_snapshot()`;
+    const [row] = await sql`
+      select n_tup_upd::int as updates, n_tup_hot_upd::int as hot
+      from pg_stat_user_tables where schemaname = ${this.schema} and relname = 'sessions'`;
+    return { updates: row?.updates ?? 0, hot: row?.hot ?? 0 };
+  }
+}
+
+/** Commits: one per BEGIN … COMMIT, and one per statement sent outside a transaction. */
+function commitsOf(statements: readonly string[]): number {
+  let commits = 0;
+  let inTransaction = false;
+  for (const statement of statements) {
+    const verb = statement.trim().split(/\s+/, 1)[0]?.toLowerCase();
+    if (verb === "begin") inTransaction = true;
+    else if (verb === "commit" || verb === "rollback") {
+      inTransaction = false;
+      commits++;
+    } else if (!inTransaction) commits++;
+  }
+  return commits;
+}
+
+describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
+  it(`is at most 2 commits, and turn ${LAST_TURN} of a session reads and sends what turn 2 did`, async () => {
+    const turns = new PlainTurns();
+    try {
+      const first = await turns.measure();
+      const updatesBefore = await turns.sessionUpdates();
+      const second = await turns.measure();
+      await turns.run(LAST_TURN - 3);
+      const last = await turns.measure();
+      const updatesAfter = await turns.sessionUpdates();
+
+      expect(first.commits).toBeLessThanOrEqual(2);
+      expect(second.commits).toBeLessThanOrEqual(2);
+      expect(last.commits).toBe(second.commits);
+      expect(last.statements).toStrictEqual(second.statements);
+      // Rows read, table by table: flat in the session's length. Turn 1 creates the session; every later
+      // turn's claim also reads the session row, and nothing more.
+      const rows = (cost: TurnCost) => pick(cost.rowsRead, (name) => !name.includes("."));
+      expect(rows(last)).toStrictEqual(rows(second));
+      const { sessions = 0 } = first.rowsRead;
+      expect(rows(last)).toStrictEqual({ ...rows(first), sessions: sessions + 1 });
+      // Through the same indexes: the primary keys. (Index entries read also count entries of dead row
+      // versions that vacuum has not removed yet, so their number is not compared.)
+      const indexesRead = (cost: TurnCost) =>
+        Object.keys(pick(cost.rowsRead, (name, n) => name.includes(".") && n > 0)).sort();
+      expect(indexesRead(last)).toStrictEqual(indexesRead(second));
+      expect(indexesRead(last).every((name) => name.endsWith("_pkey"))).toBe(true);
+      // The session row's updates are HOT (no indexed column changes; fillfactor leaves room on the page).
+      // One that finds its page full while another session's snapshot keeps old versions from being pruned
+      // goes to a new page: a shared database may see a few.
+      const updates = updatesAfter.updates - updatesBefore.updates;
+      expect(updates).toBeGreaterThanOrEqual(3 * (LAST_TURN - 1));
+      expect(updatesAfter.hot - updatesBefore.hot).toBeGreaterThanOrEqual(0.9 * updates);
+    } finally {
+      await dropSchema(turns.schema);
+    }
+  }, 180_000);
+});
+
+function pick(
+  counts: Record<string, number>,
+  keep: (name: string, count: number) => boolean,
+): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).filter(([name, count]) => keep(name, count)));
+}

@@ -1,0 +1,102 @@
+import type { LlmProvider, TurnEvent } from "@aptix/core";
+import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { afterAll, describe, expect, it } from "vitest";
+import { type AptixStore, openStore } from "../src/index.js";
+import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+import { plainService } from "./support/plain-service.js";
+
+afterAll(async () => {
+  await closeAdmin();
+});
+
+/** Deltas written at once; a follower polls far later than the test may take: one that hears of nothing never ends. */
+const FOLLOWING = { eventFlushMs: 1, followPollMs: 10 * 60_000 };
+
+/** Two stores (two server instances) over one schema of one Postgres, closed and dropped after `work`. */
+async function withTwoInstances(work: (a: AptixStore, b: AptixStore) => Promise<void>): Promise<void> {
+  await adminSql();
+  const schema = randomSchema();
+  const a = await openStore(TEST_DATABASE_URL, { schema });
+  const b = await openStore(TEST_DATABASE_URL, { schema });
+  try {
+    await work(a, b);
+  } finally {
+    await Promise.all([a.close(), b.close()]);
+    await dropSchema(schema);
+  }
+}
+
+describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
+  it("hear of a streamed turn's deltas and result as they are committed, without polling", async () => {
+    await withTwoInstances(async (a, b) => {
+      const scripted = new ScriptedLlmProvider({ id: "scripted" }).enqueue({ text: "Heard from afar." });
+      let answer!: () => void;
+      const answered = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      let calling!: () => void;
+      const called = new Promise<void>((resolve) => {
+        calling = resolve;
+      });
+      // The provider of instance A answers only when the test says so: the turn runs while B follows it.
+      const held: LlmProvider = {
+        id: scripted.id,
+        storesResponses: true,
+        call: async (request, options) => {
+          calling();
+          await answered;
+          return scripted.call(request, options);
+        },
+      };
+      const running = plainService(a, held, FOLLOWING).execute(
+        { sessionId: "s", turnId: "t1", instruction: "Hi", stream: true },
+        "principal-a",
+        { onEvent: () => {} },
+      );
+      await called;
+      const followed = await plainService(b, scripted, FOLLOWING).followTurn("principal-a", "s", "t1");
+      if (!followed.successful) throw new Error(JSON.stringify(followed.errors));
+      const events: TurnEvent[] = [];
+      const following = (async () => {
+        for await (const event of followed.result) events.push(event);
+      })();
+      answer();
+      const result = await running;
+      await following;
+      expect(events.at(-1)).toStrictEqual({ id: "0-result", event: "result", data: result });
+      expect(
+        events
+          .filter((event) => event.event === "output_text.delta")
+          .map((event) => (event.data as { delta: string }).delta)
+          .join(""),
+      ).toBe("Heard from afar.");
+    });
+  }, 30_000);
+
+  it("hears only the changes of its own schema", async () => {
+    await withTwoInstances(async (a, b) => {
+      const otherSchema = randomSchema();
+      const other = await openStore(TEST_DATABASE_URL, { schema: otherSchema });
+      try {
+        const heard: string[] = [];
+        let first!: () => void;
+        const heardOne = new Promise<void>((resolve) => {
+          first = resolve;
+        });
+        const stop = await b.events.listen?.((key, turnId) => {
+          heard.push(`${key.principal}/${key.sessionId}/${turnId}`);
+          first();
+        });
+        const delta = [{ round: 0, seq: 0, delta: "x" }];
+        await other.events.append({ principal: "p", sessionId: "elsewhere" }, "t0", delta);
+        await a.events.append({ principal: "p", sessionId: "here" }, "t1", delta);
+        await heardOne;
+        await stop?.();
+        expect(heard).toStrictEqual(["p/here/t1"]);
+      } finally {
+        await other.close();
+        await dropSchema(otherSchema);
+      }
+    });
+  }, 30_000);
+});

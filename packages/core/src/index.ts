@@ -29,6 +29,7 @@ export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export {
+  type KeepAliveAgentOptions,
   LazySdkClient,
   type LazySdkClientOptions,
   type SdkClientOptions,

@@ -10,6 +10,7 @@ import {
   type LlmRequest,
   type LlmResponse,
 } from "@aptix/core";
+import { Agent, fetch as undiciFetch } from "undici";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { providerError } from "./provider-error.js";
 import { toAnthropicMessages } from "./to-anthropic-messages.js";
@@ -53,7 +54,14 @@ export class AnthropicMessagesProvider implements LlmProvider {
       baseURL: options.baseURL,
       maxRetries: options.maxRetries,
       timeoutMs: options.timeoutMs,
-      create: (sdkOptions) => new Anthropic(sdkOptions),
+      // A keep-alive agent of its own; the SDK takes a `dispatcher` only beside the same undici's `fetch`.
+      create: ({ agent, ...sdkOptions }) =>
+        new Anthropic({
+          ...sdkOptions,
+          // Typed by this undici, Node's global `fetch` by its own: the same call, other type versions.
+          fetch: undiciFetch as typeof fetch,
+          fetchOptions: { dispatcher: new Agent(agent) },
+        }),
     });
   }
 

@@ -374,6 +374,22 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     expect(result.successful && result.result.finishReason).toBe("tool_calls");
   });
 
+  it("keeps its connection open for the next call, after a plain answer and after a stream", async () => {
+    server.script(step.text("One."), step.text(["Two."]), step.text("Three."));
+    const anthropic = provider();
+    const texts: unknown[] = [];
+    for (const streamed of [false, true, false]) {
+      const result = await anthropic.call(request(), streamed ? { onTextDelta: () => {} } : {});
+      texts.push(result.successful && result.result.text);
+      // A turn of the event loop, as the service's own work between two calls gives: the agent takes a connection
+      // back once the answer is read, and a call made in the same turn would open another.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(texts).toEqual(["One.", "Two.", "Three."]);
+    const [first, ...later] = server.messageRequests().map((received) => received.connection);
+    expect(later).toEqual([first, first]);
+  });
+
   it("retries a 429 with retry-after as the SDK is configured to, then succeeds", async () => {
     server.script(step.rateLimited(0.05), step.text("After the wait."));
     const result = await provider({ maxRetries: 2 }).call(request());

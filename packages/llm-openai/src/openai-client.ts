@@ -1,5 +1,6 @@
 import { LazySdkClient } from "@aptix/core";
-import OpenAI from "openai";
+import OpenAI, { type ClientOptions } from "openai";
+import { Agent, fetch as undiciFetch } from "undici";
 
 /** How the SDK client reaches OpenAI (or a server speaking its API): the same for the provider and the embedder. */
 export interface OpenAIClientOptions {
@@ -15,7 +16,8 @@ export interface OpenAIClientOptions {
 
 /**
  * The OpenAI SDK client, made on first use, so a service without an API key still starts and each call without
- * one fails clearly; `provider` is the id its failures name.
+ * one fails clearly; `provider` is the id its failures name. Its requests go through a keep-alive agent of its
+ * own, with undici's `fetch`: the SDK takes a `dispatcher` only paired with the `fetch` of the same undici.
  */
 export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions): LazySdkClient<OpenAI> {
   return new LazySdkClient({
@@ -26,6 +28,12 @@ export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions)
     baseURL: options.baseURL,
     maxRetries: options.maxRetries,
     timeoutMs: options.timeoutMs,
-    create: (sdkOptions) => new OpenAI(sdkOptions),
+    create: ({ agent, ...sdkOptions }) =>
+      new OpenAI({
+        ...sdkOptions,
+        // Typed by this undici, the SDK's by Node's undici-types: the same objects, other type versions.
+        fetch: undiciFetch as typeof fetch,
+        fetchOptions: { dispatcher: new Agent(agent) } as unknown as ClientOptions["fetchOptions"],
+      }),
   });
 }

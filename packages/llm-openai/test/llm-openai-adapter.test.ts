@@ -366,6 +366,22 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     expect(server.responseRequests()[0]?.body).toMatchObject({ stream: true });
   });
 
+  it("keeps its connection open for the next call, after a plain answer and after a stream", async () => {
+    server.script(step.text("One."), step.text(["Two."]), step.text("Three."));
+    const openai = provider();
+    const texts: unknown[] = [];
+    for (const streamed of [false, true, false]) {
+      const result = await openai.call(request(), streamed ? { onTextDelta: () => {} } : {});
+      texts.push(result.successful && result.result.text);
+      // A turn of the event loop, as the service's own work between two calls gives: the agent takes a connection
+      // back once the answer is read, and a call made in the same turn would open another.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(texts).toEqual(["One.", "Two.", "Three."]);
+    const [first, ...later] = server.responseRequests().map((received) => received.connection);
+    expect(later).toEqual([first, first]);
+  });
+
   it("fails every call clearly when no API key is configured", async () => {
     const saved = process.env.OPENAI_API_KEY;
     delete process.env.OPENAI_API_KEY;

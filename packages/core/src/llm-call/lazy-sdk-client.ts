@@ -1,12 +1,28 @@
 import { fail, type InvokeFailure } from "@aptix/contracts";
 
-/** What the official SDKs (`openai`, `@anthropic-ai/sdk`) both take to build a client. */
+/**
+ * How the adapter's HTTP agent keeps connections: the option names of undici's `Agent`, which the adapters build
+ * (core makes no network calls itself). Idle connections are kept between a turn's calls, which are often seconds
+ * apart while tools run, so a call does not pay for a new TCP and TLS handshake.
+ */
+export interface KeepAliveAgentOptions {
+  /** How long an idle connection is kept when the server's `Keep-Alive` header does not say. */
+  keepAliveTimeout: number;
+  /** The SDK's timeout: the agent waits for an answer's headers as long as the SDK does (undici's own: 300 s). */
+  headersTimeout: number;
+}
+
+/** What the official SDKs (`openai`, `@anthropic-ai/sdk`) both take to build a client, and its HTTP agent's. */
 export interface SdkClientOptions {
   apiKey: string;
   maxRetries: number;
   timeout: number;
   baseURL?: string;
+  agent: KeepAliveAgentOptions;
 }
+
+/** How long an idle connection to the provider is kept for the next call. */
+const KEEP_ALIVE_MS = 30_000;
 
 export interface LazySdkClientOptions<C> {
   /** The LlmProvider's id, for the failure's details. */
@@ -47,11 +63,13 @@ export class LazySdkClient<C> {
         reason: "not_configured",
       });
     }
+    const timeout = timeoutMs ?? 120_000;
     this.#client = this.#options.create({
       apiKey,
       maxRetries: maxRetries ?? 2,
-      timeout: timeoutMs ?? 120_000,
+      timeout,
       ...(baseURL ? { baseURL } : {}),
+      agent: { keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: timeout },
     });
     return this.#client;
   }

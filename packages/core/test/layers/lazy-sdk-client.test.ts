@@ -42,7 +42,13 @@ describe("an LLM adapter's SDK client, made on first use (LLM Call layer)", () =
     const first = client.get();
     expect(client.get()).toBe(first);
     expect(made).toEqual([
-      { apiKey: "sk-test", maxRetries: 0, timeout: 120_000, baseURL: "http://127.0.0.1:9/v1" },
+      {
+        apiKey: "sk-test",
+        maxRetries: 0,
+        timeout: 120_000,
+        baseURL: "http://127.0.0.1:9/v1",
+        agent: { keepAliveTimeout: 30_000, headersTimeout: 120_000 },
+      },
     ]);
   });
 });

@@ -22,6 +22,11 @@ export interface ScriptedRequestRecord<Answer extends ScriptedAnswer = ScriptedA
   /** The parsed JSON body; `undefined` when there was none or it was not JSON. */
   body: unknown;
   receivedAt: number;
+  /**
+   * The TCP connection that carried it, numbered from 1 in the order the server accepted them: requests with one
+   * number went over a kept-alive connection.
+   */
+  connection: number;
   /** A create request with `stream: true`. */
   stream: boolean;
   /** Whether a scripted step was consumed for this request. */

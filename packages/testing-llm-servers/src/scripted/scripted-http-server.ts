@@ -44,6 +44,7 @@ export async function startScriptedHttpServer<R extends ScriptedRequestRecord>(
 ): Promise<ScriptedHttpServer<R>> {
   const requests: R[] = [];
   const sockets = new Set<Socket>();
+  const connectionNumbers = new WeakMap<Socket, number>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const rawBody = await readBody(req);
@@ -55,6 +56,7 @@ export async function startScriptedHttpServer<R extends ScriptedRequestRecord>(
       rawBody,
       body: undefined,
       receivedAt: Date.now(),
+      connection: connectionNumbers.get(req.socket) ?? 0,
       stream: false,
       consumedStep: false,
       events: [],
@@ -90,8 +92,10 @@ export async function startScriptedHttpServer<R extends ScriptedRequestRecord>(
       }
     });
   });
+  let accepted = 0;
   server.on("connection", (socket) => {
     sockets.add(socket);
+    connectionNumbers.set(socket, ++accepted);
     socket.on("close", () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {

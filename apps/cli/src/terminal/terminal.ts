@@ -27,7 +27,8 @@ export class Terminal {
   }
 
   style(format: Style, text: string): string {
-    return this.colour ? styleText(format, text) : text;
+    // `colour` already decided; styleText's own check would drop colour on a terminal whenever CI is set.
+    return this.colour ? styleText(format, text, { validateStream: false }) : text;
   }
 
   /** Text as it streams in. */

@@ -145,8 +145,9 @@ const heldWrites = new HeldWriteStatements({
  *   The rest goes through drizzle's query builder.
  *
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
- * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3 when the turn exists, 4 when refused or the plan
- * declines, 5 when it starts the turn; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
+ * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 4 (the
+ * turn read and the claim sent with the BEGIN, rolled back when the turn exists; then COMMIT), 5 when it starts
+ * the turn (the start sent with the COMMIT): two round trips on Postgres; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
  * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
  */
 export class DrizzleSessionStore implements SessionStore {
@@ -199,29 +200,42 @@ export class DrizzleSessionStore implements SessionStore {
       this.#leaseClockTime(),
       lease.durationMs,
     ];
-    return this.#sql.transaction(async (run): Promise<BeginTurnResult> => {
-      const [existing] = await run(GET_TURN, [key.principal, key.sessionId, turnId]);
-      if (existing !== undefined) return { outcome: "turn_exists", turn: toTurn(turnSql.decode(existing)) };
-      const [claimed] = await run(CLAIM_CREATING, claimParams);
-      if (claimed === undefined) return { outcome: "busy" };
-      const session = toSession(sessionSql.decode(claimed));
-      const start = plan(session);
-      if (start === undefined) return { outcome: "claimed", session };
-      const row = turnRow(start.turn);
-      const started: SessionRecord = {
-        ...session,
-        ...sessionPatchSet(start.sessionPatch),
-        turnCount: session.turnCount + 1,
-        updatedAt: new Date(start.turn.createdAt),
-      };
-      const written = await run(START_TURN, [
-        ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
-        ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
-      ]);
-      // No row: a turn by that id appeared since the first read (a request racing this one started it).
-      if (written.length === 0) return { outcome: "claimed", session };
-      return { outcome: "started", session: started, turn: start.turn };
-    });
+    try {
+      return await this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
+        // The read and the claim go together, one round trip with the BEGIN: a turn found rolls the claim back.
+        const reading = run(GET_TURN, [key.principal, key.sessionId, turnId]);
+        const claiming = run(CLAIM_CREATING, claimParams);
+        const [existing] = await reading;
+        if (existing !== undefined) {
+          throw new Refusal<BeginTurnResult>({
+            outcome: "turn_exists",
+            turn: toTurn(turnSql.decode(existing)),
+          });
+        }
+        const [claimed] = await claiming;
+        if (claimed === undefined) return { outcome: "busy" };
+        const session = toSession(sessionSql.decode(claimed));
+        const start = plan(session);
+        if (start === undefined) return { outcome: "claimed", session };
+        const row = turnRow(start.turn);
+        const started: SessionRecord = {
+          ...session,
+          ...sessionPatchSet(start.sessionPatch),
+          turnCount: session.turnCount + 1,
+          updatedAt: new Date(start.turn.createdAt),
+        };
+        const written = await commitWith(START_TURN, [
+          ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
+          ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
+        ]);
+        // No row: a turn by that id appeared since the first read (a request racing this one started it).
+        if (written.length === 0) return { outcome: "claimed", session };
+        return { outcome: "started", session: started, turn: start.turn };
+      });
+    } catch (error) {
+      if (error instanceof Refusal) return error.answer as BeginTurnResult;
+      throw error;
+    }
   }
 
   async claimSession({ turnId, ...input }: ClaimSessionInput): Promise<ClaimSessionResult> {

@@ -141,8 +141,9 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
   const clientOptions = {
     // Unqualified table names resolve to the store's schema on every connection.
     connection: { search_path: quoteIdentifier(schema) },
-    // No array columns: skip postgres.js's type lookup on every new connection.
-    fetch_types: false,
+    // postgres.js's array type lookup, once per new connection (10 KB read) stays on: without it a `reserve()`
+    // on a cold connection never settles (postgres.js 3.4.9, porsager/postgres#751), and the hot path's
+    // transactions run on reserved connections (`postgresRunner`).
     onnotice: () => {},
     ...(onQuery === undefined ? {} : { debug: (_connection: number, query: string) => onQuery(query) }),
   };
@@ -164,6 +165,13 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
   let closed = false;
   // drizzle first: it sets the pool's parsers and serializers, which the runner's statements then share.
   const db = drizzlePostgres(pool);
+  // The pool's first connection (and its type lookup) is opened here, not by the first request.
+  try {
+    await pool`select 1`;
+  } catch (error) {
+    await pool.end({ timeout: 5 });
+    throw error;
+  }
   // postgres.js listens on a connection of its own, beside the pool.
   const listen: ListenToChannel = async (channel, onPayload) =>
     (await pool.listen(channel, onPayload)).unlisten;

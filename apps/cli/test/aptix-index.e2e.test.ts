@@ -79,7 +79,7 @@ describe("aptix index", () => {
     expect(await aptix.documentsIn("project")).toBe(1);
   });
 
-  it("pushes more than 500 files in batches of at most 500, the first replacing the index", async () => {
+  it("pushes more than 500 files in batches of at most 500, and rebuilds the index only when files were deleted", async () => {
     const files = Object.fromEntries(
       Array.from({ length: 501 }, (_, index) => [
         `notes/note-${String(index).padStart(3, "0")}.md`,
@@ -96,5 +96,15 @@ describe("aptix index", () => {
       deleted: 0,
     });
     expect(await aptix.documentsIn("many-notes")).toBe(501);
+
+    // Nothing deleted: every batch finds its files unchanged, and nothing is pushed again.
+    const again = await run(["index", "--json"], workspace.dir);
+    expect(again.json()).toMatchObject({ files: 501, upserted: 0, unchanged: 501, deleted: 0 });
+
+    await unlink(join(workspace.dir, "notes/note-000.md"));
+    const afterDelete = await run(["index", "--json"], workspace.dir);
+    expect(afterDelete.code, afterDelete.stderr).toBe(0);
+    expect(afterDelete.json()).toMatchObject({ files: 500, upserted: 0, unchanged: 500, deleted: 1 });
+    expect(await aptix.documentsIn("many-notes")).toBe(500);
   });
 });

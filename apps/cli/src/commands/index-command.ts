@@ -22,8 +22,11 @@ interface IndexTotals {
 
 /**
  * `aptix index [dir]`: pushes the workspace's text files (as `list_files` sees them: .gitignore honoured, no
- * symlink out) in batches of at most 500 documents. The first batch replaces the index, so files deleted since
- * the last push disappear from it; later batches add to it. Unchanged files cost the service nothing.
+ * symlink out) in batches of at most 500 documents, reading a batch at a time. A workspace that fits one batch
+ * is pushed with `replace`, so files deleted since the last push disappear. A larger one is pushed batch by
+ * batch without `replace` (unchanged files cost the service nothing); then its document count tells whether
+ * the index still holds deleted files, and only then is it rebuilt: the first batch replacing the index, the
+ * others pushed again.
  */
 export async function indexCommand(context: CliContext): Promise<number> {
   const { options, client, terminal } = context;
@@ -46,47 +49,52 @@ export async function indexCommand(context: CliContext): Promise<number> {
         cliProgress.Presets.shades_classic,
       )
     : undefined;
-  bar?.start(paths.length, 0);
-  let batch: WorkspaceDocument[] = [];
-  let batchBytes = 0;
-  let first = true;
-  let done = 0;
-  const push = async () => {
-    const pushed = await client.workspaces.upsert(options.workspaceId, { documents: batch, replace: first });
-    if (!pushed.successful) return pushed.errors;
-    first = false;
-    totals.files += batch.length;
-    totals.upserted += pushed.result.upserted;
-    totals.unchanged += pushed.result.unchanged;
-    totals.deleted += pushed.result.deleted;
+  const push = async (documents: WorkspaceDocument[], replace: boolean) => {
+    const pushed = await client.workspaces.upsert(options.workspaceId, { documents, replace });
+    if (!pushed.successful) throw new PushFailed(pushed.errors);
     totals.chunks = pushed.result.chunks;
-    bar?.update(done);
-    batch = [];
-    batchBytes = 0;
-    return undefined;
+    return pushed.result;
   };
+  const count = (documents: WorkspaceDocument[], result: { upserted: number; unchanged: number }) => {
+    totals.files += documents.length;
+    totals.upserted += result.upserted;
+    totals.unchanged += result.unchanged;
+  };
+  bar?.start(paths.length, 0);
   try {
-    for (const path of paths) {
-      const document = await documentOf(root, path);
-      done += 1;
-      if (typeof document === "string") {
-        totals.skipped.push({ path, reason: document });
-        continue;
+    // The paths of the batches pushed so far, to read again if the index must be rebuilt.
+    const pushedBatches: string[][] = [];
+    let batch: WorkspaceDocument[] | undefined;
+    for await (const next of batchesOf(root, paths, totals.skipped, (done) => bar?.update(done))) {
+      if (batch) {
+        count(batch, await push(batch, false));
+        pushedBatches.push(batch.map((document) => document.path));
       }
-      const bytes = Buffer.byteLength(document.contents);
-      if (batch.length === WORKSPACE_LIMITS.maxDocumentsPerRequest || batchBytes + bytes > MAX_BATCH_BYTES) {
-        const errors = await push();
-        if (errors) return failed(context, errors);
-      }
-      batch.push(document);
-      batchBytes += bytes;
+      batch = next;
     }
-    // The last batch; with no file at all, an empty replacing push empties the index.
-    if (batch.length > 0 || first) {
-      const errors = await push();
-      if (errors) return failed(context, errors);
+    const last = batch ?? [];
+    if (pushedBatches.length === 0) {
+      // One batch, or none: an empty replacing push empties the index.
+      const result = await push(last, true);
+      count(last, result);
+      totals.deleted = result.deleted;
+    } else {
+      count(last, await push(last, false));
+      const summary = await client.workspaces.get(options.workspaceId);
+      if (!summary.successful) throw new PushFailed(summary.errors);
+      const stale = summary.result.documents - totals.files;
+      if (stale > 0) {
+        for (const [index, batchPaths] of pushedBatches.entries()) {
+          await push(await documentsAt(root, batchPaths), index === 0);
+        }
+        await push(last, false);
+        totals.deleted = stale;
+      }
     }
     bar?.update(paths.length);
+  } catch (error) {
+    if (error instanceof PushFailed) return failed(context, error.errors);
+    throw error;
   } finally {
     bar?.stop();
   }
@@ -102,6 +110,54 @@ export async function indexCommand(context: CliContext): Promise<number> {
     );
   }
   return EXIT.done;
+}
+
+/** A push or read the service refused: the command ends with its errors. */
+class PushFailed extends Error {
+  constructor(readonly errors: ReadonlyArray<{ code: string; message: string }>) {
+    super(errors[0]?.message ?? "the service refused the push");
+  }
+}
+
+/**
+ * The workspace's documents in batches of at most 500 and `MAX_BATCH_BYTES` of contents, read as they are
+ * needed; files that cannot be documents go to `skipped`.
+ */
+async function* batchesOf(
+  root: WorkspaceRoot,
+  paths: readonly string[],
+  skipped: IndexTotals["skipped"],
+  progress: (done: number) => void,
+): AsyncGenerator<WorkspaceDocument[]> {
+  let batch: WorkspaceDocument[] = [];
+  let batchBytes = 0;
+  for (const [index, path] of paths.entries()) {
+    const document = await documentOf(root, path);
+    progress(index + 1);
+    if (typeof document === "string") {
+      skipped.push({ path, reason: document });
+      continue;
+    }
+    const bytes = Buffer.byteLength(document.contents);
+    if (batch.length === WORKSPACE_LIMITS.maxDocumentsPerRequest || batchBytes + bytes > MAX_BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      batchBytes = 0;
+    }
+    batch.push(document);
+    batchBytes += bytes;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** The documents at `paths` read again, for a rebuild; a file gone or changed since is skipped or sent as it is now. */
+async function documentsAt(root: WorkspaceRoot, paths: readonly string[]): Promise<WorkspaceDocument[]> {
+  const documents: WorkspaceDocument[] = [];
+  for (const path of paths) {
+    const document = await documentOf(root, path);
+    if (typeof document !== "string") documents.push(document);
+  }
+  return documents;
 }
 
 /** The file as a document, or why it is skipped. */

@@ -334,15 +334,6 @@ export class DrizzleWorkspaceIndex implements WorkspaceIndex {
     );
   }
 
-  async chunkTexts(key: WorkspaceKey, chunkIds: string[]): Promise<{ chunkId: string; text: string }[]> {
-    if (chunkIds.length === 0) return [];
-    return this.#db
-      .select({ chunkId: workspaceChunks.chunkId, text: workspaceChunks.text })
-      .from(workspaceChunks)
-      .innerJoin(workspaces, eq(workspaces.id, workspaceChunks.workspace))
-      .where(and(keyIs(key), inArray(workspaceChunks.chunkId, chunkIds)));
-  }
-
   async storeEmbeddings(key: WorkspaceKey, model: string, embeddings: ChunkEmbedding[]): Promise<void> {
     if (embeddings.length === 0) return;
     const rows = sql.join(

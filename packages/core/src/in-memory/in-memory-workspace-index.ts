@@ -190,15 +190,6 @@ export class InMemoryWorkspaceIndex implements WorkspaceIndex {
     return best(scored, input.limit);
   }
 
-  async chunkTexts(key: WorkspaceKey, chunkIds: string[]): Promise<{ chunkId: string; text: string }[]> {
-    const workspace = this.#workspaces.get(workspaceKeyOf(key));
-    if (workspace === undefined) return [];
-    const wanted = new Set(chunkIds);
-    return chunksOf(workspace)
-      .filter((chunk) => wanted.has(chunk.chunkId))
-      .map((chunk) => ({ chunkId: chunk.chunkId, text: chunk.text }));
-  }
-
   async storeEmbeddings(key: WorkspaceKey, model: string, embeddings: ChunkEmbedding[]): Promise<void> {
     const workspace = this.#workspaces.get(workspaceKeyOf(key));
     if (workspace === undefined) return;

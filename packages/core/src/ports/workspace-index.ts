@@ -128,7 +128,5 @@ export interface WorkspaceIndex {
   searchLexical(input: LexicalSearchInput): Promise<ScoredChunk[] | undefined>;
   /** Best first by cosine similarity among chunks embedded with `model`. */
   searchVector(input: VectorSearchInput): Promise<ScoredChunk[] | undefined>;
-  /** Texts of the given chunks (any principal's ids are ignored unless they belong to `key`), to embed. */
-  chunkTexts(key: WorkspaceKey, chunkIds: string[]): Promise<{ chunkId: string; text: string }[]>;
   storeEmbeddings(key: WorkspaceKey, model: string, embeddings: ChunkEmbedding[]): Promise<void>;
 }

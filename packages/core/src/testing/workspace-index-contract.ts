@@ -321,18 +321,6 @@ export function describeWorkspaceIndexContract(
         expect(await index.getWorkspace(KEY)).toMatchObject({ documents: 1, chunks: 1 });
         expect(paths(await search("beta"))).toEqual(["b.ts"]);
       });
-
-      it("answers the texts of the workspace's chunks by id", async () => {
-        const document = doc("a.ts", ["first chunk", "second chunk"]);
-        await upsert([document]);
-        const [first, second] = document.chunks.map((chunk) => chunk.chunkId);
-        const texts = await index.chunkTexts(KEY, [second ?? "", first ?? "", "chunk-unknown"]);
-        expect([...texts].sort((a, b) => a.text.localeCompare(b.text))).toEqual([
-          { chunkId: first, text: "first chunk" },
-          { chunkId: second, text: "second chunk" },
-        ]);
-        expect(await index.chunkTexts(KEY, [])).toEqual([]);
-      });
     });
 
     describe("deleting documents", () => {
@@ -366,7 +354,6 @@ export function describeWorkspaceIndexContract(
       it("answers undefined for an unknown workspace", async () => {
         expect(await index.getWorkspace(KEY)).toBeUndefined();
         expect(await search("anything")).toBeUndefined();
-        expect(await index.chunkTexts(KEY, ["chunk-1"])).toEqual([]);
       });
 
       it("deletes a workspace with everything in it", async () => {
@@ -395,12 +382,10 @@ export function describeWorkspaceIndexContract(
       it("treats another principal's workspace as unknown", async () => {
         const document = doc("a.ts", ["alpha"]);
         await upsert([document]);
-        const chunkId = document.chunks[0]?.chunkId ?? "";
         expect(await index.getWorkspace(OTHER_PRINCIPAL)).toBeUndefined();
         expect(await search("alpha", { key: OTHER_PRINCIPAL })).toBeUndefined();
         expect(await index.deleteDocuments(OTHER_PRINCIPAL, ["a.ts"])).toBeUndefined();
         expect(await index.deleteWorkspace(OTHER_PRINCIPAL)).toBe(false);
-        expect(await index.chunkTexts(OTHER_PRINCIPAL, [chunkId])).toEqual([]);
         expect(await index.getWorkspace(KEY)).toMatchObject({ documents: 1, chunks: 1 });
       });
 

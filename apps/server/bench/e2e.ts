@@ -8,9 +8,12 @@
  * service (`node dist/main.js`) on PGlite (a new temporary directory) and on Postgres (a new schema at
  * BENCH_POSTGRES_URL or TEST_DATABASE_URL, dropped after; skipped when neither is set), both with
  * OPENAI_BASE_URL at the mock. For each target, BENCH_CLIENTS (16) clients send requests back to back for
- * BENCH_SECONDS (10) after a warm-up; the service's clients each run turns of a session of their own.
- * Printed: turns/s, against the peer; latency p50/p99, and the service's overhead over the peer (an SDK call
- * to the same mock behind the same kind of HTTP server) at p50 and p99. Then turn 1 against turn
+ * BENCH_SECONDS (10) after BENCH_WARMUP_SECONDS (10) of warm-up; the service's clients each run turns of a
+ * session of their own. BENCH_SERVER_NODE_ARGS passes options to the service's node (e.g. to profile it).
+ * Printed: turns/s, against the peer, with latency p50/p99 and the CPU each process spent per turn (Linux).
+ * Then one client alone, turn after turn, for each of the peer and the service: latency p50/p99 and the
+ * service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP server). Under
+ * load, latency is queueing (clients / throughput), so overhead is read unloaded. Then turn 1 against turn
  * BENCH_LONG_TURNS (1,000) of one session on Postgres: time, and rows read by Postgres's statistics.
  *
  * Here rather than in apps/test-harness: it starts the compiled server as `pnpm start` runs it and reuses the
@@ -18,7 +21,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -35,7 +38,11 @@ import { serverMain, startServerProcess, stopProcess } from "./server-process.js
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? "16");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? "10");
-const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? "2");
+/** Before each loaded run: long enough for V8 to have compiled the hot path (after 2 s it still spends a fifth of
+ * the service's CPU compiling), so the run measures a server in its steady state. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? "10");
+/** Before the one-client runs, on a server the loaded run warmed up already. */
+const ALONE_WARMUP_SECONDS = 2;
 const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
 /** Turns averaged at each end of the long session: one turn's time alone is noise. */
 const WINDOW = 20;
@@ -142,17 +149,25 @@ interface Load {
   p50: number;
   p99: number;
   failures: number;
+  /** CPU milliseconds per turn, by process (Linux only). */
+  cpu: string;
 }
 
 /**
- * CLIENTS clients sending `request(client, n)` back to back: a warm-up, then SECONDS measured. A request
- * answering anything but 200 counts as a failure (and its time is not kept).
+ * `clients` clients sending `send(client, n)` back to back: a warm-up (WARMUP_SECONDS, or ALONE_WARMUP_SECONDS
+ * for one client), then SECONDS measured. A request
+ * answering anything but 200 counts as a failure (and its time is not kept). `meter` starts counting CPU when
+ * the measured part starts.
  */
-async function load(send: (client: number, n: number) => Promise<Response>): Promise<Load> {
+async function load(
+  clients: number,
+  send: (client: number, n: number) => Promise<Response>,
+  meter: () => CpuMeter,
+): Promise<Load> {
   const latencies: number[] = [];
   let failures = 0;
   let measuring = false;
-  let stopAt = Date.now() + WARMUP_SECONDS * 1_000;
+  let stopAt = Date.now() + (clients === 1 ? ALONE_WARMUP_SECONDS : WARMUP_SECONDS) * 1_000;
   let sent = 0;
   const client = async (id: number) => {
     while (Date.now() < stopAt) {
@@ -165,11 +180,12 @@ async function load(send: (client: number, n: number) => Promise<Response>): Pro
       else failures++;
     }
   };
-  await Promise.all(Array.from({ length: CLIENTS }, (_, id) => client(id)));
+  await Promise.all(Array.from({ length: clients }, (_, id) => client(id)));
   measuring = true;
+  const cpu = meter();
   const started = performance.now();
   stopAt = Date.now() + SECONDS * 1_000;
-  await Promise.all(Array.from({ length: CLIENTS }, (_, id) => client(id)));
+  await Promise.all(Array.from({ length: clients }, (_, id) => client(id)));
   const elapsed = (performance.now() - started) / 1_000;
   latencies.sort((a, b) => a - b);
   return {
@@ -177,12 +193,68 @@ async function load(send: (client: number, n: number) => Promise<Response>): Pro
     p50: percentile(latencies, 0.5),
     p99: percentile(latencies, 0.99),
     failures,
+    cpu: cpu.stop(latencies.length + failures),
   };
 }
 
 function percentile(sorted: readonly number[], fraction: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN where there is no /proc. */
+function cpuSecondsOf(pid: number): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds used so far by every `postgres` process on this machine (the server and its backends). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  try {
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres")
+          total += cpuSecondsOf(Number(entry));
+      } catch {} // the process ended meanwhile
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return total;
+}
+
+/** What a measured load cost in CPU, per turn: the process serving it, Postgres, the mock and this process. */
+interface CpuMeter {
+  stop(turns: number): string;
+}
+
+function cpuMeter(servingPid: number, mockPid: number): CpuMeter {
+  const start = {
+    serving: cpuSecondsOf(servingPid),
+    postgres: postgresCpuSeconds(),
+    mock: cpuSecondsOf(mockPid),
+    clients: process.cpuUsage(),
+  };
+  return {
+    stop(turns) {
+      const perTurn = (seconds: number) => `${((seconds * 1_000) / turns).toFixed(2)}`;
+      const clients = process.cpuUsage(start.clients);
+      return [
+        `serving ${perTurn(cpuSecondsOf(servingPid) - start.serving)}`,
+        `postgres ${perTurn(postgresCpuSeconds() - start.postgres)}`,
+        `mock ${perTurn(cpuSecondsOf(mockPid) - start.mock)}`,
+        `clients ${perTurn((clients.user + clients.system) / 1e6)}`,
+      ].join(", ");
+    },
+  };
 }
 
 function postJson(url: string, body: unknown): Promise<Response> {
@@ -250,19 +322,32 @@ async function longSession(serviceUrl: string, sql: postgres.Sql, schema: string
   );
 }
 
-function row(name: string, result: Load, peer?: Load): string {
-  const cells = [
+function throughputRow(name: string, result: Load, peer?: Load): string {
+  return [
     name.padEnd(22),
     `${result.turnsPerSecond.toFixed(0).padStart(6)}/s`,
     peer ? `${(result.turnsPerSecond / peer.turnsPerSecond).toFixed(2).padStart(5)}x` : "      ",
+    `p50 ${result.p50.toFixed(2).padStart(6)} ms`,
+    `p99 ${result.p99.toFixed(2).padStart(6)} ms`,
+    `CPU ms/turn: ${result.cpu}`,
+    result.failures > 0 ? `(${result.failures} failed)` : "",
+  ]
+    .join("  ")
+    .trimEnd();
+}
+
+function latencyRow(name: string, result: Load, peer?: Load): string {
+  return [
+    name.padEnd(22),
     `p50 ${result.p50.toFixed(2).padStart(6)} ms`,
     `p99 ${result.p99.toFixed(2).padStart(6)} ms`,
     peer
       ? `overhead p50 ${(result.p50 - peer.p50).toFixed(2).padStart(6)} ms, p99 ${(result.p99 - peer.p99).toFixed(2).padStart(6)} ms`
       : "",
     result.failures > 0 ? `(${result.failures} failed)` : "",
-  ];
-  return cells.join("  ").trimEnd();
+  ]
+    .join("  ")
+    .trimEnd();
 }
 
 async function main(): Promise<void> {
@@ -285,13 +370,18 @@ async function main(): Promise<void> {
     const peer = await startRole("peer", llmEnv);
     children.push(peer.child);
 
+    const measure = (clients: number, send: (client: number, n: number) => Promise<Response>, pid?: number) =>
+      load(clients, send, () => cpuMeter(pid ?? Number.NaN, mock.child.pid ?? Number.NaN));
+    const toMock = () => postJson(`${mock.url}/v1/responses`, { model: MODEL, input: "Say done." });
+    const toPeer = () => postJson(`${peer.url}/turn`, { instruction: "Say done." });
+
     console.log(`${CLIENTS} clients, ${SECONDS} s per target after ${WARMUP_SECONDS} s of warm-up\n`);
-    const direct = await load(() =>
-      postJson(`${mock.url}/v1/responses`, { model: MODEL, input: "Say done." }),
-    );
-    console.log(row("mock, direct", direct));
-    const bare = await load(() => postJson(`${peer.url}/turn`, { instruction: "Say done." }));
-    console.log(row("Hono + openai peer", bare));
+    console.log(throughputRow("mock, direct", await measure(CLIENTS, toMock, mock.child.pid)));
+    const bare = await measure(CLIENTS, toPeer, peer.child.pid);
+    console.log(throughputRow("Hono + openai peer", bare));
+    const latencies: string[] = [];
+    const bareAlone = await measure(1, toPeer, peer.child.pid);
+    latencies.push(latencyRow("Hono + openai peer", bareAlone));
 
     const targets: Array<{ name: string; env: NodeJS.ProcessEnv }> = [
       { name: "service on PGlite", env: { ...llmEnv, DATABASE_URL: join(directory, "db") } },
@@ -306,8 +396,25 @@ async function main(): Promise<void> {
       const { server, url } = await startServerProcess(target.env);
       children.push(server);
       try {
-        console.log(row(target.name, await load(turnOf(url, "bench")), bare));
-        if (admin && target.env.APTIX_DATABASE_SCHEMA === schema) await longSession(url, admin, schema);
+        console.log(
+          throughputRow(target.name, await measure(CLIENTS, turnOf(url, "bench"), server.pid), bare),
+        );
+        latencies.push(
+          latencyRow(target.name, await measure(1, turnOf(url, "alone"), server.pid), bareAlone),
+        );
+      } finally {
+        await stopProcess(server);
+      }
+    }
+    console.log("\nOne client, turn after turn (the overhead is the service's latency over the peer's):");
+    for (const line of latencies) console.log(line);
+
+    const onPostgres = targets.find((target) => target.env.APTIX_DATABASE_SCHEMA === schema);
+    if (admin && onPostgres) {
+      const { server, url } = await startServerProcess(onPostgres.env);
+      children.push(server);
+      try {
+        await longSession(url, admin, schema);
       } finally {
         await stopProcess(server);
       }

@@ -17,7 +17,7 @@ export async function startServerProcess(
   env: NodeJS.ProcessEnv,
 ): Promise<{ server: ChildProcess; url: string; readyMs: number }> {
   const started = Date.now();
-  const server = spawn(process.execPath, [serverMain], {
+  const server = spawn(process.execPath, [...serverNodeArgs(), serverMain], {
     cwd: serverDir,
     env: { ...env, PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "inherit"],
@@ -33,6 +33,11 @@ export async function startServerProcess(
     await stopProcess(server);
     throw error;
   }
+}
+
+/** BENCH_SERVER_NODE_ARGS: options for the server's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+function serverNodeArgs(): string[] {
+  return (process.env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 }
 
 /** The URL of the server's `listening` log line (it listens on a free port). */

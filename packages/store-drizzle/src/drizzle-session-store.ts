@@ -67,12 +67,24 @@ const CREATED_SESSION_COLUMNS = [
   "leaseOwner",
   "createdAt",
 ] as const satisfies readonly SessionKeyColumn[];
-const CLAIM_CREATING = `insert into ${sessionSql.name} (${CREATED_SESSION_COLUMNS.map((key) => sessionSql.column(key)).join(", ")}, "turn_count", "updated_at", "lease_expires_at")
-  values (${CREATED_SESSION_COLUMNS.map((key, index) => sessionSql.param(key, index + 1)).join(", ")}, 0, $8::timestamptz, ${leaseDeadline(9, 10)})
-  on conflict ("principal", "session_id") do update
-    set "lease_owner" = excluded."lease_owner", "lease_expires_at" = excluded."lease_expires_at"
-    where ${sessionSql.name}."lease_owner" is null or ${sessionSql.name}."lease_expires_at" <= ${leaseNow(9)}
-  returning ${sessionSql.selectList}`;
+/**
+ * `beginTurn`'s first statement: reads the turn `$11` and, only when there is none, claims the session, creating
+ * it with the lease (`$1`…, CREATED_SESSION_COLUMNS) or taking the lease when it is free. One row: the turn's
+ * columns prefixed `turn.` (null when absent) and the claimed session's prefixed `session.` (null when not
+ * claimed).
+ */
+const READ_TURN_AND_CLAIM = `with existing as (
+    select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $11
+  ), claimed as (
+    insert into ${sessionSql.name} (${CREATED_SESSION_COLUMNS.map((key) => sessionSql.column(key)).join(", ")}, "turn_count", "updated_at", "lease_expires_at")
+    select ${CREATED_SESSION_COLUMNS.map((key, index) => sessionSql.param(key, index + 1)).join(", ")}, 0, $8::timestamptz, ${leaseDeadline(9, 10)}
+    where not exists (select 1 from existing)
+    on conflict ("principal", "session_id") do update
+      set "lease_owner" = excluded."lease_owner", "lease_expires_at" = excluded."lease_expires_at"
+      where ${sessionSql.name}."lease_owner" is null or ${sessionSql.name}."lease_expires_at" <= ${leaseNow(9)}
+    returning ${sessionSql.selectListAs("session.")}
+  )
+  select * from (select 1) as one left join existing on true left join claimed on true`;
 
 /** Every column of a turn, in the parameter order of START_TURN. */
 const TURN_COLUMNS = [
@@ -145,9 +157,9 @@ const heldWrites = new HeldWriteStatements({
  *   The rest goes through drizzle's query builder.
  *
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
- * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 4 (the
- * turn read and the claim sent with the BEGIN, rolled back when the turn exists; then COMMIT), 5 when it starts
- * the turn (the start sent with the COMMIT): two round trips on Postgres; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
+ * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3
+ * (one statement reading the turn and, when there is none, claiming the session, sent with the BEGIN; then
+ * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
  * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
  */
 export class DrizzleSessionStore implements SessionStore {
@@ -200,42 +212,31 @@ export class DrizzleSessionStore implements SessionStore {
       this.#leaseClockTime(),
       lease.durationMs,
     ];
-    try {
-      return await this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
-        // The read and the claim go together, one round trip with the BEGIN: a turn found rolls the claim back.
-        const reading = run(GET_TURN, [key.principal, key.sessionId, turnId]);
-        const claiming = run(CLAIM_CREATING, claimParams);
-        const [existing] = await reading;
-        if (existing !== undefined) {
-          throw new Refusal<BeginTurnResult>({
-            outcome: "turn_exists",
-            turn: toTurn(turnSql.decode(existing)),
-          });
-        }
-        const [claimed] = await claiming;
-        if (claimed === undefined) return { outcome: "busy" };
-        const session = toSession(sessionSql.decode(claimed));
-        const start = plan(session);
-        if (start === undefined) return { outcome: "claimed", session };
-        const row = turnRow(start.turn);
-        const started: SessionRecord = {
-          ...session,
-          ...sessionPatchSet(start.sessionPatch),
-          turnCount: session.turnCount + 1,
-          updatedAt: new Date(start.turn.createdAt),
-        };
-        const written = await commitWith(START_TURN, [
-          ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
-          ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
-        ]);
-        // No row: a turn by that id appeared since the first read (a request racing this one started it).
-        if (written.length === 0) return { outcome: "claimed", session };
-        return { outcome: "started", session: started, turn: start.turn };
-      });
-    } catch (error) {
-      if (error instanceof Refusal) return error.answer as BeginTurnResult;
-      throw error;
-    }
+    return this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
+      // One statement, sent with the BEGIN: the turn, or else the claim.
+      const [read] = await run(READ_TURN_AND_CLAIM, [...claimParams, turnId]);
+      if (read?.["turn.turnId"] != null) {
+        return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
+      }
+      if (read?.["session.sessionId"] == null) return { outcome: "busy" };
+      const session = toSession(sessionSql.decode(read, "session."));
+      const start = plan(session);
+      if (start === undefined) return { outcome: "claimed", session };
+      const row = turnRow(start.turn);
+      const started: SessionRecord = {
+        ...session,
+        ...sessionPatchSet(start.sessionPatch),
+        turnCount: session.turnCount + 1,
+        updatedAt: new Date(start.turn.createdAt),
+      };
+      const written = await commitWith(START_TURN, [
+        ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
+        ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
+      ]);
+      // No row: a turn by that id appeared since the first read (a request racing this one started it).
+      if (written.length === 0) return { outcome: "claimed", session };
+      return { outcome: "started", session: started, turn: start.turn };
+    });
   }
 
   async claimSession({ turnId, ...input }: ClaimSessionInput): Promise<ClaimSessionResult> {

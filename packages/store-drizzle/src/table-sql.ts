@@ -16,8 +16,16 @@ export class TableSql<Table extends PgTable> {
   constructor(table: Table) {
     this.name = quote(getTableName(table));
     this.#columns = getTableColumns(table);
-    this.selectList = Object.entries(this.#columns)
-      .map(([key, column]) => `${quote(column.name)} as ${quote(key)}`)
+    this.selectList = this.selectListAs("");
+  }
+
+  /**
+   * Every column as `"column_name" as "<prefix>key"`: for a row holding two tables' columns, which
+   * `decode(row, prefix)` reads.
+   */
+  selectListAs(prefix: string): string {
+    return Object.entries(this.#columns)
+      .map(([key, column]) => `${quote(column.name)} as ${quote(prefix + key)}`)
       .join(", ");
   }
 
@@ -49,11 +57,11 @@ export class TableSql<Table extends PgTable> {
     return value === null || value === undefined ? null : this.#column(key).mapToDriverValue(value);
   }
 
-  /** A row of a select on `selectList`, with drizzle's types. */
-  decode(row: Record<string, unknown>): Table["$inferSelect"] {
+  /** A row of a select on `selectList` (or `selectListAs(prefix)`), with drizzle's types. */
+  decode(row: Record<string, unknown>, prefix = ""): Table["$inferSelect"] {
     const decoded: Record<string, unknown> = {};
     for (const [key, column] of Object.entries(this.#columns)) {
-      const value = row[key];
+      const value = row[prefix + key];
       decoded[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
     return decoded as Table["$inferSelect"];

@@ -1,11 +1,12 @@
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket, connect as tcpConnect } from "node:net";
-import { newLease, newSessionKey } from "@aptix/core/testing";
+import { newLease, newSessionKey, ScriptedLlmProvider } from "@aptix/core/testing";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AptixStore, MIGRATIONS_FOLDER, openStore } from "../src/index.js";
 import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+import { plainService } from "./support/plain-service.js";
 
 afterAll(async () => {
   await closeAdmin();
@@ -35,6 +36,33 @@ describe("statements per turn on Postgres", () => {
     },
     60_000,
   );
+});
+
+describe("a turn's trace on Postgres", () => {
+  it("is compressed with lz4 when the server offers it, else with Postgres's default", async () => {
+    await withSchema(async (schema) => {
+      const sql = await adminSql();
+      const [offered] = await sql`
+        select 'lz4' = any(enumvals) as "lz4" from pg_settings where name = 'default_toast_compression'`;
+      const store = await openStore(TEST_DATABASE_URL, { schema });
+      try {
+        const provider = new ScriptedLlmProvider();
+        // A long answer: its trace is compressed as it is stored (values over about 2 KB are).
+        provider.enqueue({ text: "All done. ".repeat(1_000) });
+        const turn = await plainService(store, provider).execute(
+          { sessionId: "compressed", turnId: "turn-1", instruction: "Go." },
+          "principal-a",
+        );
+        expect(turn.successful).toBe(true);
+        const [row] = await sql.unsafe(
+          `select pg_column_compression("response") as method from "${schema}"."llm_calls"`,
+        );
+        expect(row?.method).toBe(offered?.lz4 === true ? "lz4" : "pglz");
+      } finally {
+        await store.close();
+      }
+    });
+  });
 });
 
 describe("readiness on Postgres", () => {

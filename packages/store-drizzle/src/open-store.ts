@@ -125,7 +125,7 @@ export async function openPgliteStore(client: PGlite, options: StoreOptions = {}
   let closed = false;
   return assemble(
     db,
-    pgliteRunner(counted),
+    pgliteRunner(client, options.onQuery),
     options,
     vectorSchema,
     () => closed,

@@ -1,4 +1,4 @@
-import type { PGlite, Transaction } from "@electric-sql/pglite";
+import { messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type { Sql } from "postgres";
 
 /**
@@ -72,19 +72,119 @@ export function postgresRunner(sql: Sql): SqlRunner {
   };
 }
 
-/** A runner over a PGlite instance (or one that counts its statements: see `openPgliteStore`). */
-export function pgliteRunner(client: Pick<PGlite, "query" | "transaction">): SqlRunner {
-  const runOn =
-    (target: Pick<Transaction, "query">): RunStatement =>
-    async (text, params) =>
-      (await target.query<Record<string, unknown>>(text, params as unknown[])).rows;
+/** A hot statement prepared on one PGlite instance: its name, its parameters' types, its rows' description. */
+interface Prepared {
+  name: string;
+  paramTypes: number[];
+  /** The RowDescription message, put before each run's DataRows to parse them; none for a statement without rows. */
+  rowDescription: messages.BackendMessage[];
+}
+
+/**
+ * Each PGlite instance's prepared statements by text, and the number of names given so far. Kept per instance
+ * (one connection), not per runner: two stores opened in turn on one instance share them rather than prepare
+ * again under a taken name, and they go with the instance when it is dropped.
+ */
+const preparedOn = new WeakMap<PGlite, { statements: Map<string, Prepared>; named: number }>();
+
+const { serialize } = protocol;
+
+/** One message of several frontend messages, for one `execProtocolStream` call. */
+function joined(parts: Uint8Array[]): Uint8Array {
+  const message = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    message.set(part, offset);
+    offset += part.length;
+  }
+  return message;
+}
+
+/**
+ * A runner over a PGlite instance, reporting each statement (BEGIN and COMMIT included) to `onQuery`.
+ *
+ * `PGlite.query` parses, analyses and plans its statement anew on each call, over six protocol round trips.
+ * Here each statement text is prepared once per instance (Parse and Describe of a named statement), and a run
+ * is one message of Bind, Execute and Sync: parameters serialized and rows parsed with the instance's own
+ * serializers and parsers, by the types the Describe answered, as `query` does; an ErrorResponse rejects with
+ * PGlite's DatabaseError, `query` and `params` set as `query` sets them, and the Sync ends the cycle.
+ */
+export function pgliteRunner(client: PGlite, onQuery: (sql: string) => void = () => {}): SqlRunner {
+  const prepared = preparedOn.get(client) ?? { statements: new Map(), named: 0 };
+  preparedOn.set(client, prepared);
+
+  const send = async (text: string, params: readonly unknown[], syncToFs: boolean) => {
+    try {
+      let statement = prepared.statements.get(text);
+      if (statement === undefined) {
+        // A name of its own even after a failed Parse or Describe: the statement may exist all the same.
+        const name = `aptix_${++prepared.named}`;
+        const described = await client.execProtocolStream(
+          joined([
+            serialize.parse({ name, text }),
+            serialize.describe({ type: "S", name }),
+            serialize.sync(),
+          ]),
+          { syncToFs: false },
+        );
+        statement = {
+          name,
+          paramTypes: parse.parseDescribeStatementResults(described),
+          rowDescription: described.filter((message) => message.name === "rowDescription"),
+        };
+        prepared.statements.set(text, statement);
+      }
+      const { paramTypes } = statement;
+      const values = params.map((value, index) => {
+        if (value == null) return null;
+        const serializer = client.serializers[paramTypes[index] as number];
+        return serializer ? serializer(value) : String(value);
+      });
+      const answer = await client.execProtocolStream(
+        joined([
+          serialize.bind({ statement: statement.name, values }),
+          serialize.execute({}),
+          serialize.sync(),
+        ]),
+        { syncToFs },
+      );
+      const [result] = parse.parseResults([...statement.rowDescription, ...answer], client.parsers);
+      return (result?.rows ?? []) as Record<string, unknown>[];
+    } catch (error) {
+      if (error instanceof messages.DatabaseError) Object.assign(error, { query: text, params });
+      throw error;
+    }
+  };
   return {
-    run: runOn(client),
-    // PGlite runs in this process: nothing to pipeline, and it commits when `work` returns.
+    // `execProtocolStream` takes none of PGlite's locks, and its public `runExclusive` only the query lock. A
+    // statement alone takes both locks `query` takes: the transaction lock (held by a transaction from BEGIN to
+    // COMMIT, so the statement never lands in someone else's) and the query lock (so it never interleaves with
+    // another statement). Running it in a `transaction` instead would cost a BEGIN and a COMMIT more.
+    run: async (text, params) => {
+      onQuery(text);
+      await client._checkReady();
+      return client._runExclusiveTransaction(() => client.runExclusive(() => send(text, params, true)));
+    },
+    // PGlite runs in this process: nothing to pipeline, and it commits when `work` returns. Its transaction
+    // holds the transaction lock; each statement takes the query lock and, as `Transaction.query`, does not
+    // sync the file system.
     transaction: (work) =>
-      client.transaction((tx) => {
-        const run = runOn(tx);
-        return work(run, run);
+      client.transaction(async (tx) => {
+        onQuery("BEGIN");
+        const run: RunStatement = async (text, params) => {
+          // Refused once the transaction has ended, as `Transaction.query` refuses: it would run unguarded.
+          if (tx.closed) throw new Error("Transaction is closed");
+          onQuery(text);
+          return client.runExclusive(() => send(text, params, false));
+        };
+        try {
+          const result = await work(run, run);
+          onQuery("COMMIT");
+          return result;
+        } catch (error) {
+          onQuery("ROLLBACK");
+          throw error;
+        }
       }),
   };
 }

@@ -44,8 +44,11 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? "10");
 /** Before the one-client runs, on a server the loaded run warmed up already. */
 const ALONE_WARMUP_SECONDS = 2;
 const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
-/** Turns averaged at each end of the long session: one turn's time alone is noise. */
-const WINDOW = 20;
+/**
+ * Turns at each end of the long session. Their median time is compared, since one turn's time, or the mean of
+ * a few milliseconds-long turns, moves by more than the 10% the comparison is about.
+ */
+const WINDOW = 100;
 const MODEL = "gpt-5.1";
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
 
@@ -304,7 +307,7 @@ async function rowsRead(sql: postgres.Sql, schema: string): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** Turn 1 against turn LONG_TURNS of one session: mean time and rows read over WINDOW turns at each end. */
+/** Turn 1 against turn LONG_TURNS of one session: median time and mean rows read over WINDOW turns at each end. */
 async function longSession(serviceUrl: string, sql: postgres.Sql, schema: string): Promise<string> {
   let n = 0;
   const turn = async () => {
@@ -321,15 +324,16 @@ async function longSession(serviceUrl: string, sql: postgres.Sql, schema: string
   };
   const windowOf = async () => {
     const before = await rowsRead(sql, schema);
-    let ms = 0;
-    for (let i = 0; i < WINDOW; i++) ms += await turn();
-    return { ms: ms / WINDOW, rows: ((await rowsRead(sql, schema)) - before) / WINDOW };
+    const times: number[] = [];
+    for (let i = 0; i < WINDOW; i++) times.push(await turn());
+    times.sort((a, b) => a - b);
+    return { ms: percentile(times, 0.5), rows: ((await rowsRead(sql, schema)) - before) / WINDOW };
   };
   const first = await windowOf();
   while (n < LONG_TURNS - WINDOW) await turn();
   const last = await windowOf();
   return (
-    `One session on Postgres, mean of ${WINDOW} turns: turns 1-${WINDOW} ${first.ms.toFixed(2)} ms, ` +
+    `One session on Postgres, ${WINDOW} turns at each end: turns 1-${WINDOW} median ${first.ms.toFixed(2)} ms, ` +
     `${first.rows.toFixed(1)} rows read per turn; turns ${n - WINDOW + 1}-${n} ${last.ms.toFixed(2)} ms ` +
     `(${(last.ms / first.ms).toFixed(2)}x), ${last.rows.toFixed(1)} rows read per turn ` +
     `(${(last.rows / first.rows).toFixed(2)}x)`

@@ -1,10 +1,11 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { runAptix, runProcess } from "./support/aptix-process.js";
+import { APTIX_BIN, runAptix, runProcess } from "./support/aptix-process.js";
 import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
 import { startCuttingProxy } from "./support/cutting-proxy.js";
 import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
@@ -366,6 +367,18 @@ describe("aptix: exit codes", () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain("Usage: aptix <command> [options]");
+  });
+
+  it("ends quietly when the reader of its output goes away, as in `aptix --help | head -1`", async () => {
+    const child = spawn(process.execPath, [APTIX_BIN, "--help"], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // The reader is gone before the first write: it fails with EPIPE.
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
   });
 
   it("exits 1 with a clear message when the service cannot be reached", async () => {

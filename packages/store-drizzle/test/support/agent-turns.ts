@@ -1,7 +1,8 @@
-import { AgentCatalog, AgentService, type ServerTool } from "@aptix/core";
+import type { ServerTool } from "@aptix/core";
 import { ManualClock, ScriptedLlmProvider } from "@aptix/core/testing";
 import { expect } from "vitest";
 import type { AptixStore, StoreOptions } from "../../src/index.js";
+import { plainService } from "./plain-service.js";
 
 /** Statements sent by kind: "begin", "commit", "select transcript_items", "insert llm_calls", … */
 type StatementTally = Record<string, number>;
@@ -83,34 +84,7 @@ async function runAgentTurns(options: {
   });
   try {
     const provider = new ScriptedLlmProvider({ id: "scripted", storesResponses: options.storesResponses });
-    const catalog = AgentCatalog.create(
-      {
-        conversationContexts: [
-          { id: "default", bootPrompt: "You are Aptix.", model: "gpt-test", provider: provider.id },
-        ],
-        modes: [
-          {
-            id: "general",
-            displayName: "General",
-            instructions: "Help with anything.",
-            welcomeMessage: "Back to general work.",
-            tools: ["echo"],
-            toolChoice: null,
-          },
-        ],
-        clientTools: [],
-      },
-      [echo as ServerTool],
-    );
-    if (!catalog.successful) throw new Error(catalog.errors[0].message);
-    const service = new AgentService({
-      catalog: catalog.result,
-      providers: [provider],
-      store: store.sessions,
-      files: store.files,
-      events: store.events,
-      clock,
-    });
+    const service = plainService(store, provider, { tools: [echo as ServerTool], clock });
 
     const measured = new Map<number, MeasuredTurn>();
     for (let turn = 1; turn <= options.turns; turn++) {

@@ -1,14 +1,25 @@
-import { AgentCatalog, AgentService, type AgentServiceOptions, type LlmProvider } from "@aptix/core";
+import {
+  AgentCatalog,
+  AgentService,
+  type AgentServiceOptions,
+  type LlmProvider,
+  type ServerTool,
+} from "@aptix/core";
 import type { AptixStore } from "../../src/index.js";
 
 /**
- * Core's AgentService on `store`, with one conversation context served by `provider` and one mode without
- * tools: every turn a plain one unless the provider asks for a tool.
+ * Core's AgentService on `store`, with one conversation context served by `provider` and one mode whose tools
+ * are `tools` (none by default): every turn a plain one unless the provider asks for a tool.
  */
 export function plainService(
   store: AptixStore,
   provider: LlmProvider,
-  options: Pick<AgentServiceOptions, "eventFlushMs" | "followPollMs"> = {},
+  {
+    tools = [],
+    ...options
+  }: Pick<AgentServiceOptions, "eventFlushMs" | "followPollMs" | "clock"> & {
+    tools?: readonly ServerTool[];
+  } = {},
 ): AgentService {
   const catalog = AgentCatalog.create(
     {
@@ -21,13 +32,13 @@ export function plainService(
           displayName: "General",
           instructions: "Help.",
           welcomeMessage: "Hi.",
-          tools: [],
+          tools: tools.map((tool) => tool.definition.name),
           toolChoice: null,
         },
       ],
       clientTools: [],
     },
-    [],
+    [...tools],
   );
   if (!catalog.successful) throw new Error(catalog.errors[0].message);
   return new AgentService({

@@ -158,9 +158,8 @@ interface Load {
 
 /**
  * `clients` clients sending `send(client, n)` back to back: a warm-up (WARMUP_SECONDS, or ALONE_WARMUP_SECONDS
- * for one client), then SECONDS measured. A request
- * answering anything but 200 counts as a failure (and its time is not kept). `meter` starts counting CPU when
- * the measured part starts.
+ * for one client), then SECONDS measured. A request answering anything but 200 counts as a failure (and its
+ * time is not kept). `meter` starts counting CPU when the measured part starts.
  */
 async function load(
   clients: number,
@@ -388,8 +387,12 @@ async function main(): Promise<void> {
     const peer = await startRole("peer", llmEnv);
     children.push(peer.child);
 
-    const measure = (clients: number, send: (client: number, n: number) => Promise<Response>, pid?: number) =>
-      load(clients, send, () => cpuMeter(pid ?? Number.NaN, mock.child.pid ?? Number.NaN));
+    // The meter counts the CPU of the process serving `send` (`pid`), beside Postgres, the mock and this one.
+    const measure = (
+      clients: number,
+      send: (client: number, n: number) => Promise<Response>,
+      pid: number | undefined,
+    ) => load(clients, send, () => cpuMeter(pid ?? Number.NaN, mock.child.pid ?? Number.NaN));
     const toMock = () => postJson(`${mock.url}/v1/responses`, { model: MODEL, input: "Say done." });
     const toPeer = () => postJson(`${peer.url}/turn`, { instruction: "Say done." });
 

@@ -21,11 +21,12 @@ import {
   type UpdateTurnInput,
 } from "@aptix/core";
 import { and, asc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { PgColumn, PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { alias, type PgColumn, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { type HeldWrite, HeldWriteStatements } from "./held-write.js";
-import { llmCalls, modeHistory, sessions, transcriptItems, turns } from "./schema.js";
+import { llmCalls, modeHistory, sessions, toolCatalogs, transcriptItems, turns } from "./schema.js";
 import type { SqlRunner } from "./sql-runner.js";
 import { TableSql } from "./table-sql.js";
+import { ToolCatalogs, withTools } from "./tool-catalogs.js";
 
 /** A drizzle Postgres database over either driver (postgres.js or PGlite). */
 export type StoreDatabase = PgDatabase<PgQueryResultHKT>;
@@ -131,6 +132,7 @@ const heldWrites = new HeldWriteStatements({
   turns: turnSql,
   llmCalls: new TableSql(llmCalls),
   transcriptItems: new TableSql(transcriptItems),
+  toolCatalogs: new TableSql(toolCatalogs),
 });
 
 /**
@@ -167,6 +169,7 @@ export class DrizzleSessionStore implements SessionStore {
   readonly #sql: SqlRunner;
   readonly #clock: Clock;
   readonly #leaseClock: Clock | undefined;
+  readonly #catalogs = new ToolCatalogs();
 
   /**
    * `runner` is the driver under `db`, for the hot path's fixed statements. `clock` stamps `updatedAt` on
@@ -353,6 +356,7 @@ export class DrizzleSessionStore implements SessionStore {
     const progressed = calls.findLast((write) => write.progress !== undefined)?.progress;
     if (progressed !== undefined) Object.assign(set, { cursor: progressed.cursor, updatedAt: now });
     if (sessionPatch !== undefined) Object.assign(set, sessionPatchSet(sessionPatch), { updatedAt: now });
+    const catalogs = new Map<string, string>();
     return this.#heldWrite({
       key,
       owner: leaseOwner,
@@ -362,11 +366,13 @@ export class DrizzleSessionStore implements SessionStore {
         set: { ...turnPatchSet(turnPatch), updatedAt: now },
         ...(expectStatus === undefined ? {} : { expectStatus }),
       },
-      calls: calls.map(({ call, progress }) => ({ row: llmCallRow(call), progress })),
+      calls: calls.map(({ call, progress }) => ({ row: this.#callRow(call, catalogs), progress })),
+      catalogs,
     });
   }
 
   async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
+    const catalogs = new Map<string, string>();
     return this.#heldWrite({
       key: { principal: call.principal, sessionId: call.sessionId },
       owner: lease.owner,
@@ -375,14 +381,39 @@ export class DrizzleSessionStore implements SessionStore {
         renew: { leaseClock: this.#leaseClockTime(), durationMs: lease.durationMs },
         release: false,
       },
-      calls: [{ row: llmCallRow(call), progress }],
+      calls: [{ row: this.#callRow(call, catalogs), progress }],
+      catalogs,
     });
   }
 
   async #heldWrite(write: HeldWrite): Promise<boolean> {
     const { text, params } = heldWrites.statement(write);
     const [row] = await this.#sql.run(text, params);
-    return row?.held === 1;
+    const held = row?.held === 1;
+    if (held) this.#catalogs.stored(write.catalogs.keys());
+    return held;
+  }
+
+  /** A call's row, its tool catalogs taken out; those not known stored go to `catalogs`. */
+  #callRow(call: LlmCallRecord, catalogs: Map<string, string>): typeof llmCalls.$inferInsert {
+    const request = this.#catalogs.split(call.request, catalogs);
+    const providerRequest = this.#catalogs.split(call.providerRequest ?? null, catalogs);
+    return {
+      principal: call.principal,
+      sessionId: call.sessionId,
+      turnId: call.turnId,
+      callIndex: call.index,
+      request: request.payload as LlmCallRow["request"],
+      response: call.response,
+      // jsonb has no `undefined`: an absent raw payload is kept as null.
+      providerRequest: providerRequest.payload,
+      providerResponse: call.providerResponse ?? null,
+      requestTools: request.digest,
+      providerRequestTools: providerRequest.digest,
+      error: call.error,
+      startedAt: new Date(call.startedAt),
+      durationMs: call.durationMs,
+    };
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
@@ -435,12 +466,22 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   async listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
+    const requestTools = alias(toolCatalogs, "request_tools");
+    const providerTools = alias(toolCatalogs, "provider_request_tools");
     const rows = await this.#db
-      .select()
+      .select({ call: llmCalls, requestTools: requestTools.tools, providerTools: providerTools.tools })
       .from(llmCalls)
+      .leftJoin(requestTools, eq(requestTools.digest, llmCalls.requestTools))
+      .leftJoin(providerTools, eq(providerTools.digest, llmCalls.providerRequestTools))
       .where(and(keyWhere(llmCalls, key), eq(llmCalls.turnId, turnId)))
       .orderBy(asc(llmCalls.callIndex));
-    return rows.map(toLlmCall);
+    return rows.map(({ call, requestTools, providerTools }) =>
+      toLlmCall({
+        ...call,
+        request: withTools(call.request, requestTools) as LlmCallRow["request"],
+        providerRequest: withTools(call.providerRequest, providerTools),
+      }),
+    );
   }
 
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
@@ -548,23 +589,6 @@ function turnRow(turn: TurnRecord): typeof turns.$inferInsert {
     createdAt: new Date(turn.createdAt),
     updatedAt: new Date(turn.updatedAt),
     completedAt: turn.completedAt === null ? null : new Date(turn.completedAt),
-  };
-}
-
-function llmCallRow(call: LlmCallRecord): typeof llmCalls.$inferInsert {
-  return {
-    principal: call.principal,
-    sessionId: call.sessionId,
-    turnId: call.turnId,
-    callIndex: call.index,
-    request: call.request,
-    response: call.response,
-    // jsonb has no `undefined`: an absent raw payload is kept as null.
-    providerRequest: call.providerRequest ?? null,
-    providerResponse: call.providerResponse ?? null,
-    error: call.error,
-    startedAt: new Date(call.startedAt),
-    durationMs: call.durationMs,
   };
 }
 

@@ -12,13 +12,15 @@ export interface HeldWriteTables {
   turns: TableSql<typeof turns>;
   llmCalls: TableSql<typeof llmCalls>;
   transcriptItems: { name: string };
+  toolCatalogs: { name: string };
 }
 
 /**
  * One lease-guarded write of a turn's progress (`recordLlmCall`, `updateTurn`), as what it writes:
  * - `session`: columns to set on the session row (the lease owner's), the lease renewed or given up;
  * - `turn`: columns to set on one turn, when it exists (in status `expectStatus`, when given);
- * - `calls`: LLM call traces, and the transcript their progress leaves.
+ * - `calls`: LLM call traces, and the transcript their progress leaves;
+ * - `catalogs`: the tool catalogs those calls name that may not be stored yet (digest → JSON text).
  */
 export interface HeldWrite {
   key: SessionKey;
@@ -30,6 +32,7 @@ export interface HeldWrite {
   };
   turn?: { turnId: string; set: Partial<TurnRow>; expectStatus?: string };
   calls: readonly { row: Partial<CallRow>; progress?: LlmCallWrite["progress"] }[];
+  catalogs: ReadonlyMap<string, string>;
 }
 
 /** Every column of a call, in parameter order. */
@@ -42,6 +45,8 @@ const CALL_COLUMNS = [
   "response",
   "providerRequest",
   "providerResponse",
+  "requestTools",
+  "providerRequestTools",
   "error",
   "startedAt",
   "durationMs",
@@ -74,6 +79,7 @@ export class HeldWriteStatements {
       write.turn === undefined ? "-" : `${turnColumns.join()}:${write.turn.expectStatus !== undefined}`,
       write.calls.length,
       transcript !== undefined,
+      write.catalogs.size > 0,
     ].join("|");
     const params: unknown[] = [write.key.principal, write.key.sessionId, write.owner];
     const param = (value: unknown): number => params.push(value);
@@ -91,6 +97,7 @@ export class HeldWriteStatements {
       CALL_COLUMNS.map((column) => param(c.encode(column, call.row[column]))),
     );
     const transcriptValues = transcript && [param(transcript.floor), param(JSON.stringify(transcript.items))];
+    const catalogs = write.catalogs.size > 0 ? param(catalogsJson(write.catalogs)) : 0;
     let text = this.#texts.get(shape);
     if (text === undefined) {
       const held = "exists (select 1 from held)";
@@ -128,6 +135,12 @@ export class HeldWriteStatements {
             on conflict ("principal", "session_id", "turn_id", "call_index") do update set ${replace})`,
         );
       });
+      if (catalogs !== 0) {
+        parts.push(
+          `catalogs as (insert into ${this.#tables.toolCatalogs.name} ("digest", "tools")
+            select key, value from jsonb_each($${catalogs}::text::jsonb) where ${held} on conflict do nothing)`,
+        );
+      }
       if (transcriptValues) {
         const [floor, items] = transcriptValues;
         const x = this.#tables.transcriptItems.name;
@@ -152,6 +165,11 @@ export class HeldWriteStatements {
     }
     return { text, params };
   }
+}
+
+/** `{"<digest>": <tools>, …}`: the catalogs' texts are JSON already, and digests (base64url) need no escaping. */
+function catalogsJson(catalogs: ReadonlyMap<string, string>): string {
+  return `{${[...catalogs].map(([digest, tools]) => `"${digest}":${tools}`).join(",")}}`;
 }
 
 /**

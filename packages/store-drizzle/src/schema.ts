@@ -139,6 +139,10 @@ export const llmCalls = pgTable(
     response: jsonb("response").$type<NonNullable<LlmCallRecord["response"]>>(),
     providerRequest: jsonb("provider_request").$type<unknown>(),
     providerResponse: jsonb("provider_response").$type<unknown>(),
+    /** `request`'s tool catalog, kept in `tool_catalogs` by this digest and left out of `request`. */
+    requestTools: text("request_tools"),
+    /** The same for `provider_request`. */
+    providerRequestTools: text("provider_request_tools"),
     error: jsonb("error").$type<NonNullable<LlmCallRecord["error"]>>(),
     startedAt: timestamptz("started_at").notNull(),
     durationMs: doublePrecision("duration_ms").notNull(),
@@ -150,6 +154,15 @@ export const llmCalls = pgTable(
     }),
   ],
 );
+
+/**
+ * Tool catalogs of LLM calls, each stored once by the SHA-256 of its JSON text: every call of a mode sends the
+ * same catalog, often the larger part of its trace, so a call keeps only the digest (`tool-catalogs.ts`).
+ */
+export const toolCatalogs = pgTable("tool_catalogs", {
+  digest: text("digest").primaryKey(),
+  tools: jsonb("tools").$type<unknown[]>().notNull(),
+});
 
 /** Mode transitions (AGN-011 §3.2), in the order they were recorded (`id`). */
 export const modeHistory = pgTable(

@@ -146,6 +146,7 @@ describe("opening one schema from two processes at once", () => {
           "llm_calls",
           "mode_history",
           "sessions",
+          "tool_catalogs",
           "transcript_items",
           "turn_events",
           "turns",

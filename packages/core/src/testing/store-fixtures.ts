@@ -129,7 +129,12 @@ export function newCallRecord(
       usage: { inputTokens: 120, outputTokens: 30, cachedInputTokens: 100, reasoningTokens: 12 },
       finishReason: "tool_calls",
     },
-    providerRequest: { model: "gpt-test", input: [{ role: "user", content: `call ${index}` }], store: true },
+    providerRequest: {
+      model: "gpt-test",
+      input: [{ role: "user", content: `call ${index}` }],
+      tools: [{ type: "function", name: "read_file", parameters: { type: "object" }, strict: true }],
+      store: true,
+    },
     providerResponse: { id: `resp_${index}`, status: "completed", output: [{ type: "function_call" }] },
     error: null,
     startedAt: new Date(FIXTURE_TIME),

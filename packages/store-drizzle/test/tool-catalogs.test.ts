@@ -1,0 +1,160 @@
+import type { SessionKey } from "@aptix/core";
+import { ManualClock, newCallRecord, newLease, newSessionKey, newTurnRecord } from "@aptix/core/testing";
+import { PGlite } from "@electric-sql/pglite";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { type AptixStore, openPgliteStore, openStore } from "../src/index.js";
+import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
+
+afterAll(async () => {
+  await closeAdmin();
+});
+
+/** A database for the test, opened by `open` as often as needed (one store at a time), and a query on its tables. */
+interface Backend {
+  open(): Promise<AptixStore>;
+  query(text: string): Promise<Record<string, unknown>[]>;
+  drop(): Promise<void>;
+}
+
+function postgresBackend(): Backend {
+  const schema = randomSchema();
+  return {
+    open: () => openStore(TEST_DATABASE_URL, { schema }),
+    async query(text) {
+      const sql = await adminSql();
+      await sql.unsafe(`set search_path to "${schema}"`);
+      return [...(await sql.unsafe(text))];
+    },
+    drop: () => dropSchema(schema),
+  };
+}
+
+function pgliteBackend(): Backend {
+  const client = new PGlite();
+  return {
+    open: () => openPgliteStore(client),
+    async query(text) {
+      await client.query(`set search_path to aptix`);
+      return (await client.query<Record<string, unknown>>(text)).rows;
+    },
+    drop: () => client.close(),
+  };
+}
+
+const clock = new ManualClock();
+
+/** A session with a running turn held by `owner`, on `store`. */
+async function runningTurn(store: AptixStore, key: SessionKey, owner: string): Promise<void> {
+  const claimed = await store.sessions.claimSession({
+    key,
+    lease: newLease(owner, 60_000),
+    now: clock.now(),
+    create: { conversationContextId: "conv", agentContextId: "agent", mode: "code" },
+  });
+  expect(claimed.outcome).toBe("claimed");
+  const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+  expect(
+    await store.sessions.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: owner }),
+  ).toBe("started");
+}
+
+describe.each([
+  { name: "Postgres", backend: postgresBackend },
+  { name: "PGlite", backend: pgliteBackend },
+])("tool catalogs on $name", ({ backend: makeBackend }) => {
+  let backend: Backend;
+  let store: AptixStore | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await backend.drop();
+  });
+
+  /** A new store instance, the one before closed: it knows none of the catalogs stored. */
+  async function open(): Promise<AptixStore> {
+    await store?.close();
+    store = await backend.open();
+    return store;
+  }
+
+  it("stores each catalog once, keeps calls without it, and lists calls with it", async () => {
+    backend = makeBackend();
+    const keys = [newSessionKey("session-1"), newSessionKey("session-2", "principal-b")];
+    const calls = keys.flatMap((key) => [0, 1].map((index) => newCallRecord(key, "turn-1", index)));
+    for (const key of keys) {
+      const instance = await open();
+      await runningTurn(instance, key, "owner-1");
+      for (const call of calls.filter((c) => c.principal === key.principal)) {
+        expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(
+          true,
+        );
+      }
+    }
+
+    // Two catalogs in all: the neutral request's and the provider's, the same in every call.
+    const call = newCallRecord(newSessionKey(), "turn-1", 0);
+    const catalogs = await backend.query(`select "tools" from "tool_catalogs"`);
+    expect(catalogs.map((row) => row.tools)).toHaveLength(2);
+    expect(catalogs.map((row) => row.tools)).toEqual(
+      expect.arrayContaining([call.request.tools, (call.providerRequest as { tools: unknown }).tools]),
+    );
+    const rows = await backend.query(
+      `select "request" ? 'tools' as "inline", "provider_request" ? 'tools' as "providerInline",
+         "request_tools" is not null as "digest" from "llm_calls"`,
+    );
+    expect(rows).toHaveLength(4);
+    expect(
+      rows.every((row) => row.inline === false && row.providerInline === false && row.digest === true),
+    ).toBe(true);
+
+    const reader = await open();
+    for (const key of keys) {
+      expect(await reader.sessions.listLlmCalls(key, "turn-1")).toStrictEqual(
+        calls.filter((call) => call.principal === key.principal),
+      );
+    }
+  });
+
+  it("stores a call without tools whole, and reads a call stored before catalogs as it was", async () => {
+    backend = makeBackend();
+    const instance = await open();
+    const key = newSessionKey();
+    await runningTurn(instance, key, "owner-1");
+    const bare = newCallRecord(key, "turn-1", 0);
+    const withoutTools = {
+      ...bare,
+      request: { ...bare.request, tools: [] },
+      providerRequest: { model: "m" },
+    };
+    expect(
+      await instance.sessions.recordLlmCall({ call: withoutTools, lease: newLease("owner-1", 60_000) }),
+    ).toBe(true);
+    expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
+
+    // A row of an earlier version: its catalogs inline, no digests.
+    const old = newCallRecord(key, "turn-1", 1);
+    await backend.query(
+      `insert into "llm_calls" ("principal", "session_id", "turn_id", "call_index", "request", "response",
+         "provider_request", "provider_response", "error", "started_at", "duration_ms")
+       values ('principal-a', 'session-1', 'turn-1', 1, '${JSON.stringify(old.request)}',
+         '${JSON.stringify(old.response)}', '${JSON.stringify(old.providerRequest)}',
+         '${JSON.stringify(old.providerResponse)}', null, '${old.startedAt.toISOString()}', ${old.durationMs})`,
+    );
+    expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([withoutTools, old]);
+  });
+
+  it("writes no catalog for a call whose lease is not held", async () => {
+    backend = makeBackend();
+    const instance = await open();
+    const key = newSessionKey();
+    await runningTurn(instance, key, "owner-1");
+    const call = newCallRecord(key, "turn-1", 0);
+    expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-2", 60_000) })).toBe(false);
+    expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
+    // Refused, the catalogs are still unknown to this instance: the held write stores them.
+    expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(true);
+    expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
+    expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
+  });
+});

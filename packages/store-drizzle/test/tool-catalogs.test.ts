@@ -1,7 +1,7 @@
-import type { SessionKey } from "@aptix/core";
+import type { LlmCallRecord, SessionKey } from "@aptix/core";
 import { ManualClock, newCallRecord, newLease, newSessionKey, newTurnRecord } from "@aptix/core/testing";
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AptixStore, openPgliteStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 
@@ -65,6 +65,10 @@ describe.each([
   let backend: Backend;
   let store: AptixStore | undefined;
 
+  beforeEach(() => {
+    backend = makeBackend();
+  });
+
   afterEach(async () => {
     await store?.close();
     store = undefined;
@@ -78,13 +82,18 @@ describe.each([
     return store;
   }
 
+  /** A new store instance, with a running turn of `key` held by owner-1. */
+  async function openWithTurn(key: SessionKey): Promise<AptixStore> {
+    const instance = await open();
+    await runningTurn(instance, key, "owner-1");
+    return instance;
+  }
+
   it("stores each catalog once, keeps calls without it, and lists calls with it", async () => {
-    backend = makeBackend();
     const keys = [newSessionKey("session-1"), newSessionKey("session-2", "principal-b")];
     const calls = keys.flatMap((key) => [0, 1].map((index) => newCallRecord(key, "turn-1", index)));
     for (const key of keys) {
-      const instance = await open();
-      await runningTurn(instance, key, "owner-1");
+      const instance = await openWithTurn(key);
       for (const call of calls.filter((c) => c.principal === key.principal)) {
         expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(
           true,
@@ -117,10 +126,8 @@ describe.each([
   });
 
   it("stores a call without tools whole, and reads a call stored before catalogs as it was", async () => {
-    backend = makeBackend();
-    const instance = await open();
     const key = newSessionKey();
-    await runningTurn(instance, key, "owner-1");
+    const instance = await openWithTurn(key);
     const bare = newCallRecord(key, "turn-1", 0);
     const withoutTools = {
       ...bare,
@@ -145,10 +152,8 @@ describe.each([
   });
 
   it("writes no catalog for a call whose lease is not held", async () => {
-    backend = makeBackend();
-    const instance = await open();
     const key = newSessionKey();
-    await runningTurn(instance, key, "owner-1");
+    const instance = await openWithTurn(key);
     const call = newCallRecord(key, "turn-1", 0);
     expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-2", 60_000) })).toBe(false);
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
@@ -156,5 +161,35 @@ describe.each([
     expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(true);
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
     expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
+  });
+});
+
+describe("tool catalogs on Postgres, two instances at once", () => {
+  it("stores a new catalog once when both write it at the same time", async () => {
+    const backend = postgresBackend();
+    const keys = [newSessionKey("session-1"), newSessionKey("session-2", "principal-b")];
+    const instances = await Promise.all(keys.map(() => backend.open()));
+    try {
+      await Promise.all(
+        instances.map((instance, i) => runningTurn(instance, keys[i] as SessionKey, "owner-1")),
+      );
+      const calls = keys.map((key) => newCallRecord(key, "turn-1", 0));
+      const written = await Promise.all(
+        instances.map((instance, i) =>
+          instance.sessions.recordLlmCall({
+            call: calls[i] as LlmCallRecord,
+            lease: newLease("owner-1", 60_000),
+          }),
+        ),
+      );
+      expect(written).toStrictEqual([true, true]);
+      expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
+      for (const [i, key] of keys.entries()) {
+        expect(await instances[i]?.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([calls[i]]);
+      }
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+      await backend.drop();
+    }
   });
 });

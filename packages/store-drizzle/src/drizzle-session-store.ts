@@ -9,6 +9,8 @@ import {
   type LlmCallRecord,
   type ModeHistoryEntry,
   type RecordLlmCallInput,
+  type ResumeTurnInput,
+  type ResumeTurnResult,
   type SessionKey,
   type SessionPatch,
   type SessionRecord,
@@ -87,6 +89,21 @@ const READ_TURN_AND_CLAIM = `with existing as (
   )
   select * from (select 1) as one left join existing on true left join claimed on true`;
 
+/**
+ * `resumeTurn`'s first statement: reads the turn `$3` and, when there is one, takes the session's lease for `$4`
+ * when it is free. One row: the turn's columns prefixed `turn.` (null when absent) and the claimed session's
+ * prefixed `session.` (null when not claimed).
+ */
+const READ_TURN_AND_TAKE_LEASE = `with existing as (
+    select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3
+  ), claimed as (
+    update ${sessionSql.name} set "lease_owner" = $4, "lease_expires_at" = ${leaseDeadline(5, 6)}
+    where ${KEY_WHERE} and ("lease_owner" is null or "lease_expires_at" <= ${leaseNow(5)})
+      and exists (select 1 from existing)
+    returning ${sessionSql.selectListAs("session.")}
+  )
+  select * from (select 1) as one left join existing on true left join claimed on true`;
+
 /** Every column of a turn, in the parameter order of START_TURN. */
 const TURN_COLUMNS = [
   "principal",
@@ -153,7 +170,7 @@ const heldWrites = new HeldWriteStatements({
  *   more than one row, and `loadTranscript` reads only `position < length`. Every other read goes by a
  *   primary key: no other index starts with a session's key, so no planner, with or without statistics, can
  *   read a session's earlier turns to find one.
- * - The hot path (`getTurn`, `beginTurn`, `updateTurn`, `recordLlmCall`, `releaseLease`) sends fixed statement
+ * - The hot path (`getTurn`, `beginTurn`, `resumeTurn`, `updateTurn`, `recordLlmCall`, `releaseLease`) sends fixed statement
  *   texts through the driver (`SqlRunner`): postgres.js prepares each once per connection, and no SQL is built
  *   per call (a write whose columns vary uses the text built the first time that set of columns was written).
  *   The rest goes through drizzle's query builder.
@@ -161,7 +178,9 @@ const heldWrites = new HeldWriteStatements({
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
  * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3
  * (one statement reading the turn and, when there is none, claiming the session, sent with the BEGIN; then
- * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres; startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
+ * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres; resumeTurn 4
+ * likewise (the read and lease in one statement with the BEGIN, the guarded resume with the COMMIT; 3 when nothing
+ * is claimed, 5 when the turn moved on and is read again); startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
  * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
  */
 export class DrizzleSessionStore implements SessionStore {
@@ -240,6 +259,57 @@ export class DrizzleSessionStore implements SessionStore {
       if (written.length === 0) return { outcome: "claimed", session };
       return { outcome: "started", session: started, turn: start.turn };
     });
+  }
+
+  async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
+    const params = [
+      key.principal,
+      key.sessionId,
+      turnId,
+      lease.owner,
+      this.#leaseClockTime(),
+      lease.durationMs,
+    ];
+    try {
+      return await this.#sql.transaction(async (run, commitWith): Promise<ResumeTurnResult> => {
+        // One statement, sent with the BEGIN: the turn and, when there is one, the lease.
+        const [read] = await run(READ_TURN_AND_TAKE_LEASE, params);
+        if (read?.["turn.turnId"] == null) return { outcome: "not_found" };
+        const turn = toTurn(turnSql.decode(read, "turn."));
+        if (read["session.sessionId"] == null) return { outcome: "busy", turn };
+        const session = toSession(sessionSql.decode(read, "session."));
+        const patch = plan(session, turn);
+        // Rolled back: the lease was taken for this patch only.
+        if (patch === undefined) throw new Refusal<ResumeTurnResult>({ outcome: "declined", turn });
+        const updatedAt = this.#clock.now();
+        const set = { ...turnPatchSet(patch), updatedAt };
+        const columns = Object.keys(set) as TurnColumn[];
+        const guarded = resumeStatement(columns);
+        const written = await commitWith(guarded, [
+          key.principal,
+          key.sessionId,
+          turnId,
+          turn.status,
+          turn.rounds.length,
+          ...columns.map((column) => turnSql.encode(column, set[column as keyof typeof set])),
+        ]);
+        if (written.length === 1) {
+          const patched = Object.entries(patch).filter(([, value]) => value !== undefined);
+          return {
+            outcome: "resumed",
+            session,
+            turn: { ...turn, ...Object.fromEntries(patched), updatedAt },
+          };
+        }
+        // The statement's snapshot predates a write the claim waited for: the lease is held, the turn moved on.
+        const moved = await this.getTurn(key, turnId);
+        if (moved === undefined) throw new Error(`Turn ${turnId} vanished under its session's lease.`);
+        return { outcome: "claimed", session, turn: moved };
+      });
+    } catch (error) {
+      if (error instanceof Refusal) return error.answer as ResumeTurnResult;
+      throw error;
+    }
   }
 
   async claimSession({ turnId, ...input }: ClaimSessionInput): Promise<ClaimSessionResult> {
@@ -567,6 +637,20 @@ function turnPatchSet(patch: TurnPatch): Partial<typeof turns.$inferInsert> {
   if (patch.completedAt !== undefined)
     set.completedAt = patch.completedAt === null ? null : new Date(patch.completedAt);
   return set;
+}
+
+/** `resumeTurn`'s guarded patch of the columns `columns`, built once per set of columns. */
+const resumeStatements = new Map<string, string>();
+function resumeStatement(columns: readonly TurnColumn[]): string {
+  const shape = columns.join(",");
+  let text = resumeStatements.get(shape);
+  if (text === undefined) {
+    // Applied only to the turn as read: same status, same number of rounds.
+    text = `update ${turnSql.name} set ${turnSql.assignments(columns, 6)}
+      where ${KEY_WHERE} and "turn_id" = $3 and "status" = $4 and jsonb_array_length("rounds") = $5 returning 1`;
+    resumeStatements.set(shape, text);
+  }
+  return text;
 }
 
 function turnRow(turn: TurnRecord): typeof turns.$inferInsert {

@@ -1,5 +1,5 @@
-import type { AgentService } from "@aptix/core";
-import { ScriptedLlmProvider } from "@aptix/core/testing";
+import type { AgentService, ToolDefinition } from "@aptix/core";
+import { type ScriptedAnswer, ScriptedLlmProvider } from "@aptix/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AptixStore, MIGRATIONS_TABLE, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
@@ -11,6 +11,13 @@ afterAll(async () => {
 
 /** The turn whose cost must still be the first turns' (docs/turn-cost.md). */
 const LAST_TURN = 1_000;
+
+/** A client tool the provider may ask for: a turn that does ends awaiting its result. */
+const READ_FILE: ToolDefinition = {
+  name: "read_file",
+  description: "Reads a file of the workspace.",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 
 /** What one plain turn cost Postgres: commits and statements sent, rows read per table and index. */
 interface TurnCost {
@@ -44,11 +51,11 @@ class PlainTurns {
     });
   }
 
-  /** Runs one more turn and answers what it cost. */
-  async measure(): Promise<TurnCost> {
+  /** Runs one more step and answers what it cost: `step` runs it, a plain user turn unless given. */
+  async measure(step = (service: AgentService) => this.#turn(service)): Promise<TurnCost> {
     const statements: string[] = [];
     const before = await this.#rowsRead();
-    await this.#withStore(statements, (service) => this.#turn(service));
+    await this.#withStore(statements, step);
     const after = await this.#rowsRead();
     const rowsRead = Object.fromEntries(
       Object.entries(after).map(([name, count]) => [name, count - (before[name] ?? 0)]),
@@ -56,9 +63,33 @@ class PlainTurns {
     return { commits: commitsOf(statements), statements, rowsRead };
   }
 
-  async #turn(service: AgentService): Promise<void> {
+  /** Runs a user turn that asks the client for READ_FILE, then answers what its continuation cost. */
+  async measureContinuation(): Promise<TurnCost> {
+    const toolCallId = `call-${this.#turns + 1}`;
+    await this.#withStore(undefined, (service) =>
+      this.#turn(service, {
+        toolCalls: [{ name: READ_FILE.name, arguments: { path: "a.ts" }, callId: toolCallId }],
+      }),
+    );
+    const continuation = {
+      sessionId: "long-session",
+      turnId: `turn-${this.#turns}`,
+      toolResults: [{ toolCallId, executionMs: 1, resultJson: '"export {};"' }],
+    };
+    return this.measure(async (service) => {
+      this.#provider.enqueue({ text: "Read it." });
+      // As the HTTP route runs it.
+      const handled = await service.handle(continuation, "principal-a");
+      if (handled.type !== "answer" || !handled.result.successful) {
+        throw new Error(`the continuation failed: ${JSON.stringify(handled)}`);
+      }
+      expect(handled.result.result).toMatchObject({ kind: "final", primaryOutputText: "Read it." });
+    });
+  }
+
+  async #turn(service: AgentService, answer?: ScriptedAnswer): Promise<void> {
     this.#turns++;
-    this.#provider.enqueue({ text: `Answer ${this.#turns}.` });
+    this.#provider.enqueue(answer ?? { text: `Answer ${this.#turns}.` });
     const result = await service.execute(
       { sessionId: "long-session", turnId: `turn-${this.#turns}`, instruction: `Question ${this.#turns}?` },
       "principal-a",
@@ -75,7 +106,7 @@ class PlainTurns {
       ...(statements ? { onQuery: (sql: string) => statements.push(sql) } : {}),
     });
     try {
-      const service = plainService(store, this.#provider);
+      const service = plainService(store, this.#provider, { clientTools: [READ_FILE] });
       // Opening the store reads the migrations table only: statements from here on are the turn's.
       statements?.splice(0);
       await work(service);
@@ -178,6 +209,23 @@ describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
       await dropSchema(turns.schema);
     }
   }, 180_000);
+});
+
+describe("the cost of a tool continuation on Postgres (docs/turn-cost.md)", () => {
+  it("is at most 2 commits when its round ends with one LLM call, late in a session as early", async () => {
+    const turns = new PlainTurns();
+    try {
+      const early = await turns.measureContinuation();
+      await turns.run(100);
+      const late = await turns.measureContinuation();
+      expect(early.commits).toBeLessThanOrEqual(2);
+      expect(late.statements).toStrictEqual(early.statements);
+      const rows = (cost: TurnCost) => pick(cost.rowsRead, (name) => !name.includes("."));
+      expect(rows(late)).toStrictEqual(rows(early));
+    } finally {
+      await dropSchema(turns.schema);
+    }
+  }, 60_000);
 });
 
 function pick(

@@ -21,7 +21,7 @@ import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { TurnStart } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
-import type { TurnRecord, TurnRound } from "../records/turn-record.js";
+import type { PendingToolCalls, TurnPatch, TurnRecord, TurnRound } from "../records/turn-record.js";
 import { contextGone, notAwaiting, stillAnswering, turnIdConflict, turnNotFound } from "./entry-failures.js";
 import { requestHash } from "./request-hash.js";
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
@@ -49,7 +49,13 @@ export interface RunningRound {
  * - `settle_failure`: the round fails before it runs (its turn fails with it), under the lease it holds.
  */
 export type Admission =
-  | { type: "stored_answer"; round: number; result: InvokeResult<AgentExecuteResponse> }
+  | {
+      type: "stored_answer";
+      round: number;
+      result: InvokeResult<AgentExecuteResponse>;
+      /** Whether its turn streams its answers (a continuation's answer streams when its user turn did). */
+      stream: boolean;
+    }
   | ({ type: "run_round" } & RunningRound)
   | { type: "settle_failure"; round: number; lease: SessionLease; turn: TurnRecord; failure: InvokeFailure };
 
@@ -81,15 +87,10 @@ export class TurnAdmission {
     this.#hashing = options.hashing;
   }
 
-  /** `read`: a continuation's turn as the caller read it already (undefined inside: no such turn), read once. */
-  admit(
-    key: SessionKey,
-    request: AgentExecuteRequest,
-    read?: { turn: TurnRecord | undefined },
-  ): Promise<InvokeResult<Admission>> {
+  admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
     const hash = requestHash(request, this.#hashing);
     return isToolContinuationRequest(request)
-      ? this.#admitContinuation(key, request, hash, read)
+      ? this.#admitContinuation(key, request, hash)
       : this.#admitUserTurn(key, request, hash);
   }
 
@@ -139,7 +140,7 @@ export class TurnAdmission {
     const first = existing.rounds[0];
     if (first?.requestHash !== hash) return Promise.resolve(turnIdConflict(existing.turnId));
     return first.result && !isReapedRound(existing, 0)
-      ? Promise.resolve(storedAnswer(0, first.result))
+      ? Promise.resolve(storedAnswer(existing, 0, first.result))
       : this.#admitRetry(key, existing.turnId, 0);
   }
 
@@ -268,27 +269,70 @@ export class TurnAdmission {
     return this.#rerun(lease, session, { turn }, 0);
   }
 
+  /**
+   * One store step lets a continuation in when nothing special is due (`#plainResume`); otherwise the turn as
+   * read (or as read again under the lease, when it moved on meanwhile) is judged here.
+   */
   async #admitContinuation(
     key: SessionKey,
     request: ToolContinuationRequest,
     hash: string,
-    read: { turn: TurnRecord | undefined } | undefined,
   ): Promise<InvokeResult<Admission>> {
-    const known = read ? read.turn : await this.#persistence.getTurn(key, request.turnId);
-    if (!known) return turnNotFound(key, request.turnId, !!(await this.#persistence.getSession(key)));
+    const resumed = await this.#persistence.resume(key, request.turnId, (session, turn) =>
+      this.#plainResume(session, turn, request, hash),
+    );
+    switch (resumed.type) {
+      case "not_found":
+        return turnNotFound(key, request.turnId, !!(await this.#persistence.getSession(key)));
+      case "resumed": {
+        const { lease, session, turn } = resumed;
+        const context = this.#catalog.conversationContext(session.conversationContextId);
+        if (!context || !turn.pending) throw new Error("a resumed turn has its context and pending calls");
+        return ok(continuationRound({ lease, session, turn, context, request, pending: turn.pending }));
+      }
+      case "claimed": {
+        const { lease, session, turn } = resumed;
+        return releasingOnThrow(lease, () =>
+          this.#resume({ lease, session, request, hash, known: turn, turn }),
+        );
+      }
+      case "unclaimed":
+        break;
+    }
+    const known = resumed.turn;
     const answered = answeredContinuation(known, hash);
     if (answered) {
       const index = known.rounds.indexOf(answered);
       return answered.result && !isReapedRound(known, index)
-        ? storedAnswer(index, answered.result)
+        ? storedAnswer(known, index, answered.result)
         : this.#admitRetry(key, known.turnId, index);
     }
     if (known.status !== "awaiting_client_tools") return notAwaiting(known);
-
+    if (resumed.refusal) return resumed.refusal;
+    // The plan declined a turn that awaits these results: they do not match, or the context is gone.
     const claimed = await this.#persistence.claim(key, undefined, request.turnId);
     if (!claimed.successful) return claimed;
     const { session, lease, turn } = claimed.result;
     return releasingOnThrow(lease, () => this.#resume({ lease, session, request, hash, known, turn }));
+  }
+
+  /**
+   * The patch that resumes a turn with its client's tool results in the claim's own step, when nothing special
+   * is due: it awaits them and has not had these results yet, they match its calls, its context is configured.
+   * Otherwise undefined: `#resume` sees to it.
+   */
+  #plainResume(
+    session: SessionRecord,
+    turn: TurnRecord,
+    request: ToolContinuationRequest,
+    hash: string,
+  ): TurnPatch | undefined {
+    if (turn.status !== "awaiting_client_tools" || !turn.pending || answeredContinuation(turn, hash)) {
+      return undefined;
+    }
+    if (toolResultsMismatch(turn.pending.clientCallIds, request.toolResults) !== undefined) return undefined;
+    if (!this.#catalog.conversationContext(session.conversationContextId)) return undefined;
+    return { status: "running", ...resumedRounds(session, turn, turn.pending, { request, hash }) };
   }
 
   /** A continuation under the lease: the turn's next round, or a refusal when the turn moved on meanwhile. */
@@ -312,10 +356,8 @@ export class TurnAdmission {
       await lease.release();
       return notAwaiting(turn ?? known);
     }
-    // Kept while the round runs, with the cursor it starts from, so it can be run again if interrupted.
-    const pending = { ...turn.pending, continueCursor: session.cursor };
     // The request is the turn's next round from here on: even a mismatch is stored as that round's result.
-    const rounds: TurnRound[] = [...turn.rounds, { request, requestHash: hash }];
+    const { pending, rounds } = resumedRounds(session, turn, turn.pending, { request, hash });
     const round = turn.rounds.length;
     const mismatch = toolResultsMismatch(pending.clientCallIds, request.toolResults);
     if (mismatch !== undefined) {
@@ -348,16 +390,8 @@ export class TurnAdmission {
         failure: contextGone(session),
       });
     }
-    return ok({
-      type: "run_round",
-      round,
-      lease,
-      session,
-      turn: { ...turn, status: "running", pending, rounds },
-      context,
-      opening: { type: "tool_results", toolResults: request.toolResults, pending },
-      warnings: [],
-    });
+    const running = { ...turn, status: "running" as const, pending, rounds };
+    return ok(continuationRound({ lease, session, turn: running, context, request, pending }));
   }
 
   /**
@@ -421,9 +455,9 @@ export class TurnAdmission {
       round = turn.rounds[index];
       session.openTurnId = turn.turnId;
     }
-    if (round?.result) {
+    if (turn && round?.result) {
       await lease.release();
-      return storedAnswer(index, round.result);
+      return storedAnswer(turn, index, round.result);
     }
     if (!turn || !round || turn.status !== "running" || session.openTurnId !== turn.turnId) {
       await lease.release();
@@ -484,6 +518,42 @@ function userTurnRound(
   return ok({ type: "run_round", round: 0, ...round, opening: { type: "user_turn", request } });
 }
 
+/** A resumed continuation's round, ready to run: the client's results open it. */
+function continuationRound(input: {
+  lease: SessionLease;
+  session: SessionRecord;
+  turn: TurnRecord;
+  context: ConversationContext;
+  request: ToolContinuationRequest;
+  pending: PendingToolCalls;
+}): RunningRound & { type: "run_round" } {
+  const { request, pending, turn, ...rest } = input;
+  return {
+    type: "run_round",
+    round: turn.rounds.length - 1,
+    turn,
+    ...rest,
+    opening: { type: "tool_results", toolResults: request.toolResults, pending },
+    warnings: [],
+  };
+}
+
+/**
+ * What resuming an awaiting turn with `request` writes: its pending calls, kept with the cursor the round
+ * starts from (so it can run again if interrupted), and the request as the turn's next round.
+ */
+function resumedRounds(
+  session: SessionRecord,
+  turn: TurnRecord,
+  pending: PendingToolCalls,
+  request: { request: ToolContinuationRequest; hash: string },
+): { pending: PendingToolCalls; rounds: TurnRound[] } {
+  return {
+    pending: { ...pending, continueCursor: session.cursor },
+    rounds: [...turn.rounds, { request: request.request, requestHash: request.hash }],
+  };
+}
+
 /** A user turn's running turn, and what its session changes with its start. */
 function turnStart(input: {
   session: SessionRecord;
@@ -522,8 +592,12 @@ function turnStart(input: {
 }
 
 /** A round sent again after it was answered: its stored answer. */
-function storedAnswer(round: number, result: InvokeResult<AgentExecuteResponse>): InvokeResult<Admission> {
-  return ok({ type: "stored_answer", round, result });
+function storedAnswer(
+  turn: TurnRecord,
+  round: number,
+  result: InvokeResult<AgentExecuteResponse>,
+): InvokeResult<Admission> {
+  return ok({ type: "stored_answer", round, result, stream: turn.stream });
 }
 
 /** How round `round` of a running turn opens again, and the cursor it starts from; undefined when not kept. */

@@ -25,7 +25,6 @@ import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
 import { resultEvent, type TurnEvent } from "../records/turn-event.js";
-import type { TurnRecord } from "../records/turn-record.js";
 import { FileKeeper, type FileKeeperOptions } from "../server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
@@ -174,22 +173,13 @@ export class AgentService {
   }
 
   /** Runs a user turn or applies a tool continuation. `request` must already be valid (see @aptix/contracts). */
-  execute(
+  async execute(
     request: AgentExecuteRequest,
     principal: string,
     options: ExecuteOptions = {},
   ): Promise<InvokeResult<AgentExecuteResponse>> {
-    return this.#execute(request, principal, options);
-  }
-
-  async #execute(
-    request: AgentExecuteRequest,
-    principal: string,
-    options: ExecuteOptions,
-    read?: { turn: TurnRecord | undefined },
-  ): Promise<InvokeResult<AgentExecuteResponse>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request, read);
+    const admitted = await this.#admission.admit(key, request);
     if (!admitted.successful) return admitted;
     return this.#answer(key, request.turnId, admitted.result, options.onEvent);
   }
@@ -199,46 +189,38 @@ export class AgentService {
    * its event stream only then): a request refused before its turn runs answers its failure here, otherwise
    * the round's events, ending with its `result` event. The round runs to its end whether or not they are read.
    */
-  stream(request: AgentExecuteRequest, principal: string): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
-    return this.#stream(request, principal);
-  }
-
-  async #stream(
+  async stream(
     request: AgentExecuteRequest,
     principal: string,
-    read?: { turn: TurnRecord | undefined },
   ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request, read);
+    const admitted = await this.#admission.admit(key, request);
     if (!admitted.successful) return admitted;
     return ok(this.#answerAsEvents(key, request.turnId, admitted.result));
   }
 
   /**
-   * One request, answered the way it asks to be (`streamsAnswer`): as one value, or as the events of its round.
+   * One request, answered the way it asks to be (see `streamsAnswer`): as one value, or as the events of its round.
    * What an HTTP route calls once per request.
    */
   async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
-    // A continuation's turn is read once: it says whether the answer streams, and admission judges it.
-    const read = isToolContinuationRequest(request)
-      ? { turn: await this.#persistence.getTurn({ principal, sessionId: request.sessionId }, request.turnId) }
-      : undefined;
-    const streams = isToolContinuationRequest(request)
-      ? (read?.turn?.stream ?? false)
-      : request.stream === true;
-    // A user turn goes through the public methods as any caller's does; a continuation carries its turn read.
-    if (!streams) {
-      const result = read
-        ? await this.#execute(request, principal, {}, read)
-        : await this.execute(request, principal);
-      return { type: "answer", result };
+    if (!isToolContinuationRequest(request)) {
+      // A user turn goes through the public methods as any caller's does.
+      if (request.stream !== true) return { type: "answer", result: await this.execute(request, principal) };
+      const streamed = await this.stream(request, principal);
+      return streamed.successful
+        ? { type: "events", events: streamed.result }
+        : { type: "answer", result: streamed };
     }
-    const streamed = read
-      ? await this.#stream(request, principal, read)
-      : await this.stream(request, principal);
-    return streamed.successful
-      ? { type: "events", events: streamed.result }
-      : { type: "answer", result: streamed };
+    // A continuation is admitted first: it streams when its turn does, and admission reads the turn anyway.
+    const key = { principal, sessionId: request.sessionId };
+    const admitted = await this.#admission.admit(key, request);
+    if (!admitted.successful) return { type: "answer", result: admitted };
+    const admission = admitted.result;
+    const streams = admission.type === "stored_answer" ? admission.stream : admission.turn.stream;
+    return streams
+      ? { type: "events", events: this.#answerAsEvents(key, request.turnId, admission) }
+      : { type: "answer", result: await this.#answer(key, request.turnId, admission, undefined) };
   }
 
   /** Whether the answer to this request streams: a continuation streams when its user turn asked to (AGN-034 §2.2). */

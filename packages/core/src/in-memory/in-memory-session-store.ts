@@ -8,6 +8,8 @@ import type {
   FindExpiredLeasesInput,
   LlmCallWrite,
   RecordLlmCallInput,
+  ResumeTurnInput,
+  ResumeTurnResult,
   SessionStore,
   StartTurnInput,
   UpdateTurnInput,
@@ -117,9 +119,7 @@ export class InMemorySessionStore implements SessionStore {
       };
       this.#sessions.set(keyOf(key), state);
     }
-    if (state.lease !== null && state.lease.expiresAt.getTime() > this.#clock.now().getTime()) {
-      return { outcome: "busy" };
-    }
+    if (this.#busy(state)) return { outcome: "busy" };
     state.lease = this.#lease(lease.owner, lease.durationMs);
     const turn = turnId === undefined ? undefined : state.turns.get(turnId);
     return { outcome: "claimed", session: copy(state.record), ...(turn ? { turn: copy(turn) } : {}) };
@@ -137,6 +137,18 @@ export class InMemorySessionStore implements SessionStore {
     if (started !== "started") return claimed;
     const session = this.#state(input.key)?.record;
     return { outcome: "started", session: copy(session as SessionRecord), turn: copy(start.turn) };
+  }
+
+  async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
+    const state = this.#state(key);
+    const turn = state?.turns.get(turnId);
+    if (state === undefined || turn === undefined) return { outcome: "not_found" };
+    if (this.#busy(state)) return { outcome: "busy", turn: copy(turn) };
+    const patch = plan(copy(state.record), copy(turn));
+    if (patch === undefined) return { outcome: "declined", turn: copy(turn) };
+    state.lease = this.#lease(lease.owner, lease.durationMs);
+    this.#patchTurn(turn, patch);
+    return { outcome: "resumed", session: copy(state.record), turn: copy(turn) };
   }
 
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
@@ -185,12 +197,8 @@ export class InMemorySessionStore implements SessionStore {
     if (expectStatus !== undefined && turn.status !== expectStatus) return false;
     for (const write of llmCalls) this.#keepCall(state, write);
     const now = this.#clock.now();
-    const tPatch = copy(turnPatch);
     const sPatch = sessionPatch === undefined ? undefined : copy(sessionPatch);
-    for (const field of TURN_PATCH_KEYS) {
-      if (tPatch[field] !== undefined) Object.assign(turn, { [field]: tPatch[field] });
-    }
-    turn.updatedAt = new Date(now);
+    this.#patchTurn(turn, turnPatch);
     if (sPatch !== undefined) {
       applySessionPatch(state.record, sPatch);
       state.record.updatedAt = new Date(now);
@@ -205,6 +213,20 @@ export class InMemorySessionStore implements SessionStore {
     this.#keepCall(state, progress === undefined ? { call } : { call, progress });
     state.lease = this.#lease(lease.owner, lease.durationMs);
     return true;
+  }
+
+  /** Applies a copy of `patch` to the stored `turn`, stamped now. */
+  #patchTurn(turn: TurnRecord, patch: TurnPatch): void {
+    const copied = copy(patch);
+    for (const field of TURN_PATCH_KEYS) {
+      if (copied[field] !== undefined) Object.assign(turn, { [field]: copied[field] });
+    }
+    turn.updatedAt = new Date(this.#clock.now());
+  }
+
+  /** Whether the session's lease is held: taken, and not expired by the store's clock. */
+  #busy(state: SessionState): boolean {
+    return state.lease !== null && state.lease.expiresAt.getTime() > this.#clock.now().getTime();
   }
 
   /** Keeps a call's trace (replacing one of the same index) and its transcript progress. */

@@ -5,6 +5,7 @@ import type {
   ClaimSessionInput,
   FindExpiredLeasesInput,
   LlmCallWrite,
+  ResumeTurnInput,
   SessionStore,
   TranscriptProgress,
   TurnStart,
@@ -137,6 +138,44 @@ export class TurnPersistence {
       }
       default:
         return claimRefused(key, begun.outcome);
+    }
+  }
+
+  /**
+   * A tool continuation's first write, in one store step (docs/turn-cost.md): the turn `turnId` read, the
+   * session's lease claimed and the turn patched as `plan` decides (`resumed`). `claimed`: the lease, the turn
+   * moved on since the read (as read again). `unclaimed`: no lease, the turn as read; `refusal` says why when
+   * the session is busy, and is absent when the plan declined.
+   */
+  async resume(
+    key: SessionKey,
+    turnId: string,
+    plan: ResumeTurnInput["plan"],
+  ): Promise<
+    | { type: "resumed" | "claimed"; session: SessionRecord; lease: SessionLease; turn: TurnRecord }
+    | { type: "unclaimed"; turn: TurnRecord; refusal?: InvokeFailure }
+    | { type: "not_found" }
+  > {
+    if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return { type: "not_found" };
+    const owner = this.ids.newId("lease");
+    const resumed = await this.store.resumeTurn({
+      key,
+      lease: { owner, durationMs: this.leaseMs },
+      turnId,
+      plan,
+    });
+    switch (resumed.outcome) {
+      case "resumed":
+      case "claimed": {
+        const { session, turn } = resumed;
+        return { type: resumed.outcome, session, lease: this.#lease(key, owner), turn };
+      }
+      case "busy":
+        return { type: "unclaimed", turn: resumed.turn, refusal: claimRefused(key, "busy") };
+      case "declined":
+        return { type: "unclaimed", turn: resumed.turn };
+      case "not_found":
+        return { type: "not_found" };
     }
   }
 

@@ -64,6 +64,32 @@ export type BeginTurnResult =
   | { outcome: "started"; session: SessionRecord; turn: TurnRecord }
   | ClaimSessionResult;
 
+export interface ResumeTurnInput {
+  key: SessionKey;
+  lease: Lease;
+  /** The turn a tool continuation resumes. */
+  turnId: string;
+  /**
+   * Called at most once, synchronously, with the session as claimed (lease held) and the turn as read with the
+   * claim: the patch that resumes the turn in the same atomic step, or undefined to claim nothing after all.
+   * The patch applies only while the turn still awaits client tools with as many rounds as read.
+   */
+  plan(session: SessionRecord, turn: TurnRecord): TurnPatch | undefined;
+}
+
+/**
+ * - `resumed`: lease claimed and the turn patched as planned; `session` as claimed, `turn` as patched.
+ * - `claimed`: lease claimed, nothing written: the turn moved on between the read and the claim (another
+ *   instance wrote it meanwhile); `turn` as read again under the lease.
+ * - `busy`: the session's lease is held; `turn` as read, nothing claimed.
+ * - `declined`: the plan answered undefined; `turn` as read, nothing claimed.
+ * - `not_found`: the session has no turn `turnId`.
+ */
+export type ResumeTurnResult =
+  | { outcome: "resumed" | "claimed"; session: SessionRecord; turn: TurnRecord }
+  | { outcome: "busy" | "declined"; turn: TurnRecord }
+  | { outcome: "not_found" };
+
 export interface StartTurnInput {
   turn: TurnRecord;
   sessionPatch: SessionPatch;
@@ -129,6 +155,12 @@ export interface SessionStore {
    * `startTurn` does (no turn abandoned).
    */
   beginTurn(input: BeginTurnInput): Promise<BeginTurnResult>;
+  /**
+   * A tool continuation's first write, in one atomic step: reads the turn `turnId`, claims the session when its
+   * lease is free, and applies the patch `plan` decides (see ResumeTurnInput). Nothing is claimed when the
+   * turn is missing, the session busy or the plan declines.
+   */
+  resumeTurn(input: ResumeTurnInput): Promise<ResumeTurnResult>;
   /** Gives the lease up if `owner` holds it; a no-op otherwise. */
   releaseLease(key: SessionKey, owner: string): Promise<void>;
   /** Inserts the running turn, marks `abandonTurnId` abandoned, applies the session patch, bumps `turnCount`. */

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { BeginTurnInput, ClaimSessionInput, Lease, SessionStore } from "../ports/session-store.js";
+import type {
+  BeginTurnInput,
+  ClaimSessionInput,
+  Lease,
+  ResumeTurnInput,
+  SessionStore,
+} from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -743,6 +749,89 @@ export function describeSessionStoreContract(
       expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
       expect(await store.getTurn(key, "turn-2")).toBeUndefined();
       expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("busy");
+    });
+
+    /** A turn `turn-1` awaiting its client's tool results after one round, its session's lease free. */
+    async function awaitingTurn(): Promise<TurnRecord> {
+      await claim("owner-1");
+      const turn = await start("owner-1", "turn-1", {
+        status: "awaiting_client_tools",
+        rounds: [{ ...newRound(key, "turn-1", "1"), result: newContinuationResult(key, "turn-1") }],
+        pending: newPendingToolCalls(),
+      });
+      await store.releaseLease(key, "owner-1");
+      return turn;
+    }
+
+    /** `resumeTurn`'s input: `owner` resumes `turnId` of `k` as `plan` decides. */
+    function resumeInput(
+      owner: string,
+      turnId: string,
+      plan: ResumeTurnInput["plan"],
+      k: SessionKey = key,
+    ): ResumeTurnInput {
+      return { key: k, lease: leaseFor(owner), turnId, plan };
+    }
+
+    it("resumeTurn claims the session and patches the turn as planned in one step", async () => {
+      const turn = await awaitingTurn();
+      const session = await store.getSession(key);
+      clock.advance(1_000);
+      const planned: Array<[SessionRecord, TurnRecord]> = [];
+      const patch: TurnPatch = {
+        status: "running",
+        rounds: [...turn.rounds, newRound(key, "turn-1", "2")],
+        pending: { ...newPendingToolCalls(), continueCursor: newCursor({ responseId: "resp_1" }) },
+      };
+      const resumed = await store.resumeTurn(
+        resumeInput("owner-2", "turn-1", (...read) => {
+          planned.push(read);
+          return patch;
+        }),
+      );
+      expect(planned).toStrictEqual([[session, turn]]);
+      const patched = { ...turn, ...patch, updatedAt: clock.now() };
+      expect(resumed).toStrictEqual({ outcome: "resumed", session, turn: patched });
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual(patched);
+      // The lease is the resumer's: others are busy, its writes go through.
+      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("busy");
+      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-2" })).toBe(
+        true,
+      );
+    });
+
+    it("resumeTurn claims nothing for a missing turn, a busy session or a declined plan", async () => {
+      const turn = await awaitingTurn();
+      let plans = 0;
+      const decline = () => {
+        plans++;
+        return undefined;
+      };
+      expect(await store.resumeTurn(resumeInput("owner-2", "turn-9", decline))).toStrictEqual({
+        outcome: "not_found",
+      });
+      const elsewhere = newSessionKey("session-9", key.principal);
+      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline, elsewhere))).toStrictEqual({
+        outcome: "not_found",
+      });
+      expect(plans).toBe(0);
+
+      await claim("owner-3");
+      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline))).toStrictEqual({
+        outcome: "busy",
+        turn,
+      });
+      expect(plans).toBe(0);
+      await store.releaseLease(key, "owner-3");
+
+      const before = await snapshot(key, ["turn-1"]);
+      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline))).toStrictEqual({
+        outcome: "declined",
+        turn,
+      });
+      expect(plans).toBe(1);
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
     });
 
     it("updateTurn writes the given LLM calls with the turn in one step; a refused update writes none", async () => {

@@ -246,3 +246,52 @@ describe("identical user turns racing (docs/architecture.md, Turn lifecycle)", (
     expect(agent.provider.requests).toHaveLength(1);
   });
 });
+
+/**
+ * Two identical continuations racing: the late one read the turn awaiting its results, and claims the session
+ * only after the first one resumed it, so it finds the turn moved on once it holds the session.
+ */
+describe("identical continuations racing (docs/architecture.md, Turn lifecycle)", () => {
+  const continuation = {
+    sessionId: "s",
+    turnId: "t1",
+    toolResults: [{ toolCallId: "c1", executionMs: 1, resultJson: '"A"' }],
+  };
+
+  /** A turn t1 awaiting call c1, and `continuation` sent: it reads the turn now and waits to claim it. */
+  async function pausedThenLate(agent: TestAgent) {
+    agent.provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a.ts" }, callId: "c1" }] });
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Read" }));
+    const claim = agent.store.holdNextClaim();
+    const late = agent.execute(continuation);
+    await claim.entered;
+    return { late, claim };
+  }
+
+  it("answers the late one with the first one's stored answer once its round has ended", async () => {
+    const agent = await createTestAgent();
+    const { late, claim } = await pausedThenLate(agent);
+    agent.provider.enqueue({ text: "Done." });
+    const first = await agent.execute(continuation);
+    expect(responseOf(first)).toMatchObject({ kind: "final", primaryOutputText: "Done." });
+    claim.release();
+    expect(await late).toEqual(first);
+    expect(agent.provider.requests).toHaveLength(2);
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1")).rounds).toHaveLength(2);
+  });
+
+  it("answers the late one SESSION_BUSY while the first one's round runs", async () => {
+    const agent = await createTestAgent();
+    const { late, claim } = await pausedThenLate(agent);
+    agent.provider.enqueue({ text: "Done." });
+    const held = agent.provider.holdNextCall();
+    const first = agent.execute(continuation);
+    await held.entered;
+    claim.release();
+    expect(errorsOf(await late)[0]?.code).toBe("SESSION_BUSY");
+    held.release();
+    expect(responseOf(await first)).toMatchObject({ kind: "final", primaryOutputText: "Done." });
+    expect(await agent.execute(continuation)).toEqual(await first);
+    expect(agent.provider.requests).toHaveLength(2);
+  });
+});

@@ -18,6 +18,8 @@ import {
   InMemoryContextRetriever,
   InMemoryFileStore,
   InMemorySessionStore,
+  type ResumeTurnInput,
+  type ResumeTurnResult,
   type ServerTool,
   type SessionStore,
   type TurnEvent,
@@ -153,13 +155,16 @@ export type GatedSessionStore = SessionStore & {
    * Holds the next claim not held yet, before it reaches the store: a request that read the session, then
    * claims it only after other requests ran (two identical requests racing).
    */
-  holdNextClaim(): HeldCall<ClaimSessionInput>;
+  holdNextClaim(): HeldCall<HeldClaim>;
 };
 
+/** What a held claim shows the test: the session it claims and for whom. */
+type HeldClaim = Pick<ClaimSessionInput, "key" | "lease">;
+
 function gatedSessionStore(store: SessionStore): GatedSessionStore {
-  const holds = new CallHolds<ClaimSessionInput>();
+  const holds = new CallHolds<HeldClaim>();
   const claimSession = async (input: ClaimSessionInput) => {
-    await holds.pass(input);
+    await holds.pass({ key: input.key, lease: input.lease });
     return store.claimSession(input);
   };
   // A user turn's read and claim, held in between as a database's read-committed transaction may see them:
@@ -168,7 +173,7 @@ function gatedSessionStore(store: SessionStore): GatedSessionStore {
     const existing = await store.getTurn(input.key, input.turnId);
     if (existing) return { outcome: "turn_exists", turn: existing };
     const { plan, turnId: _, ...claim } = input;
-    await holds.pass(claim);
+    await holds.pass({ key: claim.key, lease: claim.lease });
     const claimed = await store.claimSession(claim);
     if (claimed.outcome !== "claimed") return claimed;
     const start = plan(claimed.session);
@@ -178,11 +183,40 @@ function gatedSessionStore(store: SessionStore): GatedSessionStore {
     const session = (await store.getSession(input.key)) ?? claimed.session;
     return { outcome: "started", session, turn: start.turn };
   };
+  // A continuation's read and claim, held in between likewise: the patch applies only to the turn as read.
+  const resumeTurn = async ({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> => {
+    const read = await store.getTurn(key, turnId);
+    if (!read) return { outcome: "not_found" };
+    await holds.pass({ key, lease });
+    const claimed = await store.claimSession({ key, lease, now: new Date(0), turnId });
+    if (claimed.outcome !== "claimed") return { outcome: "busy", turn: read };
+    const fresh = claimed.turn;
+    if (!fresh) throw new Error(`Turn ${turnId} vanished under its session's lease.`);
+    if (fresh.status !== read.status || fresh.rounds.length !== read.rounds.length) {
+      return { outcome: "claimed", session: claimed.session, turn: fresh };
+    }
+    const patch = plan(claimed.session, read);
+    if (!patch) {
+      await store.releaseLease(key, lease.owner);
+      return { outcome: "declined", turn: read };
+    }
+    const updated = await store.updateTurn({
+      key,
+      turnId,
+      turnPatch: patch,
+      leaseOwner: lease.owner,
+      expectStatus: read.status,
+    });
+    const turn = await store.getTurn(key, turnId);
+    if (!updated || !turn) throw new Error(`Turn ${turnId} was not resumed under its session's lease.`);
+    return { outcome: "resumed", session: claimed.session, turn };
+  };
   const holdNextClaim = () => holds.hold();
   return new Proxy(store as GatedSessionStore, {
     get(target, property) {
       if (property === "claimSession") return claimSession;
       if (property === "beginTurn") return beginTurn;
+      if (property === "resumeTurn") return resumeTurn;
       if (property === "holdNextClaim") return holdNextClaim;
       const value: unknown = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;

@@ -4,21 +4,25 @@ import {
   type AgentServiceOptions,
   type LlmProvider,
   type ServerTool,
+  type ToolDefinition,
 } from "@aptix/core";
 import type { AptixStore } from "../../src/index.js";
 
 /**
  * Core's AgentService on `store`, with one conversation context served by `provider` and one mode whose tools
- * are `tools` (none by default): every turn a plain one unless the provider asks for a tool.
+ * are the server `tools` and the `clientTools` (none by default): every turn a plain one unless the provider
+ * asks for a tool.
  */
 export function plainService(
   store: AptixStore,
   provider: LlmProvider,
   {
     tools = [],
+    clientTools = [],
     ...options
   }: Pick<AgentServiceOptions, "eventFlushMs" | "followPollMs" | "clock"> & {
     tools?: readonly ServerTool[];
+    clientTools?: readonly ToolDefinition[];
   } = {},
 ): AgentService {
   const catalog = AgentCatalog.create(
@@ -32,11 +36,11 @@ export function plainService(
           displayName: "General",
           instructions: "Help.",
           welcomeMessage: "Hi.",
-          tools: tools.map((tool) => tool.definition.name),
+          tools: [...tools.map((tool) => tool.definition.name), ...clientTools.map((tool) => tool.name)],
           toolChoice: null,
         },
       ],
-      clientTools: [],
+      clientTools: [...clientTools],
     },
     [...tools],
   );

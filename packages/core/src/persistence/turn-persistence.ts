@@ -197,10 +197,11 @@ function claimRefused(key: SessionKey, outcome: "busy" | "not_found"): InvokeFai
 /**
  * Writes of one turn execution, valid while its lease holds. Each answers TURN_INTERRUPTED when the lease was lost.
  *
- * The record of an LLM call that asked for no tools (an answer, or a failed call) is kept back and written
- * with the lease's next write, in the same store step: a plain turn's call is settled with its turn in one
- * commit. A call that asked for tools is written at once, so the lease is known held (and renewed) before any
- * tool runs.
+ * The record of an LLM call after which no server tool runs (an answer, a failed call, or a call whose tools
+ * all go to the client) is kept back and written with the lease's next write, in the same store step: a
+ * plain turn's call is settled with its turn in one commit, and so is a round's call that hands its tools to
+ * the client. A call whose tools the server runs is written at once, so the lease is known held (and renewed)
+ * before any tool runs.
  */
 export class SessionLease {
   private readonly store: SessionStore;
@@ -267,13 +268,16 @@ export class SessionLease {
 
   /**
    * Keeps the call's trace; after a success, also the transcript items it added and the new cursor. A call
-   * that asked for no tools is written with the lease's next write (see the class); others at once.
+   * after which no server tool runs is written with the lease's next write (see the class); others at once.
+   * `runsServerTools`: whether server tools run next; unless told, whenever the call asked for tools.
    */
-  recordLlmCall(call: LlmCallRecord, progress?: TranscriptProgress): Promise<InvokeResult<void>> {
+  recordLlmCall(
+    call: LlmCallRecord,
+    progress?: TranscriptProgress,
+    runsServerTools = (call.response?.toolCalls.length ?? 0) > 0,
+  ): Promise<InvokeResult<void>> {
     this.#unwritten.push(progress ? { call, progress } : { call });
-    return (call.response?.toolCalls.length ?? 0) === 0
-      ? Promise.resolve(ok(undefined))
-      : this.#writeUnwritten();
+    return runsServerTools ? this.#writeUnwritten() : Promise.resolve(ok(undefined));
   }
 
   async loadTranscript(length: number): Promise<TranscriptItem[]> {

@@ -145,11 +145,16 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
         transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
         ...held,
       };
-      const kept = await lease.recordLlmCall(record, {
-        items: [...request.input, ...response.output],
-        fromPosition: cursor.transcriptLength,
-        cursor: advanced,
-      });
+      const kept = await lease.recordLlmCall(
+        record,
+        {
+          items: [...request.input, ...response.output],
+          fromPosition: cursor.transcriptLength,
+          cursor: advanced,
+        },
+        // A call handing its tools to the client is settled with the round it ends.
+        response.toolCalls.length > 0 && !this.serverTools.handsRoundToClient(response.toolCalls),
+      );
       if (!kept.successful) return kept;
       progress.cursor = advanced;
       progress.usage = addUsage(progress.usage, response.usage);

@@ -57,6 +57,17 @@ export class ServerToolExecutionStep
     this.toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   }
 
+  /**
+   * Whether `run` would run no server tool for `calls` and hand at least one to the client: the round ends
+   * with them, and nothing runs before its settlement.
+   */
+  handsRoundToClient(calls: readonly LlmToolCall[]): boolean {
+    return (
+      calls.every((call) => !this.registry.has(call.name)) &&
+      calls.some((call) => goesToClient(call, parseArgumentsObject(call.argumentsJson)))
+    );
+  }
+
   async run({ calls, context }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
     const outcome: ServerToolExecutionOutcome = {
       outputs: [],
@@ -70,9 +81,8 @@ export class ServerToolExecutionStep
       // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
       const args = parseArgumentsObject(call.argumentsJson);
       if (!tool) {
-        // Unknown names go to the client (AGN-027 D), but only names a client can be handed (AGN-033 §5.1).
         // Any other call goes back to the model; the server ran nothing, so it is no server tool result.
-        if (args !== undefined && CLIENT_TOOL_NAME.test(call.name)) outcome.clientCalls.push(call);
+        if (goesToClient(call, args)) outcome.clientCalls.push(call);
         else outcome.outputs.push(errorOutput(call, args === undefined ? NOT_AN_OBJECT : NO_SUCH_TOOL));
         continue;
       }
@@ -205,4 +215,9 @@ function parseArgumentsObject(argumentsJson: string): Record<string, unknown> | 
   } catch {
     return undefined;
   }
+}
+
+/** A call no server tool answers goes to the client (AGN-027 D) only when a client can be handed it (AGN-033 §5.1). */
+function goesToClient(call: LlmToolCall, args: Record<string, unknown> | undefined): boolean {
+  return args !== undefined && CLIENT_TOOL_NAME.test(call.name);
 }

@@ -73,7 +73,7 @@ function setup() {
     recordingTool("beta", clock, runs),
   ] as ServerTool[]);
   const run = (...calls: LlmToolCall[]) => step.run({ calls, context });
-  return { clock, runs, run };
+  return { clock, runs, run, step };
 }
 
 const call = (callId: string, name: string, args: unknown): LlmToolCall => ({
@@ -326,6 +326,28 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       },
     ]);
     expect(result.result.executions).toEqual([]);
+  });
+
+  it("tells beforehand whether calls hand the round to the client with no server tool run, as `run` then does", async () => {
+    const { runs, run, step } = setup();
+    const cases: Array<[LlmToolCall[], boolean]> = [
+      [[call("c1", "read_file", { path: "a" })], true],
+      // Calls the model must retry go back to it, and the rest still to the client.
+      [[call("c1", "files.read", { path: "a" }), call("c2", "read_file", { path: "a" })], true],
+      [[call("c1", "read_file", "[1]"), call("c2", "write_file", { path: "b" })], true],
+      // A server tool runs first; or nothing goes to the client (the round goes on with the model).
+      [[call("c1", "read_file", { path: "a" }), call("c2", "alpha", { value: "x" })], false],
+      [[call("c1", "files.read", { path: "a" }), call("c2", "read_file", "nope")], false],
+      [[], false],
+    ];
+    for (const [calls, hands] of cases) {
+      expect(step.handsRoundToClient(calls)).toBe(hands);
+      const result = await run(...calls);
+      if (!result.successful) throw new Error(result.errors[0].message);
+      if (hands) expect(result.result.clientCalls.length).toBeGreaterThan(0);
+    }
+    // Only the case that says so ran a server tool.
+    expect(runs).toEqual(["alpha:x:t1:general"]);
   });
 
   it("fails the turn when a tool's result cannot be written as JSON", async () => {

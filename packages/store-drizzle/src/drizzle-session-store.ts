@@ -143,6 +143,14 @@ const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflic
   update ${sessionSql.name} set ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
   where ${KEY_WHERE} and exists (select 1 from inserted) returning 1`;
 
+/**
+ * `beginTurn` and `resumeTurn` commit without waiting for the disk: what they write (a lease, a started or
+ * resumed turn) only matters to a client once the round's settlement, a synchronous commit, has flushed it
+ * with its own. A database crash in between loses the claim and the start with the round they began, and the
+ * request sent again runs it anew.
+ */
+const LEASE_TRANSACTION = { synchronousCommit: false } as const;
+
 const RELEASE_LEASE = `update ${sessionSql.name} set "lease_owner" = null, "lease_expires_at" = null where ${KEY_WHERE} and "lease_owner" = $3`;
 const heldWrites = new HeldWriteStatements({
   sessions: sessionSql,
@@ -258,7 +266,7 @@ export class DrizzleSessionStore implements SessionStore {
       // No row: a turn by that id appeared since the first read (a request racing this one started it).
       if (written.length === 0) return { outcome: "claimed", session };
       return { outcome: "started", session: started, turn: start.turn };
-    });
+    }, LEASE_TRANSACTION);
   }
 
   async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
@@ -305,7 +313,7 @@ export class DrizzleSessionStore implements SessionStore {
         const moved = await this.getTurn(key, turnId);
         if (moved === undefined) throw new Error(`Turn ${turnId} vanished under its session's lease.`);
         return { outcome: "claimed", session, turn: moved };
-      });
+      }, LEASE_TRANSACTION);
     } catch (error) {
       if (error instanceof Refusal) return error.answer as ResumeTurnResult;
       throw error;

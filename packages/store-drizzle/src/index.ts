@@ -14,4 +14,4 @@ export {
   type StoreOptions,
 } from "./open-store.js";
 export * as schema from "./schema.js";
-export { pgliteRunner, postgresRunner, type SqlRunner } from "./sql-runner.js";
+export { pgliteRunner, postgresRunner, type SqlRunner, type TransactionOptions } from "./sql-runner.js";

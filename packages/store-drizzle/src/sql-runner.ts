@@ -19,7 +19,20 @@ export interface SqlRunner {
    * statement in it (the first goes with the BEGIN); `commitWith` sends `work`'s last statement together with
    * the COMMIT, and ends the transaction: `work` sends nothing after it.
    */
-  transaction<T>(work: (run: RunStatement, commitWith: RunStatement) => Promise<T>): Promise<T>;
+  transaction<T>(
+    work: (run: RunStatement, commitWith: RunStatement) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T>;
+}
+
+export interface TransactionOptions {
+  /**
+   * False: the COMMIT answers before its WAL is flushed to disk (`synchronous_commit = off` for this
+   * transaction alone). A crash of the database may then lose it, never corrupt anything, and any later
+   * synchronous commit flushes it with its own. For writes nothing a client was told depends on until such a
+   * commit. True unless given; PGlite ignores it.
+   */
+  synchronousCommit?: boolean;
 }
 
 /** Answers nothing: marks a pipelined statement's failure as handled, for whoever awaits it. */
@@ -42,7 +55,10 @@ export function postgresRunner(sql: Sql): SqlRunner {
       send(client, text, params);
   return {
     run: runOn(sql),
-    async transaction<T>(work: (run: RunStatement, commitWith: RunStatement) => Promise<T>): Promise<T> {
+    async transaction<T>(
+      work: (run: RunStatement, commitWith: RunStatement) => Promise<T>,
+      { synchronousCommit = true }: TransactionOptions = {},
+    ): Promise<T> {
       const connection = await sql.reserve();
       let ended = false;
       const commitWith: RunStatement = (text, params) => {
@@ -54,7 +70,8 @@ export function postgresRunner(sql: Sql): SqlRunner {
         return answer;
       };
       try {
-        send(connection, "begin", []);
+        // One simple-protocol message either way (no parameters): no round trip more.
+        send(connection, synchronousCommit ? "begin" : "begin; set local synchronous_commit = off", []);
         const result = await work(runOn(connection), commitWith);
         if (!ended) await send(connection, "commit", []);
         connection.release();

@@ -56,6 +56,27 @@ describe("postgresRunner's transactions", () => {
     });
   });
 
+  it("commit without waiting for the disk only when told, for that transaction alone", async () => {
+    await withRunner(async (runner) => {
+      const setting = (run: (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>) =>
+        run("select current_setting('synchronous_commit') as value", []).then(([row]) => row?.value);
+      const server = await setting(runner.run);
+      const inside = await runner.transaction(
+        async (run, commitWith) => {
+          await run("insert into notes values ($1)", [1]);
+          return setting(commitWith);
+        },
+        { synchronousCommit: false },
+      );
+      expect(inside).toBe("off");
+      expect(await ids(runner)).toStrictEqual([1]);
+      // The same connection (a pool of one) is back at the server's setting, in a transaction and out of one.
+      expect(await runner.transaction((run) => setting(run))).toBe(server);
+      expect(await setting(runner.run)).toBe(server);
+      expect(server).not.toBe("off");
+    });
+  });
+
   it("commit after `work` when it sends no `commitWith`", async () => {
     await withRunner(async (runner) => {
       await runner.transaction(async (run) => run("insert into notes values ($1)", [1]));

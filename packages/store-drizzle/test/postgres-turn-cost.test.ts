@@ -158,7 +158,10 @@ function commitsOf(statements: readonly string[]): number {
   let commits = 0;
   let inTransaction = false;
   for (const statement of statements) {
-    const verb = statement.trim().split(/\s+/, 1)[0]?.toLowerCase();
+    const verb = statement
+      .trim()
+      .split(/[\s;]+/, 1)[0]
+      ?.toLowerCase();
     if (verb === "begin") inTransaction = true;
     else if (verb === "commit" || verb === "rollback") {
       inTransaction = false;
@@ -183,6 +186,9 @@ describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
       expect(second.commits).toBeLessThanOrEqual(2);
       expect(last.commits).toBe(second.commits);
       expect(last.statements).toStrictEqual(second.statements);
+      // The claim and start commit without waiting for the disk; the settlement, the answer's, waits for it.
+      expect(second.statements[0]).toBe("begin; set local synchronous_commit = off");
+      expect(second.statements.filter((text) => text.includes("synchronous_commit"))).toHaveLength(1);
       // Rows read, table by table: flat in the session's length. Turn 1 creates the session; every later
       // turn's claim also reads the session row, and nothing more. (Each measured turn runs on a new store,
       // which stores the mode's tool catalog again: finding it there, it reads one row that turn 1 did not.)

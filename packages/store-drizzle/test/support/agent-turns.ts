@@ -50,7 +50,11 @@ export async function expectSteadyStatementsPerTurn(
 
 /** The kind of a statement: its verb and the first table it names, so a tally diff says what changed. */
 function statementKind(sql: string): string {
-  const verb = sql.trim().split(/\s+/, 1)[0]?.toLowerCase() ?? "";
+  const verb =
+    sql
+      .trim()
+      .split(/[\s;]+/, 1)[0]
+      ?.toLowerCase() ?? "";
   const table = /\b(?:from|into|update)\s+"(\w+)"/i.exec(sql)?.[1];
   return table === undefined ? verb : `${verb} ${table}`;
 }

@@ -44,6 +44,16 @@ class Refusal<T> {
   constructor(readonly answer: T) {}
 }
 
+/** What a transaction answers: its result, or the answer of a `Refusal` that rolled it back. */
+async function answeringRefusal<T>(transaction: Promise<T>): Promise<T> {
+  try {
+    return await transaction;
+  } catch (error) {
+    if (error instanceof Refusal) return error.answer as T;
+    throw error;
+  }
+}
+
 const sessionSql = new TableSql(sessions);
 const turnSql = new TableSql(turns);
 
@@ -278,8 +288,8 @@ export class DrizzleSessionStore implements SessionStore {
       this.#leaseClockTime(),
       lease.durationMs,
     ];
-    try {
-      return await this.#sql.transaction(async (run, commitWith): Promise<ResumeTurnResult> => {
+    return answeringRefusal(
+      this.#sql.transaction(async (run, commitWith): Promise<ResumeTurnResult> => {
         // One statement, sent with the BEGIN: the turn and, when there is one, the lease.
         const [read] = await run(READ_TURN_AND_TAKE_LEASE, params);
         if (read?.["turn.turnId"] == null) return { outcome: "not_found" };
@@ -313,11 +323,8 @@ export class DrizzleSessionStore implements SessionStore {
         const moved = await this.getTurn(key, turnId);
         if (moved === undefined) throw new Error(`Turn ${turnId} vanished under its session's lease.`);
         return { outcome: "claimed", session, turn: moved };
-      }, LEASE_TRANSACTION);
-    } catch (error) {
-      if (error instanceof Refusal) return error.answer as ResumeTurnResult;
-      throw error;
-    }
+      }, LEASE_TRANSACTION),
+    );
   }
 
   async claimSession({ turnId, ...input }: ClaimSessionInput): Promise<ClaimSessionResult> {
@@ -603,13 +610,8 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   /** Runs `work` in one transaction; a `Refusal` thrown inside rolls it back and becomes the answer. */
-  async #transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    try {
-      return await this.#db.transaction(work);
-    } catch (error) {
-      if (error instanceof Refusal) return error.answer as T;
-      throw error;
-    }
+  #transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return answeringRefusal(this.#db.transaction(work));
   }
 }
 

@@ -332,7 +332,7 @@ export class TurnAdmission {
     }
     if (toolResultsMismatch(turn.pending.clientCallIds, request.toolResults) !== undefined) return undefined;
     if (!this.#catalog.conversationContext(session.conversationContextId)) return undefined;
-    return { status: "running", ...resumedRounds(session, turn, turn.pending, { request, hash }) };
+    return { status: "running", ...resumedRounds(session, turn, turn.pending, request, hash) };
   }
 
   /** A continuation under the lease: the turn's next round, or a refusal when the turn moved on meanwhile. */
@@ -357,7 +357,7 @@ export class TurnAdmission {
       return notAwaiting(turn ?? known);
     }
     // The request is the turn's next round from here on: even a mismatch is stored as that round's result.
-    const { pending, rounds } = resumedRounds(session, turn, turn.pending, { request, hash });
+    const { pending, rounds } = resumedRounds(session, turn, turn.pending, request, hash);
     const round = turn.rounds.length;
     const mismatch = toolResultsMismatch(pending.clientCallIds, request.toolResults);
     if (mismatch !== undefined) {
@@ -546,11 +546,12 @@ function resumedRounds(
   session: SessionRecord,
   turn: TurnRecord,
   pending: PendingToolCalls,
-  request: { request: ToolContinuationRequest; hash: string },
+  request: ToolContinuationRequest,
+  hash: string,
 ): { pending: PendingToolCalls; rounds: TurnRound[] } {
   return {
     pending: { ...pending, continueCursor: session.cursor },
-    rounds: [...turn.rounds, { request: request.request, requestHash: request.hash }],
+    rounds: [...turn.rounds, { request, requestHash: hash }],
   };
 }
 

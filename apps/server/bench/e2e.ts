@@ -9,7 +9,8 @@
  * BENCH_POSTGRES_URL or TEST_DATABASE_URL, dropped after; skipped when neither is set), both with
  * OPENAI_BASE_URL at the mock. For each target, BENCH_CLIENTS (16) clients send requests back to back for
  * BENCH_SECONDS (10) after BENCH_WARMUP_SECONDS (10) of warm-up; the service's clients each run turns of a
- * session of their own. BENCH_SERVER_NODE_ARGS passes options to the service's node (e.g. to profile it).
+ * session of their own. BENCH_TARGETS (`pglite,postgres`) picks the service's targets, and BENCH_SERVER_NODE_ARGS
+ * passes options to the service's node (e.g. to profile one of them).
  * Printed: turns/s, against the peer, with latency p50/p99 and the CPU each process spent per turn (Linux).
  * Then one client alone, turn after turn, for each of the peer and the service: latency p50/p99 and the
  * service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP server). Under
@@ -51,6 +52,8 @@ const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
 const WINDOW = 100;
 const MODEL = "gpt-5.1";
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+/** Which of the service's targets run (`pglite`, `postgres`, comma-separated): one alone, to profile or compare it. */
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? "pglite,postgres").split(","));
 
 /** The one Response the mock answers every request with. */
 const RESPONSE = JSON.stringify({
@@ -406,15 +409,18 @@ async function main(): Promise<void> {
     const bareAlone = await measure(1, toPeer, peer.child.pid);
     latencies.push(latencyRow("Hono + openai peer", bareAlone));
 
-    const targets: Array<{ name: string; env: NodeJS.ProcessEnv }> = [
-      { name: "service on PGlite", env: { ...llmEnv, DATABASE_URL: join(directory, "db") } },
-    ];
-    if (postgresUrl) {
+    const targets: Array<{ name: string; env: NodeJS.ProcessEnv }> = [];
+    if (TARGETS.has("pglite")) {
+      targets.push({ name: "service on PGlite", env: { ...llmEnv, DATABASE_URL: join(directory, "db") } });
+    }
+    if (TARGETS.has("postgres") && postgresUrl) {
       targets.push({
         name: "service on Postgres",
         env: { ...llmEnv, DATABASE_URL: postgresUrl, APTIX_DATABASE_SCHEMA: schema },
       });
-    } else console.log("service on Postgres: skipped (set BENCH_POSTGRES_URL or TEST_DATABASE_URL)");
+    } else if (TARGETS.has("postgres")) {
+      console.log("service on Postgres: skipped (set BENCH_POSTGRES_URL or TEST_DATABASE_URL)");
+    }
     let longSessionLine: string | undefined;
     for (const target of targets) {
       const { server, url } = await startServerProcess(target.env);

@@ -146,6 +146,24 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     expect(body(0)).not.toHaveProperty("tool_choice");
   });
 
+  it("converts a catalog once: calls offering the same tools array trace the same wire tools", async () => {
+    server.script(step.text("One."), step.text("Two."), step.text("Three."));
+    const adapter = provider();
+    const tools = [readFile];
+    const wireTools = async (offered: ToolDefinition[]) => {
+      const result = await adapter.call(request({ tools: offered }));
+      if (!result.successful) throw new Error(result.errors[0].message);
+      return (result.result.trace.providerRequest as { tools: unknown[] }).tools;
+    };
+    const first = await wireTools(tools);
+    expect(await wireTools(tools)).toBe(first);
+    // Another array, even with the same tools, is converted anew.
+    const other = await wireTools([readFile]);
+    expect(other).not.toBe(first);
+    expect(other).toStrictEqual(first);
+    expect([0, 1, 2].map((index) => body(index).tools)).toStrictEqual([first, first, first]);
+  });
+
   it("forces a tool with tool_choice { type: tool, name } and reads tool_use blocks as function calls", async () => {
     server.script(
       step.toolUse([{ name: "read_file", input: { path: "a.ts" }, id: "toolu_a" }], { text: "Let me look." }),

@@ -158,6 +158,26 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     });
   });
 
+  it("converts a catalog once: calls offering the same tools array trace the same wire tools", async () => {
+    server.script(step.reply({ text: "One." }), step.reply({ text: "Two." }), step.reply({ text: "Three." }));
+    const adapter = provider();
+    const tools = [readFile];
+    const wireTools = async (offered: ToolDefinition[]) => {
+      const result = await adapter.call(request({ tools: offered }));
+      if (!result.successful) throw new Error(result.errors[0].message);
+      return (result.result.trace.providerRequest as { tools: unknown[] }).tools;
+    };
+    const first = await wireTools(tools);
+    expect(await wireTools(tools)).toBe(first);
+    // Another array, even with the same tools, is converted anew.
+    const other = await wireTools([readFile]);
+    expect(other).not.toBe(first);
+    expect(other).toStrictEqual(first);
+    expect(
+      server.responseRequests().map((received) => (received.body as { tools: unknown }).tools),
+    ).toStrictEqual([first, first, first]);
+  });
+
   it("reads function calls and sends their outputs back with previous_response_id and a forced tool", async () => {
     server.script(
       step.functionCalls([{ name: "read_file", arguments: { path: "a.ts" }, callId: "call_a" }]),

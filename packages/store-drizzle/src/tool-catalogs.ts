@@ -19,6 +19,11 @@ export interface SplitPayload {
 export class ToolCatalogs {
   /** Digests known to be in `tool_catalogs`, so their text is not sent again. */
   readonly #stored = new Set<string>();
+  /**
+   * Text and digest per catalog array. A mode's catalog is one array, in every call of the mode (core and the
+   * adapters keep it so), so it is serialised and hashed once, not twice per call.
+   */
+  readonly #digests = new WeakMap<unknown[], { text: string; digest: string }>();
 
   /**
    * `payload` without its catalog. A catalog not known stored is added to `unstored` (digest → JSON text), for
@@ -29,10 +34,18 @@ export class ToolCatalogs {
       return { payload, digest: null };
     }
     const { tools, ...rest } = payload;
-    const text = JSON.stringify(tools);
-    const digest = createHash("sha256").update(text).digest("base64url");
+    const { text, digest } = this.#digestOf(tools);
     if (!this.#stored.has(digest)) unstored.set(digest, text);
     return { payload: rest, digest };
+  }
+
+  #digestOf(tools: unknown[]): { text: string; digest: string } {
+    const known = this.#digests.get(tools);
+    if (known) return known;
+    const text = JSON.stringify(tools);
+    const digested = { text, digest: createHash("sha256").update(text).digest("base64url") };
+    this.#digests.set(tools, digested);
+    return digested;
   }
 
   /** Records that `digests` are in the database now (their write committed). */

@@ -24,6 +24,8 @@ export class AgentCatalog {
   readonly #contexts: Map<string, ConversationContext>;
   readonly #clientTools: Map<string, ToolDefinition>;
   readonly #defaultContextId: string;
+  /** Each mode's tools, built once: the same array for every call, so adapters and stores can key caches on it. */
+  readonly #toolsByMode = new WeakMap<Mode, ToolDefinition[]>();
 
   private constructor(config: AgentCatalogConfig, extraServerTools: readonly ServerTool[]) {
     this.modes = new ModeCatalog(config.modes);
@@ -65,16 +67,24 @@ export class AgentCatalog {
     return this.modes.get(context.defaultMode ?? DEFAULT_MODE_ID);
   }
 
-  /** The mode's tools, as offered to the model: its own list, then `agent_change_mode` (AGN-011 §4.2–4.3). */
+  /**
+   * The mode's tools, as offered to the model: its own list, then `agent_change_mode` (AGN-011 §4.2–4.3). The
+   * same frozen array on every call for a mode.
+   */
   toolsFor(mode: Mode): ToolDefinition[] {
+    const known = this.#toolsByMode.get(mode);
+    if (known) return known;
     const names = mode.tools.includes(CHANGE_MODE_TOOL_NAME)
       ? mode.tools
       : [...mode.tools, CHANGE_MODE_TOOL_NAME];
-    return names.map((name) => {
+    const tools = names.map((name) => {
       const definition = this.serverTools.get(name)?.definition ?? this.#clientTools.get(name);
       if (!definition) throw new Error(`tool ${JSON.stringify(name)} of mode ${mode.id} is unknown`);
       return definition;
     });
+    Object.freeze(tools);
+    this.#toolsByMode.set(mode, tools);
+    return tools;
   }
 }
 

@@ -40,6 +40,9 @@ describe("AgentCatalog.create", () => {
       "agent_change_mode",
     ]);
     expect(catalog.toolsFor(general)[1]).toBe(lookupTool.definition);
+    // One array per mode, which adapters and stores cache their conversions and digests on.
+    expect(catalog.toolsFor(general)).toBe(catalog.toolsFor(general));
+    expect(Object.isFrozen(catalog.toolsFor(general))).toBe(true);
     expect(catalog.conversationContext(undefined)?.id).toBe("default");
     expect(catalog.conversationContext("reviewing")?.id).toBe("reviewing");
     expect(catalog.conversationContext("nope")).toBeUndefined();

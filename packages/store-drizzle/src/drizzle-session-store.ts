@@ -6,6 +6,7 @@ import {
   type Clock,
   EMPTY_CURSOR,
   type FindExpiredLeasesInput,
+  type Lease,
   type LlmCallRecord,
   type ModeHistoryEntry,
   type RecordLlmCallInput,
@@ -20,11 +21,13 @@ import {
   type TranscriptItem,
   type TurnPatch,
   type TurnRecord,
+  type TurnStart,
   type UpdateTurnInput,
 } from "@aptix/core";
 import { and, asc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias, type PgColumn, type PgDatabase, type PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { type HeldWrite, HeldWriteStatements } from "./held-write.js";
+import { KnownSessions } from "./known-sessions.js";
 import { llmCalls, modeHistory, sessions, toolCatalogs, transcriptItems, turns } from "./schema.js";
 import type { SqlRunner } from "./sql-runner.js";
 import { TableSql } from "./table-sql.js";
@@ -145,11 +148,31 @@ const STARTED_SESSION_COLUMNS = [
   "turnCount",
   "updatedAt",
 ] as const satisfies readonly SessionKeyColumn[];
+/** A session's columns a turn is planned from: all but its key and its lease. */
+const PLANNED_FROM_COLUMNS = [
+  "conversationContextId",
+  "agentContextId",
+  "mode",
+  "solutionContextText",
+  "cursor",
+  "openTurnId",
+  "turnCount",
+  "createdAt",
+  "updatedAt",
+] as const satisfies readonly SessionKeyColumn[];
+const STARTED_FROM = TURN_COLUMNS.length + STARTED_SESSION_COLUMNS.length;
 /**
- * Inserts the turn (`$1`…, TURN_COLUMNS) and, when it was not there yet, sets STARTED_SESSION_COLUMNS on its
- * session row (locked by the claim of the same transaction) from the parameter after them: one statement.
+ * Starts a turn planned from a session: inserts the turn (`$1`…, TURN_COLUMNS) and sets STARTED_SESSION_COLUMNS
+ * (the parameters after them) on its session row, only while the lease is `$owner` and the row still has the
+ * values planned from (PLANNED_FROM_COLUMNS, the parameters after the owner), and only when the turn was not
+ * there yet. One statement, answering a row when it started the turn.
  */
-const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflict do nothing returning 1")})
+const START_TURN = `with inserted as (${turnSql.insert(
+  TURN_COLUMNS,
+  `where exists (select 1 from ${sessionSql.name} where ${KEY_WHERE} and "lease_owner" = $${STARTED_FROM + 1}
+     and ${sessionSql.equal(PLANNED_FROM_COLUMNS, STARTED_FROM + 2)})
+   on conflict do nothing returning 1`,
+)})
   update ${sessionSql.name} set ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
   where ${KEY_WHERE} and exists (select 1 from inserted) returning 1`;
 
@@ -196,7 +219,9 @@ const heldWrites = new HeldWriteStatements({
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
  * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3
  * (one statement reading the turn and, when there is none, claiming the session, sent with the BEGIN; then
- * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres; resumeTurn 4
+ * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres, one when
+ * this instance wrote the session last (`KnownSessions`: the start, planned before the claim, goes with it; 7
+ * statements and two round trips when that start no longer applies and is sent again); resumeTurn 4
  * likewise (the read and lease in one statement with the BEGIN, the guarded resume with the COMMIT; 3 when nothing
  * is claimed, 5 when the turn moved on and is read again); startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
  * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
@@ -207,6 +232,7 @@ export class DrizzleSessionStore implements SessionStore {
   readonly #clock: Clock;
   readonly #leaseClock: Clock | undefined;
   readonly #catalogs = new ToolCatalogs();
+  readonly #known = new KnownSessions();
 
   /**
    * `runner` is the driver under `db`, for the hot path's fixed statements. `clock` stamps `updatedAt` on
@@ -252,31 +278,54 @@ export class DrizzleSessionStore implements SessionStore {
       this.#leaseClockTime(),
       lease.durationMs,
     ];
-    return this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
-      // One statement, sent with the BEGIN: the turn, or else the claim.
-      const [read] = await run(READ_TURN_AND_CLAIM, [...claimParams, turnId]);
-      if (read?.["turn.turnId"] != null) {
-        return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
-      }
-      if (read?.["session.sessionId"] == null) return { outcome: "busy" };
-      const session = toSession(sessionSql.decode(read, "session."));
-      const start = plan(session);
-      if (start === undefined) return { outcome: "claimed", session };
-      const row = turnRow(start.turn);
-      const started: SessionRecord = {
-        ...session,
-        ...sessionPatchSet(start.sessionPatch),
-        turnCount: session.turnCount + 1,
-        updatedAt: new Date(start.turn.createdAt),
-      };
-      const written = await commitWith(START_TURN, [
-        ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
-        ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, started[column])),
-      ]);
-      // No row: a turn by that id appeared since the first read (a request racing this one started it).
-      if (written.length === 0) return { outcome: "claimed", session };
-      return { outcome: "started", session: started, turn: start.turn };
-    }, LEASE_TRANSACTION);
+    // Planned from the session as this instance last wrote it, the start goes with the claim: one round trip.
+    const known = this.#known.get(key);
+    const early = known && plan(known);
+    const begun = await this.#sql.transaction(
+      async (run, commitWith): Promise<BeginTurnResult | { outcome: "stale"; session: SessionRecord }> => {
+        // One statement, sent with the BEGIN: the turn, or else the claim.
+        // With it, when planned early, the start and the COMMIT: the start is judged by what it wrote.
+        const [[read], startedEarly] = await Promise.all([
+          run(READ_TURN_AND_CLAIM, [...claimParams, turnId]),
+          early && commitWith(START_TURN, startParams(known, early, lease.owner)),
+        ]);
+        if (read?.["turn.turnId"] != null) {
+          return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
+        }
+        if (read?.["session.sessionId"] == null) return { outcome: "busy" };
+        const session = toSession(sessionSql.decode(read, "session."));
+        if (early)
+          return startedEarly?.length === 1 ? started(session, early) : { outcome: "stale", session };
+        const start = plan(session);
+        if (start === undefined) return { outcome: "claimed", session };
+        const written = await commitWith(START_TURN, startParams(session, start, lease.owner));
+        // No row: a turn by that id appeared since the first read (a request racing this one started it).
+        return written.length === 0 ? { outcome: "claimed", session } : started(session, start);
+      },
+      LEASE_TRANSACTION,
+    );
+    const result = begun.outcome === "stale" ? await this.#startClaimed(begun.session, lease, plan) : begun;
+    if (result.outcome === "started") this.#known.remember(result.session);
+    else if (result.outcome === "busy") this.#known.forget(key);
+    return result;
+  }
+
+  /**
+   * A turn started on a session already claimed: the start planned with the claim was planned from values the
+   * session no longer had (another instance wrote it since). One more round trip, as without a known session.
+   */
+  async #startClaimed(
+    session: SessionRecord,
+    lease: Lease,
+    plan: BeginTurnInput["plan"],
+  ): Promise<BeginTurnResult> {
+    const start = plan(session);
+    if (start === undefined) return { outcome: "claimed", session };
+    const written = await this.#sql.transaction(
+      (_run, commitWith) => commitWith(START_TURN, startParams(session, start, lease.owner)),
+      LEASE_TRANSACTION,
+    );
+    return written.length === 0 ? { outcome: "claimed", session } : started(session, start);
   }
 
   async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
@@ -313,6 +362,7 @@ export class DrizzleSessionStore implements SessionStore {
         ]);
         if (written.length === 1) {
           const patched = Object.entries(patch).filter(([, value]) => value !== undefined);
+          this.#known.remember(session);
           return {
             outcome: "resumed",
             session,
@@ -398,6 +448,7 @@ export class DrizzleSessionStore implements SessionStore {
     leaseOwner,
   }: StartTurnInput): Promise<"started" | "turn_exists" | "lease_lost"> {
     const startedAt = new Date(turn.createdAt);
+    this.#known.forget(turn);
     return this.#transaction(async (tx) => {
       const held = await tx
         .update(sessions)
@@ -475,7 +526,10 @@ export class DrizzleSessionStore implements SessionStore {
     const { text, params } = heldWrites.statement(write);
     const [row] = await this.#sql.run(text, params);
     const held = row?.held === 1;
-    if (held) this.#catalogs.stored(write.catalogs.keys());
+    if (held) {
+      this.#catalogs.stored(write.catalogs.keys());
+      this.#known.update(write.key, write.session.set as Partial<SessionRecord>);
+    } else this.#known.forget(write.key);
     return held;
   }
 
@@ -502,6 +556,7 @@ export class DrizzleSessionStore implements SessionStore {
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
+    this.#known.forget(entry);
     return this.#transaction(async (tx) => {
       const held = await tx
         .update(sessions)
@@ -661,6 +716,32 @@ function resumeStatement(columns: readonly TurnColumn[]): string {
     resumeStatements.set(shape, text);
   }
   return text;
+}
+
+/** The session as `start` leaves it. */
+function startedSession(session: SessionRecord, start: TurnStart): SessionRecord {
+  return {
+    ...session,
+    ...sessionPatchSet(start.sessionPatch),
+    turnCount: session.turnCount + 1,
+    updatedAt: new Date(start.turn.createdAt),
+  };
+}
+
+function started(session: SessionRecord, start: TurnStart): BeginTurnResult {
+  return { outcome: "started", session: startedSession(session, start), turn: start.turn };
+}
+
+/** START_TURN's parameters: `start`, planned from `session`, under the lease of `owner`. */
+function startParams(session: SessionRecord, start: TurnStart, owner: string): unknown[] {
+  const row = turnRow(start.turn);
+  const after = startedSession(session, start);
+  return [
+    ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
+    ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, after[column])),
+    owner,
+    ...PLANNED_FROM_COLUMNS.map((column) => sessionSql.encode(column, session[column])),
+  ];
 }
 
 function turnRow(turn: TurnRecord): typeof turns.$inferInsert {

@@ -40,11 +40,21 @@ export class TableSql<Table extends PgTable> {
     return type === "jsonb" ? `$${n}::text::jsonb` : `$${n}::${type}`;
   }
 
-  /** `insert into` the columns `keys`, as parameters `$1…` in that order, then `tail` (`on conflict …`). */
+  /**
+   * `insert into` the columns `keys`, as parameters `$1…` in that order (a `select` of them), then `tail`
+   * (`where …`, `on conflict …`).
+   */
   insert(keys: readonly (keyof Table["$inferSelect"] & string)[], tail = ""): string {
     const columns = keys.map((key) => this.column(key)).join(", ");
     const params = keys.map((key, index) => this.param(key, index + 1)).join(", ");
-    return `insert into ${this.name} (${columns}) values (${params}) ${tail}`.trim();
+    return `insert into ${this.name} (${columns}) select ${params} ${tail}`.trim();
+  }
+
+  /** `(col, …) is not distinct from ($first, …)`: the columns `keys` equal parameters, nulls included. */
+  equal(keys: readonly (keyof Table["$inferSelect"] & string)[], first: number): string {
+    const columns = keys.map((key) => this.column(key)).join(", ");
+    const params = keys.map((key, index) => this.param(key, first + index)).join(", ");
+    return `(${columns}) is not distinct from (${params})`;
   }
 
   /** `col = $n, …` for the columns `keys`, as parameters `$first…` in that order. */

@@ -47,8 +47,11 @@ export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId"> {
   /** The user turn's id: when the session has a turn by that id, nothing is claimed nor written. */
   turnId: string;
   /**
-   * Called once, synchronously, with the session as claimed (lease held): the turn to start in the same atomic
-   * step, or undefined to keep the lease only (the caller goes on with the separate writes).
+   * Called synchronously with the session as claimed (lease held): the turn to start in the same atomic step,
+   * or undefined to keep the lease only (the caller goes on with the separate writes). A store may call it
+   * first with the session as the store last wrote it, to send the start with the claim: that start applies
+   * only if the session as claimed has every field the same, else the store calls it again, with the session
+   * as claimed. So it answers from its argument alone and has no effect of its own.
    */
   plan(session: SessionRecord): TurnStart | undefined;
 }

@@ -6,7 +6,6 @@ import {
   type Clock,
   EMPTY_CURSOR,
   type FindExpiredLeasesInput,
-  type Lease,
   type LlmCallRecord,
   type ModeHistoryEntry,
   type RecordLlmCallInput,
@@ -176,6 +175,30 @@ const START_TURN = `with inserted as (${turnSql.insert(
   update ${sessionSql.name} set ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
   where ${KEY_WHERE} and exists (select 1 from inserted) returning 1`;
 
+const LEASE_CLOCK_PARAM = STARTED_FROM + PLANNED_FROM_COLUMNS.length + 2;
+/**
+ * `beginTurn` on a session as this instance last wrote it: START_TURN's parameters, then the lease's clock and
+ * duration. One statement, on its own (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes
+ * the lease and starts the turn on the session row, only while the row still has the values planned from
+ * (compared on the row's latest version, should the update wait for another's commit); then inserts the turn.
+ * It commits without waiting for the disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its
+ * own transaction. One row: the turn's columns prefixed `turn.` (null when absent) and, when it started the
+ * turn, the session's as started prefixed `session.`.
+ */
+const START_WITH_CLAIM = `with existing as (
+    select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3
+  ), claimed as (
+    update ${sessionSql.name} set "lease_owner" = $${STARTED_FROM + 1},
+      "lease_expires_at" = ${leaseDeadline(LEASE_CLOCK_PARAM, LEASE_CLOCK_PARAM + 1)},
+      ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
+    where ${KEY_WHERE} and ("lease_owner" is null or "lease_expires_at" <= ${leaseNow(LEASE_CLOCK_PARAM)})
+      and ${sessionSql.equal(PLANNED_FROM_COLUMNS, STARTED_FROM + 2)}
+      and not exists (select 1 from existing)
+    returning ${sessionSql.selectListAs("session.")}
+  ), inserted as (${turnSql.insert(TURN_COLUMNS, "where exists (select 1 from claimed)")}
+  ), asynchronous as (select set_config('synchronous_commit', 'off', true))
+  select * from (select 1) as one left join existing on true left join claimed on true cross join asynchronous`;
+
 /**
  * `beginTurn` and `resumeTurn` commit without waiting for the disk: what they write (a lease, a started or
  * resumed turn) only matters to a client once the round's settlement, a synchronous commit, has flushed it
@@ -219,9 +242,9 @@ const heldWrites = new HeldWriteStatements({
  * Counted with BEGIN/COMMIT: getSession, getTurn, loadTranscript, list*, findExpiredLeases, releaseLease 1;
  * claimSession 1 (2 when refused without `create`; 4 with `turnId`, a transaction reading the turn too); beginTurn 3
  * (one statement reading the turn and, when there is none, claiming the session, sent with the BEGIN; then
- * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres, one when
- * this instance wrote the session last (`KnownSessions`: the start, planned before the claim, goes with it; 7
- * statements and two round trips when that start no longer applies and is sent again); resumeTurn 4
+ * COMMIT), 4 when it starts the turn (the start sent with the COMMIT): two round trips on Postgres; 1 when
+ * this instance wrote the session last (`KnownSessions`: START_WITH_CLAIM, the turn planned before the claim),
+ * 1 more than the above when that statement claims nothing (busy, or the session written since); resumeTurn 4
  * likewise (the read and lease in one statement with the BEGIN, the guarded resume with the COMMIT; 3 when nothing
  * is claimed, 5 when the turn moved on and is read again); startTurn 4 (5 when abandoning a turn); updateTurn and recordLlmCall 1
  * (one statement of data-modifying CTEs, `HeldWriteStatements`, whatever calls they carry); changeMode 4.
@@ -278,54 +301,43 @@ export class DrizzleSessionStore implements SessionStore {
       this.#leaseClockTime(),
       lease.durationMs,
     ];
-    // Planned from the session as this instance last wrote it, the start goes with the claim: one round trip.
+    // Planned from the session as this instance last wrote it, the start goes with the claim: one statement.
     const known = this.#known.get(key);
     const early = known && plan(known);
-    const begun = await this.#sql.transaction(
-      async (run, commitWith): Promise<BeginTurnResult | { outcome: "stale"; session: SessionRecord }> => {
-        // One statement, sent with the BEGIN: the turn, or else the claim.
-        // With it, when planned early, the start and the COMMIT: the start is judged by what it wrote.
-        const [[read], startedEarly] = await Promise.all([
-          run(READ_TURN_AND_CLAIM, [...claimParams, turnId]),
-          early && commitWith(START_TURN, startParams(known, early, lease.owner)),
-        ]);
-        if (read?.["turn.turnId"] != null) {
-          return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
-        }
-        if (read?.["session.sessionId"] == null) return { outcome: "busy" };
-        const session = toSession(sessionSql.decode(read, "session."));
-        if (early)
-          return startedEarly?.length === 1 ? started(session, early) : { outcome: "stale", session };
-        const start = plan(session);
-        if (start === undefined) return { outcome: "claimed", session };
-        const written = await commitWith(START_TURN, startParams(session, start, lease.owner));
-        // No row: a turn by that id appeared since the first read (a request racing this one started it).
-        return written.length === 0 ? { outcome: "claimed", session } : started(session, start);
-      },
-      LEASE_TRANSACTION,
-    );
-    const result = begun.outcome === "stale" ? await this.#startClaimed(begun.session, lease, plan) : begun;
-    if (result.outcome === "started") this.#known.remember(result.session);
-    else if (result.outcome === "busy") this.#known.forget(key);
-    return result;
-  }
-
-  /**
-   * A turn started on a session already claimed: the start planned with the claim was planned from values the
-   * session no longer had (another instance wrote it since). One more round trip, as without a known session.
-   */
-  async #startClaimed(
-    session: SessionRecord,
-    lease: Lease,
-    plan: BeginTurnInput["plan"],
-  ): Promise<BeginTurnResult> {
-    const start = plan(session);
-    if (start === undefined) return { outcome: "claimed", session };
-    const written = await this.#sql.transaction(
-      (_run, commitWith) => commitWith(START_TURN, startParams(session, start, lease.owner)),
-      LEASE_TRANSACTION,
-    );
-    return written.length === 0 ? { outcome: "claimed", session } : started(session, start);
+    if (early) {
+      const [row] = await this.#sql.run(START_WITH_CLAIM, [
+        ...startParams(known, early, lease.owner),
+        this.#leaseClockTime(),
+        lease.durationMs,
+      ]);
+      if (row?.["turn.turnId"] != null) {
+        return { outcome: "turn_exists", turn: toTurn(turnSql.decode(row, "turn.")) };
+      }
+      if (row?.["session.sessionId"] != null) {
+        const session = toSession(sessionSql.decode(row, "session."));
+        this.#known.remember(session);
+        return { outcome: "started", session, turn: early.turn };
+      }
+      // Busy, or written since in a way this instance does not know: claimed and planned as without it.
+    }
+    const begun = await this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
+      // One statement, sent with the BEGIN: the turn, or else the claim.
+      const [read] = await run(READ_TURN_AND_CLAIM, [...claimParams, turnId]);
+      if (read?.["turn.turnId"] != null) {
+        return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
+      }
+      if (read?.["session.sessionId"] == null) return { outcome: "busy" };
+      const session = toSession(sessionSql.decode(read, "session."));
+      const start = plan(session);
+      if (start === undefined) return { outcome: "claimed", session };
+      const written = await commitWith(START_TURN, startParams(session, start, lease.owner));
+      // No row: a turn by that id appeared since the first read (a request racing this one started it).
+      if (written.length === 0) return { outcome: "claimed", session };
+      return { outcome: "started", session: startedSession(session, start), turn: start.turn };
+    }, LEASE_TRANSACTION);
+    if (begun.outcome === "started") this.#known.remember(begun.session);
+    else if (begun.outcome === "busy") this.#known.forget(key);
+    return begun;
   }
 
   async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
@@ -726,10 +738,6 @@ function startedSession(session: SessionRecord, start: TurnStart): SessionRecord
     turnCount: session.turnCount + 1,
     updatedAt: new Date(start.turn.createdAt),
   };
-}
-
-function started(session: SessionRecord, start: TurnStart): BeginTurnResult {
-  return { outcome: "started", session: startedSession(session, start), turn: start.turn };
 }
 
 /** START_TURN's parameters: `start`, planned from `session`, under the lease of `owner`. */

@@ -18,12 +18,13 @@ type OpenStore = (options: Pick<StoreOptions, "clock" | "onQuery">) => Promise<A
 export const LAST_TURN = 200;
 
 /**
- * The providers a statement count is checked with, and the turn each is compared from. A replaying provider's
- * turn 1 has nothing to replay on its first call, so it reads the transcript once, not twice: its turn 2 is
- * the first that looks like every later one.
+ * The providers a statement count is checked with, and the turn each is compared from: turn 2, the first that
+ * looks like every later one. Turn 1 creates the session, which the store instance does not know yet, so it
+ * is claimed before it is planned (a statement more); and a replaying provider's turn 1 has nothing to replay
+ * on its first call, so it reads the transcript once, not twice.
  */
 export const STATEMENT_CHECKS = [
-  { provider: "storing its responses", storesResponses: true, baseline: 1 },
+  { provider: "storing its responses", storesResponses: true, baseline: 2 },
   { provider: "replaying the transcript", storesResponses: false, baseline: 2 },
 ] as const;
 
@@ -44,7 +45,6 @@ export async function expectSteadyStatementsPerTurn(
   const last = turns.get(LAST_TURN);
   expect(last).toStrictEqual(turns.get(baseline));
   expect(last?.llmCalls).toBe(2);
-  expect(last?.statements.begin).toBeGreaterThan(0);
   expect(last?.statements["select transcript_items"]).toBe(storesResponses ? undefined : last?.llmCalls);
 }
 

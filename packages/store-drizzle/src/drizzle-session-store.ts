@@ -161,29 +161,23 @@ const PLANNED_FROM_COLUMNS = [
 ] as const satisfies readonly SessionKeyColumn[];
 const STARTED_FROM = TURN_COLUMNS.length + STARTED_SESSION_COLUMNS.length;
 /**
- * Starts a turn planned from a session: inserts the turn (`$1`…, TURN_COLUMNS) and sets STARTED_SESSION_COLUMNS
- * (the parameters after them) on its session row, only while the lease is `$owner` and the row still has the
- * values planned from (PLANNED_FROM_COLUMNS, the parameters after the owner), and only when the turn was not
- * there yet. One statement, answering a row when it started the turn.
+ * Inserts the turn (`$1`…, TURN_COLUMNS) and, when it was not there yet, sets STARTED_SESSION_COLUMNS on its
+ * session row (locked by the claim of the same transaction) from the parameters after them: one statement.
  */
-const START_TURN = `with inserted as (${turnSql.insert(
-  TURN_COLUMNS,
-  `where exists (select 1 from ${sessionSql.name} where ${KEY_WHERE} and "lease_owner" = $${STARTED_FROM + 1}
-     and ${sessionSql.equal(PLANNED_FROM_COLUMNS, STARTED_FROM + 2)})
-   on conflict do nothing returning 1`,
-)})
+const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflict do nothing returning 1")})
   update ${sessionSql.name} set ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
   where ${KEY_WHERE} and exists (select 1 from inserted) returning 1`;
 
 const LEASE_CLOCK_PARAM = STARTED_FROM + PLANNED_FROM_COLUMNS.length + 2;
 /**
- * `beginTurn` on a session as this instance last wrote it: START_TURN's parameters, then the lease's clock and
- * duration. One statement, on its own (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes
- * the lease and starts the turn on the session row, only while the row still has the values planned from
- * (compared on the row's latest version, should the update wait for another's commit); then inserts the turn.
- * It commits without waiting for the disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its
- * own transaction. One row: the turn's columns prefixed `turn.` (null when absent) and, when it started the
- * turn, the session's as started prefixed `session.`.
+ * `beginTurn` on a session as this instance last wrote it: START_TURN's parameters, the lease's owner, the
+ * values planned from (PLANNED_FROM_COLUMNS), then the lease's clock and duration. One statement, on its own
+ * (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes the lease and starts the turn on the
+ * session row, only while the row still has the values planned from (compared on the row's latest version,
+ * should the update wait for another's commit); then inserts the turn. It commits without waiting for the
+ * disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its own transaction. One row: the turn's
+ * columns prefixed `turn.` (null when absent) and, when it started the turn, the session's as started prefixed
+ * `session.`.
  */
 const START_WITH_CLAIM = `with existing as (
     select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3
@@ -306,7 +300,9 @@ export class DrizzleSessionStore implements SessionStore {
     const early = known && plan(known);
     if (early) {
       const [row] = await this.#sql.run(START_WITH_CLAIM, [
-        ...startParams(known, early, lease.owner),
+        ...startParams(known, early),
+        lease.owner,
+        ...PLANNED_FROM_COLUMNS.map((column) => sessionSql.encode(column, known[column])),
         this.#leaseClockTime(),
         lease.durationMs,
       ]);
@@ -330,7 +326,7 @@ export class DrizzleSessionStore implements SessionStore {
       const session = toSession(sessionSql.decode(read, "session."));
       const start = plan(session);
       if (start === undefined) return { outcome: "claimed", session };
-      const written = await commitWith(START_TURN, startParams(session, start, lease.owner));
+      const written = await commitWith(START_TURN, startParams(session, start));
       // No row: a turn by that id appeared since the first read (a request racing this one started it).
       if (written.length === 0) return { outcome: "claimed", session };
       return { outcome: "started", session: startedSession(session, start), turn: start.turn };
@@ -740,15 +736,13 @@ function startedSession(session: SessionRecord, start: TurnStart): SessionRecord
   };
 }
 
-/** START_TURN's parameters: `start`, planned from `session`, under the lease of `owner`. */
-function startParams(session: SessionRecord, start: TurnStart, owner: string): unknown[] {
+/** START_TURN's parameters: `start`, planned from `session`. */
+function startParams(session: SessionRecord, start: TurnStart): unknown[] {
   const row = turnRow(start.turn);
   const after = startedSession(session, start);
   return [
     ...TURN_COLUMNS.map((column) => turnSql.encode(column, row[column])),
     ...STARTED_SESSION_COLUMNS.map((column) => sessionSql.encode(column, after[column])),
-    owner,
-    ...PLANNED_FROM_COLUMNS.map((column) => sessionSql.encode(column, session[column])),
   ];
 }
 

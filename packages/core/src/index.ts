@@ -34,6 +34,7 @@ export {
   type LazySdkClientOptions,
   type SdkClientOptions,
 } from "./llm-call/lazy-sdk-client.js";
+export { WireTools } from "./llm-call/wire-tools.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
 export type {

@@ -9,7 +9,7 @@ import {
   type LlmProvider,
   type LlmRequest,
   type LlmResponse,
-  type ToolDefinition,
+  WireTools,
 } from "@aptix/core";
 import { Agent, fetch as undiciFetch } from "undici";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
@@ -43,9 +43,13 @@ export class AnthropicMessagesProvider implements LlmProvider {
   readonly storesResponses = false;
   readonly #options: AnthropicMessagesProviderOptions;
   readonly #client: LazySdkClient<Anthropic>;
-  /** Wire tools per catalog array (a mode's is the same array on every call): converted once, and the same
-   * array in every call's trace, so a store can keep the digest it computed for it. */
-  readonly #wireTools = new WeakMap<readonly ToolDefinition[], Anthropic.Messages.Tool[]>();
+  readonly #wireTools = new WireTools(
+    (tool): Anthropic.Messages.Tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+    }),
+  );
 
   constructor(options: AnthropicMessagesProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
@@ -99,7 +103,7 @@ export class AnthropicMessagesProvider implements LlmProvider {
       messages,
     };
     if (system !== undefined) body.system = system;
-    if (request.tools.length > 0) body.tools = this.#toolsOf(request.tools);
+    if (request.tools.length > 0) body.tools = this.#wireTools.of(request.tools);
     // The API accepts `tool_choice` only along with `tools`; a forced tool is sent even without them, so the
     // API names the mistake instead of the call quietly running without the tool.
     if (request.toolChoice.type === "tool") {
@@ -108,20 +112,6 @@ export class AnthropicMessagesProvider implements LlmProvider {
       body.tool_choice = { type: "auto" };
     }
     return body;
-  }
-
-  #toolsOf(tools: readonly ToolDefinition[]): Anthropic.Messages.Tool[] {
-    const known = this.#wireTools.get(tools);
-    if (known) return known;
-    const wire = tools.map(
-      (tool): Anthropic.Messages.Tool => ({
-        name: tool.name,
-        description: tool.description,
-        input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
-      }),
-    );
-    this.#wireTools.set(tools, wire);
-    return wire;
   }
 
   async #stream(

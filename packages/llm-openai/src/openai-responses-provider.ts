@@ -1,11 +1,11 @@
-import type {
-  InvokeResult,
-  LazySdkClient,
-  LlmCallOptions,
-  LlmProvider,
-  LlmRequest,
-  LlmResponse,
-  ToolDefinition,
+import {
+  type InvokeResult,
+  type LazySdkClient,
+  type LlmCallOptions,
+  type LlmProvider,
+  type LlmRequest,
+  type LlmResponse,
+  WireTools,
 } from "@aptix/core";
 import OpenAI, { type APIPromise } from "openai";
 import type { Stream } from "openai/core/streaming";
@@ -39,9 +39,16 @@ export class OpenAIResponsesProvider implements LlmProvider {
   readonly id: string;
   readonly storesResponses: boolean;
   readonly #client: LazySdkClient<OpenAI>;
-  /** Wire tools per catalog array (a mode's is the same array on every call): converted once, and the same
-   * array in every call's trace, so a store can keep the digest it computed for it. */
-  readonly #wireTools = new WeakMap<readonly ToolDefinition[], FunctionTool[]>();
+  readonly #wireTools = new WireTools(
+    (tool): FunctionTool => ({
+      type: "function",
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      // Sent explicitly: the API's default is strict, which most client tool schemas would not pass.
+      strict: tool.strict ?? false,
+    }),
+  );
 
   constructor(options: OpenAIResponsesProviderOptions = {}) {
     this.id = options.id ?? "openai";
@@ -82,7 +89,7 @@ export class OpenAIResponsesProvider implements LlmProvider {
       model: request.model,
       input: [...replayed, ...toResponsesInput(request.input, { replay: false })],
       // Tools go with every call: they do not carry over previous_response_id.
-      tools: this.#toolsOf(request.tools),
+      tools: this.#wireTools.of(request.tools),
       tool_choice:
         request.toolChoice.type === "tool" ? { type: "function", name: request.toolChoice.name } : "auto",
       store: this.storesResponses,
@@ -91,23 +98,6 @@ export class OpenAIResponsesProvider implements LlmProvider {
     if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
     if (!this.storesResponses) body.include = ["reasoning.encrypted_content"];
     return body;
-  }
-
-  #toolsOf(tools: readonly ToolDefinition[]): FunctionTool[] {
-    const known = this.#wireTools.get(tools);
-    if (known) return known;
-    const wire = tools.map(
-      (tool): FunctionTool => ({
-        type: "function",
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.parameters,
-        // Sent explicitly: the API's default is strict, which most client tool schemas would not pass.
-        strict: tool.strict ?? false,
-      }),
-    );
-    this.#wireTools.set(tools, wire);
-    return wire;
   }
 
   async #stream(

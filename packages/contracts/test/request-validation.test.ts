@@ -131,4 +131,18 @@ describe("validator", () => {
       expect(validateAgentExecuteRequest(input).successful).toBe(false);
     }
   });
+
+  it("names a text field holding an object with a prototype-less `length`, instead of throwing", () => {
+    // Found by the junk property test: zod ran the length checks on it, and comparing the `length` threw.
+    const result = validateAgentExecuteRequest({
+      sessionId: "A",
+      turnId: "A",
+      instruction: "a",
+      solutionContextText: { length: Object.create(null) },
+    });
+    expect(!result.successful && result.errors[0].details).toStrictEqual({
+      scenario: "user turn",
+      fields: [{ path: "solutionContextText", message: "must be a string, not an object" }],
+    });
+  });
 });

@@ -33,7 +33,18 @@ export const STORABLE_TEXT_ERROR = {
  */
 export function freeText({ maxChars, empty = false }: { maxChars?: number; empty?: boolean } = {}) {
   let text = z.string();
-  if (!empty) text = text.min(1, "must not be empty");
-  if (maxChars !== undefined) text = text.max(maxChars, `must be at most ${maxChars} characters`);
+  if (!empty) text = text.min(1, onStringsOnly("must not be empty"));
+  if (maxChars !== undefined)
+    text = text.max(maxChars, onStringsOnly(`must be at most ${maxChars} characters`));
   return text.regex(STORABLE_TEXT_PATTERN, STORABLE_TEXT_ERROR);
+}
+
+/**
+ * A length check's params, run on strings only. zod's default runs it on any value with a `length`, even after
+ * the type check failed, and comparing a `length` that is an object without a prototype throws. zod honours
+ * `when` on every check, but its types offer it on refinements only.
+ */
+function onStringsOnly(message: string): { message: string } {
+  const when = (payload: { value: unknown }) => typeof payload.value === "string";
+  return { message, when } as { message: string };
 }

@@ -29,6 +29,11 @@ export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export {
+  type DispatcherFetchOptions,
+  dispatcherFetch,
+  type RequestDispatcher,
+} from "./llm-call/dispatcher-fetch.js";
+export {
   type KeepAliveAgentOptions,
   LazySdkClient,
   type LazySdkClientOptions,

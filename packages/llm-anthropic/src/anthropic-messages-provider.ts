@@ -2,6 +2,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import {
   CONTINUATION_LOST,
+  type DispatcherFetchOptions,
+  dispatcherFetch,
   fail,
   type InvokeResult,
   LazySdkClient,
@@ -62,13 +64,15 @@ export class AnthropicMessagesProvider implements LlmProvider {
       baseURL: options.baseURL,
       maxRetries: options.maxRetries,
       timeoutMs: options.timeoutMs,
-      // A keep-alive agent of its own; the SDK takes a `dispatcher` only beside the same undici's `fetch`.
+      // A keep-alive agent of its own, by core's `dispatcherFetch`.
       create: ({ agent, ...sdkOptions }) =>
         new Anthropic({
           ...sdkOptions,
-          // Typed by this undici, Node's global `fetch` by its own: the same call, other type versions.
-          fetch: undiciFetch as typeof fetch,
-          fetchOptions: { dispatcher: new Agent(agent) },
+          // Typed by this undici, core's by Node's undici-types: the same call, other type versions.
+          fetch: dispatcherFetch({
+            dispatcher: new Agent(agent),
+            fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"],
+          }),
         }),
     });
   }

@@ -1,5 +1,5 @@
-import { LazySdkClient } from "@aptix/core";
-import OpenAI, { type ClientOptions } from "openai";
+import { type DispatcherFetchOptions, dispatcherFetch, LazySdkClient } from "@aptix/core";
+import OpenAI from "openai";
 import { Agent, fetch as undiciFetch } from "undici";
 
 /** How the SDK client reaches OpenAI (or a server speaking its API): the same for the provider and the embedder. */
@@ -17,7 +17,7 @@ export interface OpenAIClientOptions {
 /**
  * The OpenAI SDK client, made on first use, so a service without an API key still starts and each call without
  * one fails clearly; `provider` is the id its failures name. Its requests go through a keep-alive agent of its
- * own, with undici's `fetch`: the SDK takes a `dispatcher` only paired with the `fetch` of the same undici.
+ * own, by core's `dispatcherFetch`.
  */
 export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions): LazySdkClient<OpenAI> {
   return new LazySdkClient({
@@ -31,9 +31,11 @@ export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions)
     create: ({ agent, ...sdkOptions }) =>
       new OpenAI({
         ...sdkOptions,
-        // Typed by this undici, the SDK's by Node's undici-types: the same objects, other type versions.
-        fetch: undiciFetch as typeof fetch,
-        fetchOptions: { dispatcher: new Agent(agent) } as unknown as ClientOptions["fetchOptions"],
+        // Typed by this undici, core's by Node's undici-types: the same objects, other type versions.
+        fetch: dispatcherFetch({
+          dispatcher: new Agent(agent),
+          fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"],
+        }),
       }),
   });
 }

@@ -1,9 +1,12 @@
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import {
   contractJsonSchemas,
   createAgentExecuteRequestValidator,
   DEFAULT_REQUEST_LIMITS,
   type RequestLimits,
 } from "@aptix/contracts";
+import { serve } from "@hono/node-server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonByteLength, largestRequests, maxRequestBodyBytes } from "../src/config/max-body-bytes.js";
@@ -122,5 +125,64 @@ describe("the request body limit", () => {
       errors: [{ code: "PAYLOAD_TOO_LARGE", details: { maxBytes: APTIX_MAX_BODY_BYTES } }],
     });
     expect(chunks).toBeLessThan(4);
+  });
+
+  it("over real HTTP, reads a body sent in chunks up to the limit, and answers one past it 413", async () => {
+    const { app } = setup({ maxBodyBytes: 1_000_000 });
+    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+    await new Promise((resolve) => server.once("listening", resolve));
+    const port = (server.address() as AddressInfo).port;
+    // Chunked: no Content-Length, so the limit is judged by the bytes as they come.
+    const send = (chunks: string[]) =>
+      new Promise<{ status: number; body: { errors?: Array<{ code: string; details: unknown }> } }>(
+        (resolve, reject) => {
+          const sent = httpRequest(
+            {
+              port,
+              host: "127.0.0.1",
+              method: "POST",
+              path: "/v1/agent/execute",
+              headers: { "content-type": "application/json", authorization: "Bearer alice-key-0123456789" },
+            },
+            async (response) => {
+              let text = "";
+              for await (const chunk of response) text += chunk;
+              resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) });
+            },
+          );
+          sent.on("error", reject);
+          for (const chunk of chunks) sent.write(chunk);
+          sent.end();
+        },
+      );
+    try {
+      // The schema names a field of the body, so the whole body was read and parsed: [0xEF 0xBB 0xBF] is dropped
+      // as Request.text() drops it.
+      const withinLimit = await send([
+        "\uFEFF",
+        '{"sessionId": "s", ',
+        '"turnId": "t", "unknown": "',
+        "x".repeat(600_000),
+        '"}',
+      ]);
+      expect(withinLimit.status).toBe(400);
+      expect(withinLimit.body.errors?.[0]).toMatchObject({
+        code: "VALIDATION_FAILED",
+        details: { fields: expect.arrayContaining([expect.objectContaining({ path: "unknown" })]) },
+      });
+      const pastLimit = await send([
+        '{"sessionId": "s", "instruction": "',
+        "x".repeat(600_000),
+        "x".repeat(600_000),
+        '"}',
+      ]);
+      expect(pastLimit.status).toBe(413);
+      expect(pastLimit.body.errors?.[0]).toMatchObject({
+        code: "PAYLOAD_TOO_LARGE",
+        details: { maxBytes: 1_000_000 },
+      });
+    } finally {
+      server.close();
+    }
   });
 });

@@ -7,6 +7,8 @@ export interface AppEnv {
   Variables: {
     principal: string;
     requestId: string;
+    /** The request's body, read whole by `requestBody` (on `/v1/*`, for every method but GET and HEAD). */
+    body: Buffer;
     /** The errors of the failed InvokeResult this request answered, for the access log. */
     resultErrors: InvokeError[] | undefined;
   };

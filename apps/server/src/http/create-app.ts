@@ -1,12 +1,12 @@
 import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { Logger } from "../logging/logger.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { principalMiddleware } from "./principal.js";
+import { requestBody } from "./request-body.js";
 import { routeNotFound } from "./route-not-found.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
@@ -64,19 +64,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   docsRoutes(app, { maxBodyBytes: options.maxBodyBytes });
 
   app.use("/v1/*", principalMiddleware(options.apiKeys));
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) =>
-        sendResult(
-          c,
-          fail("PAYLOAD_TOO_LARGE", `The body is larger than ${options.maxBodyBytes} bytes.`, {
-            maxBytes: options.maxBodyBytes,
-          }),
-        ),
-    }),
-  );
+  app.use("/v1/*", requestBody(options.maxBodyBytes));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);
   sessionRoutes(app, options.service, heartbeatMs);

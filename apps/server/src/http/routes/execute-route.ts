@@ -14,7 +14,7 @@ export function executeRoute(
   heartbeatMs: number,
 ): void {
   app.post("/v1/agent/execute", async (c) => {
-    const body = await readJsonBody(c);
+    const body = readJsonBody(c);
     if (!body.successful) return sendResult(c, body);
     const request = validate(body.result);
     if (!request.successful) return sendResult(c, request);

@@ -57,7 +57,7 @@ async function withBody<T, R>(
   validate: Validator<T>,
   act: (key: WorkspaceKey, body: T) => Promise<InvokeResult<R>>,
 ): Promise<Response> {
-  const body = await readJsonBody(c);
+  const body = readJsonBody(c);
   if (!body.successful) return sendResult(c, body);
   const request = validate(body.result);
   if (!request.successful) return sendResult(c, request);

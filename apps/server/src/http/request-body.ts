@@ -1,0 +1,73 @@
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { fail } from "@aptix/contracts";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "./app-env.js";
+import { sendResult } from "./send-result.js";
+
+const TOO_LARGE = Symbol("too large");
+
+/**
+ * Reads the body of a request that may have one, whole, before its route (`c.get("body")`): PAYLOAD_TOO_LARGE
+ * past `maxBytes`, judged by Content-Length before a byte is read, and by the bytes for a body sent without one.
+ * Under Node it reads the IncomingMessage itself: hono's Request around it, and hono's body limit around that,
+ * cost every request two web streams and an AbortController (about 4% of the serving process's CPU in
+ * `bench:e2e`). Elsewhere (`app.request` in tests) it reads the Request's body.
+ */
+export function requestBody(maxBytes: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = fail("PAYLOAD_TOO_LARGE", `The body is larger than ${maxBytes} bytes.`, { maxBytes });
+  return async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    if (Number(c.req.header("content-length")) > maxBytes) return sendResult(c, tooLarge);
+    // Tests hand `app.request` a bare `incoming` for its socket's address; only a stream is read.
+    const incoming = c.env?.incoming instanceof Readable ? c.env.incoming : undefined;
+    // Not `c.req.raw` under Node: making hono's Request would start reading the body into a web stream.
+    const raw = incoming ? null : c.req.raw.body;
+    const source = incoming ?? (raw ? Readable.fromWeb(raw as NodeReadableStream) : undefined);
+    let body: Buffer | typeof TOO_LARGE = Buffer.alloc(0);
+    try {
+      if (source) body = await readAtMost(source, maxBytes);
+    } catch {
+      return sendResult(
+        c,
+        fail("VALIDATION_FAILED", "The request body could not be read to its end.", {
+          fields: [{ path: "", message: "could not be read to its end" }],
+        }),
+      );
+    }
+    if (body === TOO_LARGE) {
+      // Node's server discards the rest of an incoming body after the answer; a Request's is cancelled.
+      if (source !== incoming) source?.destroy();
+      return sendResult(c, tooLarge);
+    }
+    c.set("body", body);
+    return next();
+  };
+}
+
+/** The stream's bytes, or TOO_LARGE (the stream paused) once they pass `maxBytes`. */
+function readAtMost(source: Readable, maxBytes: number): Promise<Buffer | typeof TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => source.off("data", onData).off("end", onEnd).off("error", onError);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes) chunks.push(chunk);
+      else {
+        settle();
+        source.pause();
+        resolve(TOO_LARGE);
+      }
+    };
+    const onEnd = () => {
+      settle();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    source.on("data", onData).on("end", onEnd).on("error", onError);
+  });
+}

@@ -12,9 +12,9 @@
  * session of their own. BENCH_TARGETS (`pglite,postgres`) picks the service's targets, and BENCH_SERVER_NODE_ARGS
  * passes options to the service's node (e.g. to profile one of them).
  * Printed: turns/s, against the peer, with latency p50/p99 and the CPU each process spent per turn (Linux).
- * Then one client alone, turn after turn, for each of the peer and the service: latency p50/p99 and the
- * service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP server). Under
- * load, latency is queueing (clients / throughput), so overhead is read unloaded. Then turn 1 against turn
+ * Then, for each service, one client alone, turn after turn, alternating between it and the peer: latency p50/p99
+ * and the service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP server),
+ * read in the same seconds. Under load, latency is queueing (clients / throughput), so overhead is read unloaded. Then turn 1 against turn
  * BENCH_LONG_TURNS (1,000) of one session on Postgres: rows read by Postgres's statistics, and time (`longSession`).
  *
  * Here rather than in apps/test-harness: it starts the compiled server as `pnpm start` runs it and reuses the
@@ -207,6 +207,49 @@ function percentile(sorted: readonly number[], fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
+interface Latency {
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+/**
+ * One client, turn after turn, alternating between the peer and the service (ALONE_WARMUP_SECONDS of it, then
+ * SECONDS measured): the latency of each, read in the same seconds. Measured minutes apart, the two moved with
+ * the machine's speed by more than the overhead they are compared for.
+ */
+async function alongside(
+  peer: () => Promise<Response>,
+  service: () => Promise<Response>,
+): Promise<{ peer: Latency; service: Latency }> {
+  const times = { peer: [] as number[], service: [] as number[] };
+  const failures = { peer: 0, service: 0 };
+  const turn = async (who: "peer" | "service", measuring: boolean) => {
+    const started = performance.now();
+    const response = await (who === "peer" ? peer() : service());
+    await response.arrayBuffer();
+    const ms = performance.now() - started;
+    if (!measuring) return;
+    if (response.status === 200) times[who].push(ms);
+    else failures[who]++;
+  };
+  for (const [seconds, measuring] of [
+    [ALONE_WARMUP_SECONDS, false],
+    [SECONDS, true],
+  ] as const) {
+    const stopAt = Date.now() + seconds * 1_000;
+    while (Date.now() < stopAt) {
+      await turn("peer", measuring);
+      await turn("service", measuring);
+    }
+  }
+  const latency = (who: "peer" | "service"): Latency => {
+    const sorted = times[who].sort((a, b) => a - b);
+    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), failures: failures[who] };
+  };
+  return { peer: latency("peer"), service: latency("service") };
+}
+
 /** CPU seconds (user + system) a process has used so far, from /proc; NaN where there is no /proc. */
 function cpuSecondsOf(pid: number): number {
   try {
@@ -377,15 +420,14 @@ function throughputRow(name: string, result: Load, peer?: Load): string {
     .trimEnd();
 }
 
-function latencyRow(name: string, result: Load, peer?: Load): string {
+function latencyRow(name: string, { peer, service }: { peer: Latency; service: Latency }): string {
+  const ms = (value: number) => `${value.toFixed(2).padStart(6)} ms`;
   return [
     name.padEnd(22),
-    `p50 ${result.p50.toFixed(2).padStart(6)} ms`,
-    `p99 ${result.p99.toFixed(2).padStart(6)} ms`,
-    peer
-      ? `overhead p50 ${(result.p50 - peer.p50).toFixed(2).padStart(6)} ms, p99 ${(result.p99 - peer.p99).toFixed(2).padStart(6)} ms`
-      : "",
-    result.failures > 0 ? `(${result.failures} failed)` : "",
+    `p50 ${ms(service.p50)}  p99 ${ms(service.p99)}`,
+    `peer p50 ${ms(peer.p50)}  p99 ${ms(peer.p99)}`,
+    `overhead p50 ${ms(service.p50 - peer.p50)}, p99 ${ms(service.p99 - peer.p99)}`,
+    service.failures + peer.failures > 0 ? `(${service.failures} + ${peer.failures} failed)` : "",
   ]
     .join("  ")
     .trimEnd();
@@ -427,8 +469,6 @@ async function main(): Promise<void> {
     const bare = await measure(CLIENTS, toPeer, peer.child.pid);
     console.log(throughputRow("Hono + openai peer", bare));
     const latencies: string[] = [];
-    const bareAlone = await measure(1, toPeer, peer.child.pid);
-    latencies.push(latencyRow("Hono + openai peer", bareAlone));
 
     const targets: Array<{ name: string; env: NodeJS.ProcessEnv }> = [];
     if (TARGETS.has("pglite")) {
@@ -450,9 +490,8 @@ async function main(): Promise<void> {
         console.log(
           throughputRow(target.name, await measure(CLIENTS, turnOf(url, "bench"), server.pid), bare),
         );
-        latencies.push(
-          latencyRow(target.name, await measure(1, turnOf(url, "alone"), server.pid), bareAlone),
-        );
+        const alone = turnOf(url, "alone");
+        latencies.push(latencyRow(target.name, await alongside(toPeer, () => alone(0))));
         // On the server the runs above warmed up: the first turns of a cold one are slower than any later.
         if (admin && target.env.APTIX_DATABASE_SCHEMA === schema) {
           longSessionLine = await longSession(url, admin, schema);
@@ -461,7 +500,9 @@ async function main(): Promise<void> {
         await stopProcess(server);
       }
     }
-    console.log("\nOne client, turn after turn (the overhead is the service's latency over the peer's):");
+    console.log(
+      "\nOne client, turn after turn, alternating between the service and the peer (overhead: the service's latency over the peer's):",
+    );
     for (const line of latencies) console.log(line);
     if (longSessionLine !== undefined) console.log(`\n${longSessionLine}`);
   } finally {

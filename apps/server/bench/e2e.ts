@@ -12,10 +12,11 @@
  * session of their own. BENCH_TARGETS (`pglite,postgres`) picks the service's targets, and BENCH_SERVER_NODE_ARGS
  * passes options to the service's node (e.g. to profile one of them).
  * Printed: turns/s, against the peer, with latency p50/p99 and the CPU each process spent per turn (Linux).
- * Then, for each service, one client alone, turn after turn, alternating between it and the peer: latency p50/p99
- * and the service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP server),
- * read in the same seconds. Under load, latency is queueing (clients / throughput), so overhead is read unloaded. Then turn 1 against turn
- * BENCH_LONG_TURNS (1,000) of one session on Postgres: rows read by Postgres's statistics, and time (`longSession`).
+ * Then, for each service, one client alone, turn after turn, alternating between it and the peer: latency
+ * p50/p99 and the service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP
+ * server), read in the same seconds. Under load, latency is queueing (clients / throughput), so overhead is read
+ * unloaded. Then turn 1 against turn BENCH_LONG_TURNS (1,000) of one session on Postgres: rows read by Postgres's
+ * statistics, and time (`longSession`).
  *
  * Here rather than in apps/test-harness: it starts the compiled server as `pnpm start` runs it and reuses the
  * server's own dependencies (hono, @hono/node-server) for the peer.
@@ -160,28 +161,24 @@ interface Load {
 }
 
 /**
- * `clients` clients sending `send(client, n)` back to back: a warm-up (WARMUP_SECONDS, or ALONE_WARMUP_SECONDS
- * for one client), then SECONDS measured. A request answering anything but 200 counts as a failure (and its
- * time is not kept). `meter` starts counting CPU when the measured part starts.
+ * `clients` clients sending `send(client)` back to back: WARMUP_SECONDS of warm-up, then SECONDS measured. A
+ * request answering anything but 200 counts as a failure (and its time is not kept). `meter` starts counting CPU
+ * when the measured part starts.
  */
 async function load(
   clients: number,
-  send: (client: number, n: number) => Promise<Response>,
+  send: (client: number) => Promise<Response>,
   meter: () => CpuMeter,
 ): Promise<Load> {
   const latencies: number[] = [];
   let failures = 0;
   let measuring = false;
-  let stopAt = Date.now() + (clients === 1 ? ALONE_WARMUP_SECONDS : WARMUP_SECONDS) * 1_000;
-  let sent = 0;
+  let stopAt = Date.now() + WARMUP_SECONDS * 1_000;
   const client = async (id: number) => {
     while (Date.now() < stopAt) {
-      const started = performance.now();
-      const response = await send(id, sent++);
-      await response.arrayBuffer();
-      const ms = performance.now() - started;
+      const ms = await timed(() => send(id));
       if (!measuring) continue;
-      if (response.status === 200) latencies.push(ms);
+      if (ms !== undefined) latencies.push(ms);
       else failures++;
     }
   };
@@ -200,6 +197,15 @@ async function load(
     failures,
     cpu: cpu.stop(latencies.length + failures),
   };
+}
+
+/** How long `send` took to answer in full, or undefined when it answered anything but 200. */
+async function timed(send: () => Promise<Response>): Promise<number | undefined> {
+  const started = performance.now();
+  const response = await send();
+  await response.arrayBuffer();
+  const ms = performance.now() - started;
+  return response.status === 200 ? ms : undefined;
 }
 
 function percentile(sorted: readonly number[], fraction: number): number {
@@ -225,12 +231,9 @@ async function alongside(
   const times = { peer: [] as number[], service: [] as number[] };
   const failures = { peer: 0, service: 0 };
   const turn = async (who: "peer" | "service", measuring: boolean) => {
-    const started = performance.now();
-    const response = await (who === "peer" ? peer() : service());
-    await response.arrayBuffer();
-    const ms = performance.now() - started;
+    const ms = await timed(who === "peer" ? peer : service);
     if (!measuring) return;
-    if (response.status === 200) times[who].push(ms);
+    if (ms !== undefined) times[who].push(ms);
     else failures[who]++;
   };
   for (const [seconds, measuring] of [
@@ -454,11 +457,8 @@ async function main(): Promise<void> {
     children.push(peer.child);
 
     // The meter counts the CPU of the process serving `send` (`pid`), beside Postgres, the mock and this one.
-    const measure = (
-      clients: number,
-      send: (client: number, n: number) => Promise<Response>,
-      pid: number | undefined,
-    ) => load(clients, send, () => cpuMeter(pid ?? Number.NaN, mock.child.pid ?? Number.NaN));
+    const measure = (clients: number, send: (client: number) => Promise<Response>, pid: number | undefined) =>
+      load(clients, send, () => cpuMeter(pid ?? Number.NaN, mock.child.pid ?? Number.NaN));
     const toMock = () => postJson(`${mock.url}/v1/responses`, { model: MODEL, input: "Say done." });
     const toPeer = () => postJson(`${peer.url}/turn`, { instruction: "Say done." });
 

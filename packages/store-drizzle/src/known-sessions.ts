@@ -4,10 +4,10 @@ import type { SessionKey, SessionRecord } from "@aptix/core";
 const REMEMBERED = 10_000;
 
 /**
- * Each session as this instance last wrote it, so `beginTurn` can plan the next turn before its claim and
- * send the start with the claim, in one statement instead of a transaction of two round trips. Never trusted: the start applies only when
- * the session as claimed still has these values, so a session another instance wrote since, or a write this
- * instance did not follow, costs the round trip saved and nothing more.
+ * Each session as this instance last wrote it, so `beginTurn` can plan the next turn before its claim and send
+ * the start with the claim, in one statement instead of a transaction of two round trips. Never trusted: the
+ * start applies only when the session as claimed still has these values, so a session another instance wrote
+ * since, or a write this instance did not follow, costs the round trip saved and nothing more.
  */
 export class KnownSessions {
   readonly #sessions = new Map<string, SessionRecord>();

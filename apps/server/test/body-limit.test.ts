@@ -127,6 +127,33 @@ describe("the request body limit", () => {
     expect(chunks).toBeLessThan(4);
   });
 
+  it("answers a body that breaks off 400 VALIDATION_FAILED naming the whole body, and runs nothing", async () => {
+    const { app, provider } = setup();
+    let sent = 0;
+    const body = new ReadableStream({
+      pull: (controller) => {
+        if (sent++ === 0) controller.enqueue(new TextEncoder().encode('{"sessionId": "s", "turnId": "t", '));
+        else controller.error(new Error("connection reset"));
+      },
+    });
+    const response = await app.request("/v1/agent/execute", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer alice-key-0123456789" },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      errors: [
+        {
+          code: "VALIDATION_FAILED",
+          details: { fields: [{ path: "", message: "could not be read to its end" }] },
+        },
+      ],
+    });
+    expect(provider.requests).toHaveLength(0);
+  });
+
   it("over real HTTP, reads a body sent in chunks up to the limit, and answers one past it 413", async () => {
     const { app } = setup({ maxBodyBytes: 1_000_000 });
     const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });

@@ -182,7 +182,11 @@ describe("two server processes on one Postgres, one killed (SIGKILL) in the midd
     const [turn] = summary.turns;
     expect(turn).toMatchObject({ turnId: "t1", status: "failed", error: { code: "TURN_INTERRUPTED" } });
     expect(Date.parse(turn?.completedAt ?? "")).toBeLessThanOrEqual(bound);
-    expect(survivor.logs.some((line) => line.message === "failed turns whose instance stopped")).toBe(true);
+    // The log writes a line at the end of the event-loop turn it was logged in, after the commit the client saw.
+    await waitFor(
+      () => survivor.logs.some((line) => line.message === "failed turns whose instance stopped"),
+      "the survivor to log the turns it failed",
+    );
 
     for (const { sessionId } of [retried, replaced, abandoned]) {
       const turns = expectOk(await client.session(sessionId)).turns;

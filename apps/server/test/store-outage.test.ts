@@ -166,6 +166,9 @@ describe("a database outage", () => {
     await expectNotReady(await post({ sessionId: "new", turnId: "t1", instruction: "Hi" }));
     await expectNotReady(await get("/v1/sessions/s"));
     await expectNotReady(await get("/v1/sessions/s/turns/t1/trace"));
+    // Each failure lengthens the pool's wait before it connects again: capped, so a long outage is still
+    // answered promptly, and served again soon after it ends.
+    for (let attempt = 0; attempt < 10; attempt++) await expectNotReady(await get("/v1/sessions/s"));
     expect((await store.readiness()).ready).toBe(false);
 
     await proxy.restore();
@@ -176,5 +179,6 @@ describe("a database outage", () => {
       { turnId: "t2" },
     ]);
     expect((await store.readiness()).ready).toBe(true);
-  });
+    // About 2 s here; with postgres.js's own delays (growing to 20 s each) far longer.
+  }, 15_000);
 });

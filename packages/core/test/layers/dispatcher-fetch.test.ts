@@ -14,6 +14,8 @@ interface Seen {
 /** A real HTTP server: each path answers as a provider (or a misconfigured proxy) might. */
 let seen: Seen[] = [];
 let release: () => void = () => {};
+/** A second origin (another port), where `/v1/elsewhere` on the first sends a request. */
+let elsewhere = "";
 const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
   let body = "";
   for await (const chunk of request) body += chunk;
@@ -40,21 +42,30 @@ const server = createServer(async (request: IncomingMessage, response: ServerRes
     response.writeHead(204).end();
   } else if (path === "/v1/moved") {
     response.writeHead(307, { location: "/v1/json?moved=1" }).end();
+  } else if (path === "/v1/see-other") {
+    response.writeHead(303, { location: "/v1/json?seen=1" }).end();
+  } else if (path === "/v1/elsewhere") {
+    response.writeHead(308, { location: `${elsewhere}/v1/json` }).end();
   } else if (path === "/v1/slow") {
     setTimeout(() => response.writeHead(200).end("{}"), 5_000).unref();
   } else response.writeHead(404, { "content-type": "application/json" }).end('{"error":"no such path"}');
 });
+const other = createServer((request, response) => server.emit("request", request, response));
 let base = "";
 const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
 const fetch = dispatcherFetch({ dispatcher, fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"] });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  server.close();
+  for (const one of [server, other]) {
+    one.closeAllConnections();
+    one.close();
+  }
   await dispatcher.close();
 });
 
@@ -116,12 +127,61 @@ describe("the provider SDKs' fetch over a keep-alive dispatcher (LLM Call layer)
     expect(response.body).toBeNull();
   });
 
-  it("follows a redirect as fetch does, through fetch", async () => {
+  it("follows a redirect through fetch from where it points, sending the request to the first address once", async () => {
     seen = [];
     const response = await fetch(`${base}/v1/moved`, { method: "POST", body: '{"model":"m"}' });
-    expect(seen.map((request) => request.url)).toStrictEqual(["/v1/moved", "/v1/moved", "/v1/json?moved=1"]);
+    expect(seen.map((request) => [request.method, request.url, request.body])).toStrictEqual([
+      ["POST", "/v1/moved", '{"model":"m"}'],
+      ["POST", "/v1/json?moved=1", '{"model":"m"}'],
+    ]);
     expect(response.status).toBe(201);
+    expect(response.url).toBe(`${base}/v1/json?moved=1`);
     expect(await response.json()).toStrictEqual({ echoed: { model: "m" } });
+  });
+
+  it("follows a 303 to a POST with a GET, without the body or its headers", async () => {
+    seen = [];
+    const response = await fetch(`${base}/v1/see-other`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer k" },
+      body: '{"model":"m"}',
+    });
+    expect(seen.map((request) => [request.method, request.url, request.body])).toStrictEqual([
+      ["POST", "/v1/see-other", '{"model":"m"}'],
+      ["GET", "/v1/json?seen=1", ""],
+    ]);
+    expect(seen[1]?.headers["content-type"]).toBeUndefined();
+    expect(seen[1]?.headers.authorization).toBe("Bearer k");
+    expect(await response.json()).toStrictEqual({ echoed: null });
+  });
+
+  it("does not carry credentials on to another origin", async () => {
+    seen = [];
+    const response = await fetch(`${base}/v1/elsewhere`, {
+      method: "POST",
+      headers: { authorization: "Bearer k", "x-api-key": "kept", "content-type": "application/json" },
+      body: '{"model":"m"}',
+    });
+    expect(seen.map((request) => [request.method, request.url])).toStrictEqual([
+      ["POST", "/v1/elsewhere"],
+      ["POST", "/v1/json"],
+    ]);
+    expect(seen[0]?.headers.authorization).toBe("Bearer k");
+    expect(seen[1]?.headers.authorization).toBeUndefined();
+    expect(seen[1]?.headers["x-api-key"]).toBe("kept");
+    expect(response.url).toBe(`${elsewhere}/v1/json`);
+    expect(await response.json()).toStrictEqual({ echoed: { model: "m" } });
+  });
+
+  it("answers the redirect itself when asked not to follow it, and rejects when asked to fail on one", async () => {
+    seen = [];
+    const manual = await fetch(`${base}/v1/moved`, { method: "POST", body: "{}", redirect: "manual" });
+    expect(manual.status).toBe(307);
+    expect(manual.headers.get("location")).toBe("/v1/json?moved=1");
+    await expect(
+      fetch(`${base}/v1/moved`, { method: "POST", body: "{}", redirect: "error" }),
+    ).rejects.toThrow(TypeError);
+    expect(seen.map((request) => request.url)).toStrictEqual(["/v1/moved", "/v1/moved"]);
   });
 
   it("hands a streamed body, which request is not given, to fetch with the same dispatcher", async () => {

@@ -99,7 +99,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
  * Opens the store behind `databaseUrl` and applies every pending migration before it resolves:
- * `postgres://…` or `postgresql://…` is a Postgres server (postgres.js, a pool of 10), `memory://` an
+ * `postgres://…` or `postgresql://…` is a Postgres server (postgres.js, a pool of 4), `memory://` an
  * in-memory PGlite, and anything else a directory for an on-disk PGlite (created if missing).
  */
 export async function openStore(databaseUrl: string, options: StoreOptions = {}): Promise<AptixStore> {

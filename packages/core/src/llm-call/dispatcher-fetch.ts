@@ -33,10 +33,10 @@ const BODY_HEADERS = ["content-encoding", "content-language", "content-location"
 const CREDENTIAL_HEADERS = ["authorization", "proxy-authorization", "cookie"];
 
 /**
- * The request a redirect of `status` to `location` leads to, as the Fetch standard has `fetch` follow it: a 303
- * (or a 301 or 302 to a POST) becomes a GET without a body, and another origin gets no credentials.
+ * The request a redirect of `status` from `from` to `to` leads to, as the Fetch standard has `fetch` follow it: a
+ * 303 (or a 301 or 302 to a POST) becomes a GET without a body, and another origin gets no credentials.
  */
-function redirected(init: RequestInit, status: number, from: URL, location: string): RequestInit {
+function redirected(init: RequestInit, status: number, from: URL, to: URL): RequestInit {
   const method = (init.method ?? "GET").toUpperCase();
   const headers = new Headers(init.headers);
   const next: RequestInit = { ...init, headers };
@@ -48,8 +48,7 @@ function redirected(init: RequestInit, status: number, from: URL, location: stri
     next.body = null;
     for (const name of BODY_HEADERS) headers.delete(name);
   }
-  if (new URL(location, from).origin !== from.origin)
-    for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+  if (to.origin !== from.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
   return next;
 }
 
@@ -90,10 +89,8 @@ export function dispatcherFetch<D extends RequestDispatcher>({
         throw new TypeError("fetch failed", { cause: new Error("unexpected redirect") });
       // The request has gone once already: `fetch` takes it on from where it was sent (sent from the start, a
       // POST would reach the first address twice, and a provider would run and bill the call twice).
-      return viaFetch(new URL(location, url), {
-        ...redirected(init, answer.statusCode, url, location),
-        dispatcher,
-      });
+      const to = new URL(location, url);
+      return viaFetch(to, { ...redirected(init, answer.statusCode, url, to), dispatcher });
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {

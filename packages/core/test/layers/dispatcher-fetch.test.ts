@@ -44,6 +44,8 @@ const server = createServer(async (request: IncomingMessage, response: ServerRes
     response.writeHead(307, { location: "/v1/json?moved=1" }).end();
   } else if (path === "/v1/see-other") {
     response.writeHead(303, { location: "/v1/json?seen=1" }).end();
+  } else if (path === "/v1/found") {
+    response.writeHead(302, { location: "/v1/json?seen=1" }).end();
   } else if (path === "/v1/elsewhere") {
     response.writeHead(308, { location: `${elsewhere}/v1/json` }).end();
   } else if (path === "/v1/slow") {
@@ -139,21 +141,24 @@ describe("the provider SDKs' fetch over a keep-alive dispatcher (LLM Call layer)
     expect(await response.json()).toStrictEqual({ echoed: { model: "m" } });
   });
 
-  it("follows a 303 to a POST with a GET, without the body or its headers", async () => {
-    seen = [];
-    const response = await fetch(`${base}/v1/see-other`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: "Bearer k" },
-      body: '{"model":"m"}',
-    });
-    expect(seen.map((request) => [request.method, request.url, request.body])).toStrictEqual([
-      ["POST", "/v1/see-other", '{"model":"m"}'],
-      ["GET", "/v1/json?seen=1", ""],
-    ]);
-    expect(seen[1]?.headers["content-type"]).toBeUndefined();
-    expect(seen[1]?.headers.authorization).toBe("Bearer k");
-    expect(await response.json()).toStrictEqual({ echoed: null });
-  });
+  it.each(["see-other", "found"])(
+    "follows a %s redirect of a POST with a GET, without the body or its headers",
+    async (path) => {
+      seen = [];
+      const response = await fetch(`${base}/v1/${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer k" },
+        body: '{"model":"m"}',
+      });
+      expect(seen.map((request) => [request.method, request.url, request.body])).toStrictEqual([
+        ["POST", `/v1/${path}`, '{"model":"m"}'],
+        ["GET", "/v1/json?seen=1", ""],
+      ]);
+      expect(seen[1]?.headers["content-type"]).toBeUndefined();
+      expect(seen[1]?.headers.authorization).toBe("Bearer k");
+      expect(await response.json()).toStrictEqual({ echoed: null });
+    },
+  );
 
   it("does not carry credentials on to another origin", async () => {
     seen = [];

@@ -89,12 +89,12 @@ export function postgresRunner(sql: Sql): SqlRunner {
   };
 }
 
-/** A hot statement prepared on one PGlite instance: its name, its parameters' types, its rows' description. */
+/** A hot statement prepared on one PGlite instance: its name, its parameters' types, its rows' columns. */
 interface Prepared {
   name: string;
   paramTypes: number[];
-  /** The RowDescription message, put before each run's DataRows to parse them; none for a statement without rows. */
-  rowDescription: messages.BackendMessage[];
+  /** The name and type of each column its rows have, from the Describe; none for a statement without rows. */
+  columns: { name: string; dataTypeID: number }[];
 }
 
 /**
@@ -117,14 +117,46 @@ function joined(parts: Uint8Array[]): Uint8Array {
   return message;
 }
 
+/** Execute (the unnamed portal, every row) and Sync, as PGlite's `serialize` writes them. */
+const EXECUTE_AND_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
+
+/**
+ * Bind (the unnamed portal to `statement`, every parameter and column as text), Execute and Sync, in one buffer
+ * sized once. PGlite's `serialize.bind` writes the same Bind through a writer that measures each value in a
+ * JavaScript loop and grows and copies its buffer as it goes: with `parse.parseResults` reading the rows back,
+ * about 7% of the serving process's CPU on a PGlite turn (docs/turn-cost.md).
+ */
+function bindExecuteSync(statement: string, values: readonly (string | null)[]): Uint8Array {
+  const lengths = values.map((value) => (value === null ? -1 : Buffer.byteLength(value)));
+  const valuesLength = lengths.reduce((sum, length) => sum + 4 + Math.max(length, 0), 0);
+  // Its own length, the portal's and statement's names with their NULs, three counts, and the values.
+  const bindLength = 4 + 1 + Buffer.byteLength(statement) + 1 + 2 + 2 + valuesLength + 2;
+  const message = Buffer.allocUnsafe(1 + bindLength + EXECUTE_AND_SYNC.length);
+  let offset = message.writeUInt8(0x42, 0);
+  offset = message.writeInt32BE(bindLength, offset);
+  offset = message.writeUInt8(0, offset); // the unnamed portal
+  offset += message.write(statement, offset);
+  offset = message.writeUInt8(0, offset);
+  offset = message.writeInt16BE(0, offset); // no parameter format codes: all text
+  offset = message.writeInt16BE(values.length, offset);
+  values.forEach((value, index) => {
+    offset = message.writeInt32BE(lengths[index] as number, offset);
+    if (value !== null) offset += message.write(value, offset);
+  });
+  offset = message.writeInt16BE(0, offset); // no result format codes: all text
+  EXECUTE_AND_SYNC.copy(message, offset);
+  return message;
+}
+
 /**
  * A runner over a PGlite instance, reporting each statement (BEGIN and COMMIT included) to `onQuery`.
  *
  * `PGlite.query` parses, analyses and plans its statement anew on each call, over six protocol round trips.
  * Here each statement text is prepared once per instance (Parse and Describe of a named statement), and a run
  * is one message of Bind, Execute and Sync: parameters serialized and rows parsed with the instance's own
- * serializers and parsers, by the types the Describe answered, as `query` does; an ErrorResponse rejects with
- * PGlite's DatabaseError, `query` and `params` set as `query` sets them, and the Sync ends the cycle.
+ * serializers and parsers, by the types the Describe answered, as `query` does (the message written by
+ * `bindExecuteSync`, the rows read here); an ErrorResponse rejects with PGlite's DatabaseError, `query` and
+ * `params` set as `query` sets them, and the Sync ends the cycle.
  */
 export function pgliteRunner(client: PGlite, onQuery: (sql: string) => void = () => {}): SqlRunner {
   const prepared = preparedOn.get(client) ?? { statements: new Map(), named: 0 };
@@ -144,29 +176,35 @@ export function pgliteRunner(client: PGlite, onQuery: (sql: string) => void = ()
           ]),
           { syncToFs: false },
         );
+        const rowDescription = described.find(
+          (message): message is messages.RowDescriptionMessage => message.name === "rowDescription",
+        );
         statement = {
           name,
           paramTypes: parse.parseDescribeStatementResults(described),
-          rowDescription: described.filter((message) => message.name === "rowDescription"),
+          columns: (rowDescription?.fields ?? []).map(({ name, dataTypeID }) => ({ name, dataTypeID })),
         };
         prepared.statements.set(text, statement);
       }
-      const { paramTypes } = statement;
+      const { paramTypes, columns } = statement;
       const values = params.map((value, index) => {
         if (value == null) return null;
         const serializer = client.serializers[paramTypes[index] as number];
         return serializer ? serializer(value) : String(value);
       });
-      const answer = await client.execProtocolStream(
-        joined([
-          serialize.bind({ statement: statement.name, values }),
-          serialize.execute({}),
-          serialize.sync(),
-        ]),
-        { syncToFs },
-      );
-      const [result] = parse.parseResults([...statement.rowDescription, ...answer], client.parsers);
-      return (result?.rows ?? []) as Record<string, unknown>[];
+      const answer = await client.execProtocolStream(bindExecuteSync(statement.name, values), { syncToFs });
+      const rows: Record<string, unknown>[] = [];
+      for (const message of answer) {
+        if (message.name !== "dataRow") continue;
+        const row: Record<string, unknown> = {};
+        (message as messages.DataRowMessage).fields.forEach((field, index) => {
+          const { name, dataTypeID } = columns[index] as Prepared["columns"][number];
+          const parser = client.parsers[dataTypeID];
+          row[name] = field === null ? null : parser ? parser(field, dataTypeID) : field;
+        });
+        rows.push(row);
+      }
+      return rows;
     } catch (error) {
       if (error instanceof messages.DatabaseError) Object.assign(error, { query: text, params });
       throw error;

@@ -40,17 +40,21 @@ describe("pgliteRunner", () => {
   it("answers the rows and errors PGlite.query answers, its parameters serialized as query serializes them", async () => {
     await withRunner(async (runner, client) => {
       const text = `select $1::int4 as "int", $2::int8 as "big", $3::jsonb as "json", $4::timestamptz as "at",
-        $5::text as "text", $6::bool as "flag", $7::text[] as "list", $8::bytea as "bytes", $9::int4 as "none"`;
+        $5::text as "text", $6::bool as "flag", $7::text[] as "list", $8::bytea as "bytes", $9::int4 as "none",
+        $10::text as "wide", $11::text as "empty"`;
       const params = [
         7,
         "9007199254740993",
-        { a: [1, "b"] },
+        { a: [1, "b"], clé: "漢字 😀" },
         new Date("2026-01-02T03:04:05.678Z"),
         "x'y",
         true,
         ["a", "b,c"],
         Uint8Array.from([1, 2]),
         undefined,
+        // Bytes, not characters, measure a value in the Bind message.
+        "é 漢字 😀 ".repeat(500),
+        "",
       ];
       const expected = (await client.query(text, params)).rows;
       expect(await runner.run(text, params)).toStrictEqual(expected);

@@ -31,8 +31,18 @@ export const ERROR_HTTP_STATUS = {
   TURN_NOT_AWAITING_TOOLS: 409,
   /** The body is larger than the server accepts. */
   PAYLOAD_TOO_LARGE: 413,
+  /**
+   * A storage quota of the principal is used up (`details.quota` names it, e.g. `APTIX_QUOTA_WORKSPACE_BYTES`);
+   * nothing of the request was stored.
+   */
+  QUOTA_EXCEEDED: 413,
   /** The body is not `application/json`. */
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /**
+   * Too many requests, running turns or failed authentications; the `Retry-After` header (and
+   * `details.retryAfterSeconds`) says when to try again.
+   */
+  RATE_LIMITED: 429,
   /** The LLM provider failed or answered with something unusable; `details` carries its status and request id. */
   PROVIDER_ERROR: 502,
   /** The reasoner reached its iteration limit without a final answer or a client tool call. */

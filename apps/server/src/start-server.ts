@@ -123,6 +123,7 @@ export async function startServer(
     validate: createAgentExecuteRequestValidator(),
     apiKeys: env.apiKeys,
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
+    rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
     readiness: async () => {
       if (stopping) return { ready: false, reason: "shutting down" };

@@ -152,6 +152,14 @@ describe("the environment", () => {
     expect(readServerEnv({ APTIX_PGLITE_SHARED_BUFFERS: "64MB" }).APTIX_PGLITE_SHARED_BUFFERS).toBe("64MB");
   });
 
+  it("reads APTIX_RATE_LIMIT_RPM, 600 by default, and stops start-up naming a bad one", () => {
+    expect(readServerEnv({}).APTIX_RATE_LIMIT_RPM).toBe(600);
+    expect(readServerEnv({ APTIX_RATE_LIMIT_RPM: "30" }).APTIX_RATE_LIMIT_RPM).toBe(30);
+    for (const bad of ["0", "-5", "2.5", "lots", "1000001"]) {
+      expect(() => readServerEnv({ APTIX_RATE_LIMIT_RPM: bad })).toThrow(/APTIX_RATE_LIMIT_RPM: /);
+    }
+  });
+
   it("reads API keys and refuses malformed ones", () => {
     const env = readServerEnv({ APTIX_API_KEYS: "alice:alice-key-0123456789, bob:bob-key-0123456789ab" });
     expect([...env.apiKeys]).toEqual([

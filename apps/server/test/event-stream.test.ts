@@ -1,35 +1,10 @@
 import { httpStatusOf, ok } from "@aptix/contracts";
-import { InMemorySessionStore, type LlmCallOptions, type LlmRequest, type TurnEvent } from "@aptix/core";
-import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { InMemorySessionStore, type TurnEvent } from "@aptix/core";
 import { describe, expect, it } from "vitest";
+import { HeldProvider } from "./held-provider.js";
 import { setup as setupApp } from "./http-app-setup.js";
 
 const AUTH = { authorization: "Bearer alice-key-0123456789" };
-
-/** A scripted provider whose next call waits until the test lets it answer: a turn that is still running. */
-class HeldProvider extends ScriptedLlmProvider {
-  #gate: Promise<void> | undefined;
-  #entered: (() => void) | undefined;
-
-  hold(): { entered: Promise<void>; release: () => void } {
-    let release!: () => void;
-    this.#gate = new Promise((resolve) => {
-      release = resolve;
-    });
-    const entered = new Promise<void>((resolve) => {
-      this.#entered = resolve;
-    });
-    return { entered, release };
-  }
-
-  override async call(request: LlmRequest, options?: LlmCallOptions) {
-    const gate = this.#gate;
-    this.#gate = undefined;
-    this.#entered?.();
-    if (gate) await gate;
-    return super.call(request, options);
-  }
-}
 
 function setup() {
   const store = new InMemorySessionStore();

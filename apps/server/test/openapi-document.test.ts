@@ -139,7 +139,7 @@ describe("the OpenAPI document", () => {
     expect(events?.description).toContain("400 VALIDATION_FAILED naming `Last-Event-ID`");
   });
 
-  it("states the Retry-After header of 409 (SESSION_BUSY) and 503 (NOT_READY) answers", async () => {
+  it("states the Retry-After header of 409 (SESSION_BUSY), 429 (RATE_LIMITED) and 503 (NOT_READY) answers", async () => {
     const { app } = setup();
     const document = (await (await app.request("/openapi.json")).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
@@ -160,6 +160,11 @@ describe("the OpenAPI document", () => {
     }
     expect(retryAfter("/v1/agent/execute", "post", 409)).toMatchObject({
       "Retry-After": { description: expect.stringContaining("1 s with SESSION_BUSY") },
+    });
+    expect(retryAfter("/v1/sessions/{sessionId}/turns/{turnId}/events", "get", 429)).toMatchObject({
+      "Retry-After": {
+        description: expect.stringContaining("`details.retryAfterSeconds` with RATE_LIMITED"),
+      },
     });
     expect(retryAfter("/v1/agent/execute", "post", 400)).toBeUndefined();
   });

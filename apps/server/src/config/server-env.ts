@@ -4,6 +4,9 @@ import { z } from "zod";
 import { ConfigError } from "./config-error.js";
 import { maxRequestBodyBytes } from "./max-body-bytes.js";
 
+/** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
+export const DEFAULT_RATE_LIMIT_RPM = 600;
+
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
@@ -33,6 +36,8 @@ const ServerEnvSchema = z.object({
   APTIX_API_KEYS: z.string().optional(),
   /** Largest request body accepted, in bytes (413 beyond); by default the largest the contracts accept. */
   APTIX_MAX_BODY_BYTES: integer(maxRequestBodyBytes(), 1024, 1024 * 1024 * 1024),
+  /** Requests a minute one principal may send to one instance before 429 RATE_LIMITED. */
+  APTIX_RATE_LIMIT_RPM: integer(DEFAULT_RATE_LIMIT_RPM, 1, 1_000_000),
   /** LLM calls one request may make before its turn fails. */
   APTIX_MAX_LLM_CALLS: integer(12, 1, 200),
   /** How long a turn holds its session before another instance may take it over. */

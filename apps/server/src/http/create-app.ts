@@ -2,11 +2,14 @@ import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contra
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
+import { DEFAULT_RATE_LIMIT_RPM } from "../config/server-env.js";
 import type { Logger } from "../logging/logger.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
+import { authFailureLimit } from "./auth-failure-limit.js";
 import { principalMiddleware } from "./principal.js";
 import { requestBody } from "./request-body.js";
+import { requestRateLimit } from "./request-rate-limit.js";
 import { routeNotFound } from "./route-not-found.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
@@ -23,6 +26,8 @@ export interface AppOptions {
   /** Principal by API key; empty for local mode. */
   apiKeys: ReadonlyMap<string, string>;
   maxBodyBytes: number;
+  /** Requests a minute one principal may send to this instance (`APTIX_RATE_LIMIT_RPM`, default 600). */
+  rateLimitRpm?: number;
   /** How often an idle event stream gets a comment line. */
   heartbeatMs?: number;
   readiness: ReadinessCheck;
@@ -63,7 +68,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   healthRoutes(app, options.readiness);
   docsRoutes(app, { maxBodyBytes: options.maxBodyBytes });
 
+  // Limits come before the body is read. Local mode has no key to guess, so no failures to count.
+  if (options.apiKeys.size > 0) app.use("/v1/*", authFailureLimit());
   app.use("/v1/*", principalMiddleware(options.apiKeys));
+  app.use("/v1/*", requestRateLimit(options.rateLimitRpm ?? DEFAULT_RATE_LIMIT_RPM));
   app.use("/v1/*", requestBody(options.maxBodyBytes));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { isLoopback } from "../config/server-env.js";
 import type { AppEnv } from "./app-env.js";
+import { clientAddress } from "./client-address.js";
 
 /** `name` or `name:port`, the name bracketed when it is an IPv6 address. */
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i;
@@ -11,7 +12,7 @@ const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i;
  * browser still names the page's host); Origin keeps out a page of another site that calls localhost itself.
  */
 export function localModeRefusal(c: Context<AppEnv>): string | undefined {
-  const remote = c.env?.incoming?.socket?.remoteAddress;
+  const remote = clientAddress(c);
   if (remote !== undefined && !isLoopback(remote)) return `the request came from ${remote}`;
   // In-process requests (tests) carry no Host header; their URL's host stands in for it.
   const host = c.req.header("host") ?? new URL(c.req.url).host;

@@ -14,12 +14,15 @@ export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> =
 
 /**
  * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md), and so does
- * `Retry-After`. A failure's errors are kept for the access log.
+ * `Retry-After`: the code's own, or the error's `details.retryAfterSeconds` (a limit says when it frees up).
+ * A failure's errors are kept for the access log.
  */
 export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {
   if (!result.successful) {
     c.set("resultErrors", result.errors);
-    const retryAfter = RETRY_AFTER_SECONDS[result.errors[0].code];
+    const [first] = result.errors;
+    const told = first.details?.retryAfterSeconds;
+    const retryAfter = RETRY_AFTER_SECONDS[first.code] ?? (typeof told === "number" ? told : undefined);
     if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
   }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;

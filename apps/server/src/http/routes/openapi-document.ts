@@ -96,13 +96,16 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
       "The deltas since the last reset add up to the result's `primaryOutputText` (or `toolContinuationMessage`); " +
       "a mode change's welcome is streamed as a delta.",
   };
-  // The `Retry-After` header of a status whose codes carry one (RETRY_AFTER_SECONDS), in seconds.
+  // The `Retry-After` header of a status whose codes carry one (RETRY_AFTER_SECONDS), in seconds; a limit's
+  // 429 says its own wait.
   const retryAfter = (status: number) => {
     const codes = Object.entries(RETRY_AFTER_SECONDS).filter(
       ([code]) => ERROR_HTTP_STATUS[code as ErrorCode] === status,
     );
-    if (codes.length === 0) return {};
-    const waits = codes.map(([code, seconds]) => `${seconds} s with ${code}`).join(", ");
+    const told =
+      status === ERROR_HTTP_STATUS.RATE_LIMITED ? ["`details.retryAfterSeconds` with RATE_LIMITED"] : [];
+    if (codes.length + told.length === 0) return {};
+    const waits = [...codes.map(([code, seconds]) => `${seconds} s with ${code}`), ...told].join(", ");
     return {
       headers: {
         "Retry-After": {

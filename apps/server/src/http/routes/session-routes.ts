@@ -1,8 +1,13 @@
 import type { AgentService } from "@aptix/core";
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
+import { FollowerSlots, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
+import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
+
+/** When a follower refused for a full turn may try again: slots free as other followers leave, at no set time. */
+const FOLLOWER_RETRY_MS = 5_000;
 
 /** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
@@ -15,22 +20,43 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
       await service.getTurnTrace(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
     ),
   );
+  const followers = new FollowerSlots();
   // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
   app.get("/v1/sessions/:sessionId/turns/:turnId/events", async (c) => {
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
+    const ids = [c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")] as const;
+    const release = followers.take(JSON.stringify(ids));
+    if (release === undefined) {
+      return sendResult(
+        c,
+        rateLimited(`This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`, FOLLOWER_RETRY_MS),
+      );
+    }
     // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
     const left = new AbortController();
-    const followed = await service.followTurn(
-      c.get("principal"),
-      c.req.param("sessionId"),
-      c.req.param("turnId"),
-      lastEventId,
-      left.signal,
-    );
-    if (!followed.successful) return sendResult(c, followed);
+    const followed = await service.followTurn(...ids, lastEventId, left.signal).catch((error: unknown) => {
+      release();
+      throw error;
+    });
+    if (!followed.successful) {
+      release();
+      return sendResult(c, followed);
+    }
     return sendEventStream(c, heartbeatMs, async (emit, signal) => {
-      signal.addEventListener("abort", () => left.abort(), { once: true });
-      for await (const event of followed.result) emit(event);
+      // The slot frees as the client leaves, not once the follower's next poll has noticed.
+      signal.addEventListener(
+        "abort",
+        () => {
+          left.abort();
+          release();
+        },
+        { once: true },
+      );
+      try {
+        for await (const event of followed.result) emit(event);
+      } finally {
+        release();
+      }
     });
   });
   app.get("/v1/files/:fileId", async (c) => {

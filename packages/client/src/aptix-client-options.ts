@@ -7,6 +7,6 @@ export interface AptixClientOptions {
   apiKey?: string;
   /** The `fetch` to call (default: the global one), e.g. one that adds a proxy or records requests. */
   fetch?: typeof fetch;
-  /** How `SESSION_BUSY` and 503 answers are retried and broken streams resumed. */
+  /** How `SESSION_BUSY`, 429 and 503 answers are retried and broken streams resumed. */
   retry?: RetryOptions;
 }

@@ -1,4 +1,4 @@
-/** How the client retries `SESSION_BUSY` and 503 answers, and how often it resumes a broken stream. */
+/** How the client retries `SESSION_BUSY`, 429 and 503 answers, and how often it resumes a broken stream. */
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5); 1 never retries. A resumed stream gets as many reconnects. */
   maxAttempts?: number;

@@ -59,7 +59,7 @@ describe("tolerant parsing", () => {
           warnings: [{ code: "SOMETHING_NEW", message: "A note." }],
           traceId: "abc",
         },
-        429,
+        413,
       ),
     ]);
     const answer = await client.execute(turn);

@@ -450,6 +450,9 @@ async function main(): Promise<void> {
       OPENAI_BASE_URL: `${mock.url}/v1`,
       OPENAI_API_KEY: "sk-bench",
       APTIX_OPENAI_MAX_RETRIES: "0",
+      // The bench's clients are one principal sending thousands of turns a minute: lift the per-principal limits
+      // (a limit still costs its check on every request, so the figures include it).
+      APTIX_RATE_LIMIT_RPM: "1000000",
     };
     delete llmEnv.APTIX_API_KEYS;
     delete llmEnv.APTIX_CONFIG;

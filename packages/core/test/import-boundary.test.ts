@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 // Core talks to the world only through its ports (docs/architecture.md): no provider SDK, database driver or HTTP
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
 // gpt-tokenizer is pure computation (no I/O): Composition counts the [CONTEXT] block's tokens with it.
-const ALLOWED = new Set(["@aptix/contracts", "gpt-tokenizer", "node:crypto", "vitest"]);
+// ajv too: Server Tool Execution checks a call's arguments against its tool's JSON Schema (DESIGN §11).
+const ALLOWED = new Set(["@aptix/contracts", "ajv", "gpt-tokenizer", "node:crypto", "vitest"]);
 
 function sourceFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
@@ -57,7 +58,7 @@ describe("core's import boundary", () => {
     );
   });
 
-  it("imports only its own files, the contracts, gpt-tokenizer and node:crypto (vitest in the testing kit)", () => {
+  it("imports only its own files, the contracts, ajv, gpt-tokenizer and node:crypto (vitest in the testing kit)", () => {
     const outside = imports.filter(({ specifier }) => !specifier.startsWith(".") && !ALLOWED.has(specifier));
     expect(outside).toEqual([]);
     const vitestOutsideTesting = imports.filter(
@@ -66,10 +67,10 @@ describe("core's import boundary", () => {
     expect(vitestOutsideTesting).toEqual([]);
   });
 
-  it("declares no runtime dependency but the contracts and gpt-tokenizer", () => {
+  it("declares no runtime dependency but the contracts, ajv and gpt-tokenizer", () => {
     const manifest = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8")) as {
       dependencies?: Record<string, string>;
     };
-    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@aptix/contracts", "gpt-tokenizer"]);
+    expect(Object.keys(manifest.dependencies ?? {})).toEqual(["@aptix/contracts", "ajv", "gpt-tokenizer"]);
   });
 });

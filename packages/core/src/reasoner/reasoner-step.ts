@@ -153,7 +153,8 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
           cursor: advanced,
         },
         // A call handing its tools to the client is settled with the round it ends.
-        response.toolCalls.length > 0 && !this.serverTools.handsRoundToClient(response.toolCalls),
+        response.toolCalls.length > 0 &&
+          !this.serverTools.handsRoundToClient(response.toolCalls, request.tools),
       );
       if (!kept.successful) return kept;
       progress.cursor = advanced;
@@ -166,6 +167,8 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
       }
       const executed = await this.serverTools.run({
         calls: response.toolCalls,
+        // What this call offered, and so all a call of its response may use (DESIGN §11).
+        offered: request.tools,
         context: {
           principal: session.principal,
           sessionId: session.sessionId,

@@ -1,10 +1,12 @@
-import { type FileRef, fail, type InvokeResult, ok } from "@aptix/contracts";
+import { type FileRef, fail, type InvokeResult, ok, summarizeFieldErrors } from "@aptix/contracts";
 import { errorMessage } from "../error-message.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
 import type { LlmToolCall } from "../records/llm-response.js";
+import type { ToolDefinition } from "../records/tool-definition.js";
 import type { FunctionCallOutputItem } from "../records/transcript-item.js";
 import type { ServerToolExecution } from "../records/turn-record.js";
+import { ArgumentsSchemas } from "./arguments-schemas.js";
 import type { FileKeeper } from "./file-keeper.js";
 import type { ServerTool, ServerToolContext } from "./server-tool.js";
 import type { ServerToolRegistry } from "./server-tool-registry.js";
@@ -22,6 +24,8 @@ export interface ServerToolExecutionStepOptions {
 
 export interface ServerToolExecutionInput {
   calls: LlmToolCall[];
+  /** The tools the LLM call that made `calls` offered (its request's `tools`): the only names a call may use. */
+  offered: readonly ToolDefinition[];
   context: Omit<ServerToolContext, "files" | "signal">;
 }
 
@@ -39,10 +43,12 @@ export interface ServerToolExecutionOutcome {
 }
 
 /**
- * Layer 3 — Server Tool Execution (AGN-027 D): runs server tools sequentially in call order. A name the
- * registry does not hold is a client tool. Arguments that are not JSON, or that the tool refuses, go back
- * to the model as an error output so it can correct itself, and so does a tool's own `errorMessage`; an
- * executor that throws or outlives `toolTimeoutMs` fails the turn with TOOL_FAILED (502).
+ * Layer 3 — Server Tool Execution (AGN-027 D): runs server tools sequentially in call order. A call may name only
+ * a tool its LLM call offered; its arguments must fit that tool's `parameters` schema. Any other call, and
+ * arguments that are not a JSON object, that break the schema or that the tool refuses, go back to the model as an
+ * error output so it can correct itself: nothing runs and nothing reaches a client. So does a tool's own
+ * `errorMessage`; an executor that throws or outlives `toolTimeoutMs` fails the turn with TOOL_FAILED (502). An
+ * offered tool the registry does not hold is a client tool.
  */
 export class ServerToolExecutionStep
   implements PipelineStep<ServerToolExecutionInput, ServerToolExecutionOutcome>
@@ -51,6 +57,7 @@ export class ServerToolExecutionStep
   private readonly clock: Clock;
   private readonly files: FileKeeper;
   private readonly toolTimeoutMs: number;
+  private readonly schemas = new ArgumentsSchemas();
 
   constructor(options: ServerToolExecutionStepOptions) {
     ({ registry: this.registry, clock: this.clock, files: this.files } = options);
@@ -61,14 +68,16 @@ export class ServerToolExecutionStep
    * Whether `run` would run no server tool for `calls` and hand at least one to the client: the round ends
    * with them, and nothing runs before its settlement.
    */
-  handsRoundToClient(calls: readonly LlmToolCall[]): boolean {
-    return (
-      calls.every((call) => !this.registry.has(call.name)) &&
-      calls.some((call) => goesToClient(call, parseArgumentsObject(call.argumentsJson)))
-    );
+  handsRoundToClient(calls: readonly LlmToolCall[], offered: readonly ToolDefinition[]): boolean {
+    const routes = calls.map((call) => this.#route(call, offered));
+    return routes.every((route) => route.to !== "server") && routes.some((route) => route.to === "client");
   }
 
-  async run({ calls, context }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
+  async run({
+    calls,
+    offered,
+    context,
+  }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
     const outcome: ServerToolExecutionOutcome = {
       outputs: [],
       executions: [],
@@ -77,23 +86,30 @@ export class ServerToolExecutionStep
       results: new Map(),
     };
     for (const call of calls) {
-      const tool = this.registry.get(call.name);
-      // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
-      const args = parseArgumentsObject(call.argumentsJson);
-      if (!tool) {
-        // Any other call goes back to the model; the server ran nothing, so it is no server tool result.
-        if (goesToClient(call, args)) outcome.clientCalls.push(call);
-        else outcome.outputs.push(errorOutput(call, args === undefined ? NOT_AN_OBJECT : NO_SUCH_TOOL));
+      const route = this.#route(call, offered);
+      if (route.to === "client") {
+        outcome.clientCalls.push(call);
         continue;
       }
-      if (args === undefined) {
-        this.#refuse(outcome, call, NOT_AN_OBJECT, 0);
+      if (route.to === "not_offered") {
+        this.#refuse(outcome, call, `Tool "${call.name}" is not available in mode "${context.mode}".`);
         continue;
       }
+      if (route.to === "refused") {
+        // The server's own tool is listed as refused, having spent no time: its schema check came first.
+        this.#refuse(outcome, call, invalidArguments(call, route.reason), route.tool ? 0 : undefined);
+        continue;
+      }
+      const { tool, args } = route;
       const started = this.clock.now().getTime();
       const parsed = tool.parseArguments(args);
       if (!parsed.ok) {
-        this.#refuse(outcome, call, parsed.message, this.clock.now().getTime() - started);
+        this.#refuse(
+          outcome,
+          call,
+          invalidArguments(call, parsed.message),
+          this.clock.now().getTime() - started,
+        );
         continue;
       }
       const ran = await this.#execute(tool, parsed.value, call, context, outcome.files);
@@ -127,6 +143,20 @@ export class ServerToolExecutionStep
       outcome.results.set(call.callId, result);
     }
     return ok(outcome);
+  }
+
+  /** Where a call goes: the one place that decides what may run or reach a client (DESIGN §11). */
+  #route(call: LlmToolCall, offered: readonly ToolDefinition[]): Route {
+    const check = this.schemas.of(offered).get(call.name);
+    if (check === undefined) return { to: "not_offered" };
+    const tool = this.registry.get(call.name);
+    const args = parseArgumentsObject(call.argumentsJson);
+    // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
+    if (args === undefined) return { to: "refused", tool, reason: NOT_AN_OBJECT };
+    const problems = check(args);
+    if (problems.length > 0)
+      return { to: "refused", tool, reason: summarizeFieldErrors("arguments", problems) };
+    return tool ? { to: "server", tool, args } : { to: "client" };
   }
 
   /** One run, bounded by `toolTimeoutMs`: the tool's signal is aborted when the turn stops waiting for it. */
@@ -176,35 +206,44 @@ export class ServerToolExecutionStep
     }
   }
 
-  /** A server tool refusing its arguments: the model gets the reason, the final response the refusal. */
-  #refuse(outcome: ServerToolExecutionOutcome, call: LlmToolCall, reason: string, executionMs: number): void {
-    const output = errorOutput(call, reason);
-    outcome.outputs.push(output);
+  /**
+   * A call answered with an error output, nothing run. Only a server tool's refusal is listed among the
+   * executions (with `executionMs`, the time its own check took): any other call was never the server's.
+   */
+  #refuse(
+    outcome: ServerToolExecutionOutcome,
+    call: LlmToolCall,
+    output: string,
+    executionMs?: number,
+  ): void {
+    outcome.outputs.push({ type: "function_call_output", callId: call.callId, output, isError: true });
+    if (executionMs === undefined) return;
     outcome.executions.push({
       toolCallId: call.callId,
       name: call.name,
       argumentsJson: call.argumentsJson,
-      errorMessage: output.output,
+      errorMessage: output,
       executionMs,
     });
   }
 }
 
+/**
+ * `not_offered`: a name the LLM call did not offer; `refused`: an offered tool's arguments, sent back to the model
+ * before anything ran (`tool` when it is the server's); `server` and `client`: who runs it.
+ */
+type Route =
+  | { to: "not_offered" }
+  | { to: "refused"; tool: ServerTool | undefined; reason: string }
+  | { to: "server"; tool: ServerTool; args: Record<string, unknown> }
+  | { to: "client" };
+
 const NOT_AN_OBJECT = "arguments must be a JSON object";
-const NO_SUCH_TOOL = "no tool has this name";
 
-/** The error output the model gets for a call it has to make again. */
-function errorOutput(call: LlmToolCall, reason: string): FunctionCallOutputItem {
-  return {
-    type: "function_call_output",
-    callId: call.callId,
-    output: `Invalid arguments for ${call.name}: ${reason}`,
-    isError: true,
-  };
+/** The error output's text for arguments the model has to send again. */
+function invalidArguments(call: LlmToolCall, reason: string): string {
+  return `Invalid arguments for ${call.name}: ${reason}`;
 }
-
-/** The tool names AGN-033 lets a ToolCall carry (the providers' function-name rule). */
-const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function parseArgumentsObject(argumentsJson: string): Record<string, unknown> | undefined {
   try {
@@ -215,9 +254,4 @@ function parseArgumentsObject(argumentsJson: string): Record<string, unknown> | 
   } catch {
     return undefined;
   }
-}
-
-/** A call no server tool answers goes to the client (AGN-027 D) only when a client can be handed it (AGN-033 §5.1). */
-function goesToClient(call: LlmToolCall, args: Record<string, unknown> | undefined): boolean {
-  return args !== undefined && CLIENT_TOOL_NAME.test(call.name);
 }

@@ -6,6 +6,7 @@ import {
   type ServerTool,
   ServerToolRegistry,
   sha256ContentHashService,
+  type ToolDefinition,
 } from "../../src/index.js";
 import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -65,15 +66,28 @@ function recordingTool(
   };
 }
 
+/** Client tools the calls below may be offered: `path` a string, nothing else. */
+const clientTool = (name: string): ToolDefinition => ({
+  name,
+  description: `${name} on the client`,
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" } },
+    required: ["path"],
+    additionalProperties: false,
+  },
+});
+
+/** alpha, beta and gamma are the server's; the calls' LLM call offered alpha, beta, read_file and write_file. */
 function setup() {
   const clock = new ManualClock();
   const runs: string[] = [];
-  const { step } = newStep(clock, [
-    recordingTool("alpha", clock, runs),
-    recordingTool("beta", clock, runs),
-  ] as ServerTool[]);
-  const run = (...calls: LlmToolCall[]) => step.run({ calls, context });
-  return { clock, runs, run, step };
+  const [alpha, beta, gamma] = ["alpha", "beta", "gamma"].map((name) => recordingTool(name, clock, runs));
+  const { step } = newStep(clock, [alpha, beta, gamma] as ServerTool[]);
+  const offered = [alpha, beta].map((tool) => tool?.definition as ToolDefinition);
+  offered.push(clientTool("read_file"), clientTool("write_file"));
+  const run = (...calls: LlmToolCall[]) => step.run({ calls, offered, context });
+  return { clock, runs, run, step, offered };
 }
 
 const call = (callId: string, name: string, args: unknown): LlmToolCall => ({
@@ -250,6 +264,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     const { step, store } = newStep(clock, [silent, recordingTool("alpha", clock, runs)] as ServerTool[]);
     const result = await step.run({
       calls: [call("c1", "silent", {}), call("c2", "alpha", { value: "file" })],
+      offered: [silent.definition, recordingTool("alpha", clock, runs).definition],
       context,
     });
     if (!result.successful) throw new Error(result.errors[0].message);
@@ -298,7 +313,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       },
     };
     const { step } = newStep(new ManualClock(), [hang as ServerTool], 5);
-    const result = await step.run({ calls: [call("c1", "hang", {})], context });
+    const result = await step.run({ calls: [call("c1", "hang", {})], offered: [hang.definition], context });
     expect(result).toMatchObject({
       successful: false,
       errors: [
@@ -312,24 +327,112 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     expect(seenSignal?.aborted).toBe(true);
   });
 
-  it("refuses a call whose name no client could be handed, back to the model", async () => {
-    const { run } = setup();
-    const result = await run(call("c1", "files.read", { path: "a" }), call("c2", "read_file", { path: "a" }));
+  it("refuses a call to a tool its LLM call did not offer, server's or client's, back to the model", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "files.read", { path: "a" }),
+      call("c2", "gamma", { value: "x" }),
+      call("c3", "apply_patch", { path: "a" }),
+      call("c4", "read_file", { path: "a" }),
+    );
     if (!result.successful) throw new Error("expected success");
-    expect(result.result.clientCalls.map((c) => c.callId)).toEqual(["c2"]);
+    expect(runs).toEqual([]);
+    expect(result.result.clientCalls.map((c) => c.callId)).toEqual(["c4"]);
+    expect(result.result.outputs).toEqual(
+      ["files.read", "gamma", "apply_patch"].map((name, index) => ({
+        type: "function_call_output",
+        callId: `c${index + 1}`,
+        output: `Tool "${name}" is not available in mode "general".`,
+        isError: true,
+      })),
+    );
+    // None was the server's to run: none is a server tool result.
+    expect(result.result.executions).toEqual([]);
+  });
+
+  it("refuses arguments that break the offered tool's schema, naming each path, before anything runs", async () => {
+    const { runs, run } = setup();
+    const result = await run(
+      call("c1", "read_file", { path: 5, evil: true }),
+      call("c2", "write_file", {}),
+      call("c3", "read_file", { path: "ok" }),
+    );
+    if (!result.successful) throw new Error("expected success");
+    expect(runs).toEqual([]);
+    expect(result.result.clientCalls.map((c) => c.callId)).toEqual(["c3"]);
     expect(result.result.outputs).toEqual([
       {
         type: "function_call_output",
         callId: "c1",
-        output: "Invalid arguments for files.read: no tool has this name",
+        output: "Invalid arguments for read_file: path must be a string; evil is not allowed",
+        isError: true,
+      },
+      {
+        type: "function_call_output",
+        callId: "c2",
+        output: "Invalid arguments for write_file: path is required",
         isError: true,
       },
     ]);
     expect(result.result.executions).toEqual([]);
   });
 
+  it("refuses a server tool's arguments that break its schema before its own check, listing the refusal", async () => {
+    const clock = new ManualClock();
+    const runs: string[] = [];
+    const typed: ServerTool = {
+      ...recordingTool("typed", clock, runs),
+      definition: {
+        name: "typed",
+        description: "typed tool",
+        parameters: {
+          type: "object",
+          properties: { value: { type: "string", enum: ["a", "b"] }, ms: { type: ["integer", "null"] } },
+          required: ["value"],
+        },
+      },
+    } as ServerTool;
+    const { step } = newStep(clock, [typed]);
+    const result = await step.run({
+      calls: [call("c1", "typed", { value: "c", ms: 1.5 })],
+      offered: [typed.definition],
+      context,
+    });
+    if (!result.successful) throw new Error("expected success");
+    const output =
+      'Invalid arguments for typed: value must be one of "a", "b"; ms must be an integer or null';
+    expect(result.result.outputs).toEqual([
+      { type: "function_call_output", callId: "c1", output, isError: true },
+    ]);
+    expect(result.result.executions).toEqual([
+      {
+        toolCallId: "c1",
+        name: "typed",
+        argumentsJson: '{"value":"c","ms":1.5}',
+        errorMessage: output,
+        executionMs: 0,
+      },
+    ]);
+    expect(runs).toEqual([]);
+  });
+
+  it("refuses every call to a tool whose schema cannot be compiled, rather than letting it through unchecked", async () => {
+    const { step } = newStep(new ManualClock(), []);
+    const broken: ToolDefinition = {
+      name: "broken",
+      description: "a client tool with a bad schema",
+      parameters: { type: "object", properties: { a: { $ref: "#/nowhere" } } },
+    };
+    const result = await step.run({ calls: [call("c1", "broken", { a: 1 })], offered: [broken], context });
+    if (!result.successful) throw new Error("expected success");
+    expect(result.result.clientCalls).toEqual([]);
+    expect(result.result.outputs[0]?.output).toBe(
+      "Invalid arguments for broken: cannot be checked: the tool's parameters are not a usable JSON Schema",
+    );
+  });
+
   it("tells beforehand whether calls hand the round to the client with no server tool run, as `run` then does", async () => {
-    const { runs, run, step } = setup();
+    const { runs, run, step, offered } = setup();
     const cases: Array<[LlmToolCall[], boolean]> = [
       [[call("c1", "read_file", { path: "a" })], true],
       // Calls the model must retry go back to it, and the rest still to the client.
@@ -338,10 +441,13 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       // A server tool runs first; or nothing goes to the client (the round goes on with the model).
       [[call("c1", "read_file", { path: "a" }), call("c2", "alpha", { value: "x" })], false],
       [[call("c1", "files.read", { path: "a" }), call("c2", "read_file", "nope")], false],
+      // A tool not offered, or arguments its schema refuses, run nothing and reach no client.
+      [[call("c1", "gamma", { value: "x" }), call("c2", "read_file", { path: 5 })], false],
+      [[call("c1", "gamma", { value: "x" }), call("c2", "read_file", { path: "a" })], true],
       [[], false],
     ];
     for (const [calls, hands] of cases) {
-      expect(step.handsRoundToClient(calls)).toBe(hands);
+      expect(step.handsRoundToClient(calls, offered)).toBe(hands);
       const result = await run(...calls);
       if (!result.successful) throw new Error(result.errors[0].message);
       if (hands) expect(result.result.clientCalls.length).toBeGreaterThan(0);

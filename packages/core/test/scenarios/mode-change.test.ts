@@ -279,7 +279,7 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
       { text: "Staying." },
     );
     const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review" }));
-    const message = "Invalid arguments for agent_change_mode: branch must be a boolean";
+    const message = "Invalid arguments for agent_change_mode: branch is required";
     expect(agent.provider.requests[1]?.input).toEqual([
       { type: "function_call_output", callId: "m1", output: message, isError: true },
     ]);

@@ -216,7 +216,7 @@ describe("a server tool loop", () => {
     });
   });
 
-  it("refuses a call no tool answers back to the model without reporting it as a server tool result (AGN-033 §5.3)", async () => {
+  it("refuses a call to no offered tool back to the model without reporting it as a server tool result (AGN-033 §5.3)", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(
       {
@@ -233,7 +233,7 @@ describe("a server tool loop", () => {
       {
         type: "function_call_output",
         callId: "x1",
-        output: "Invalid arguments for repo.read: no tool has this name",
+        output: 'Tool "repo.read" is not available in mode "general".',
         isError: true,
       },
       {
@@ -263,7 +263,7 @@ describe("a server tool loop", () => {
       {
         type: "function_call_output",
         callId: "s1",
-        output: "Invalid arguments for lookup: query must be a string",
+        output: "Invalid arguments for lookup: query is required",
         isError: true,
       },
     ]);
@@ -280,7 +280,7 @@ describe("a server tool loop", () => {
         toolCallId: "s1",
         name: "lookup",
         executionMs: 0,
-        errorMessage: "Invalid arguments for lookup: query must be a string",
+        errorMessage: "Invalid arguments for lookup: query is required",
       },
       {
         toolCallId: "s2",

@@ -4,6 +4,7 @@
  * leak (the MCP servers' env and headers).
  */
 import { createHash } from "node:crypto";
+import { defaultClientTools } from "@aptix/contracts";
 import { jsonLogger, readServerEnv, startServer } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -303,6 +304,112 @@ describe("server tools, MCP servers and files over HTTP", () => {
     expect(seen).toContain("repo__echo");
     expect(seen).not.toContain(STDIO_TOKEN);
     expect(seen).not.toContain(HTTP_TOKEN);
+  });
+});
+
+describe("only the tools a mode offers, with arguments that fit (DESIGN §11)", () => {
+  // `general` offers only the terminal agent's read_file; create_file, the MCP server's tools and apply_patch are
+  // configured, and offered by `wide` only.
+  const narrowCatalog = {
+    ...toolsCatalog([stdioMcpFixture("repo")]),
+    modes: [
+      { ...E2E_CATALOG.modes[0], tools: ["read_file"] },
+      {
+        ...E2E_CATALOG.modes[0],
+        id: "wide",
+        tools: ["read_file", "apply_patch", "create_file", "repo__echo"],
+      },
+    ],
+    clientTools: defaultClientTools,
+  };
+  let narrow: TestService;
+
+  beforeAll(async () => {
+    narrow = await startTestService({
+      store: "pglite",
+      harness,
+      env: { APTIX_CONFIG: await writeCatalog(narrowCatalog) },
+    });
+  });
+
+  afterAll(async () => {
+    await narrow?.close();
+  });
+
+  it("runs no tool and hands the client no call the mode did not offer, nor arguments its schema refuses", async () => {
+    const sessionId = uniqueId("offered");
+    const read = { path: "a.ts", startLine: null, endLine: null };
+    harness.script(
+      step.functionCalls([
+        {
+          name: "create_file",
+          arguments: {
+            name: "x.txt",
+            mimeType: "text/plain",
+            content: "x",
+            encoding: null,
+            description: null,
+          },
+          callId: "call_file",
+        },
+        { name: "repo__echo", arguments: { text: "hi" }, callId: "call_echo" },
+        {
+          name: "apply_patch",
+          arguments: { patch: "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n" },
+          callId: "call_patch",
+        },
+        { name: "read_file", arguments: { path: 5, evil: true }, callId: "call_bad" },
+        { name: "read_file", arguments: read, callId: "call_read" },
+      ]),
+      step.text("Read it."),
+    );
+    // Only the offered call with good arguments reaches the client.
+    const continuation = expectContinuation(await narrow.post(userTurn(sessionId, "t1", "Go")));
+    expect(continuation.toolCalls).toEqual([
+      { toolCallId: "call_read", name: "read_file", argumentsJson: JSON.stringify(read) },
+    ]);
+    const final = expectFinal(
+      await narrow.post(toolContinuation(sessionId, "t1", [{ toolCallId: "call_read", resultJson: '"A"' }])),
+    );
+    expect(final.primaryOutputText).toBe("Read it.");
+    // Nothing ran on the server: no file, no server tool result.
+    expect(final.files).toBeUndefined();
+    expect(final.toolResults).toBeUndefined();
+
+    // The model got an error output for each, in call order, with the client's result.
+    const outputs = outputsOf(sent()[1]);
+    const refused = (name: string) =>
+      JSON.stringify({ error: `Tool "${name}" is not available in mode "general".` });
+    expect(outputs.map((output) => [output.call_id, output.output])).toEqual([
+      ["call_file", refused("create_file")],
+      ["call_echo", refused("repo__echo")],
+      ["call_patch", refused("apply_patch")],
+      [
+        "call_bad",
+        expect.stringMatching(/^\{"error":"Invalid arguments for read_file: path must be a string; /),
+      ],
+      ["call_read", '"A"'],
+    ]);
+
+    // The trace has the refused calls and what the model was told.
+    const trace = expectOk(await narrow.trace(sessionId, "t1"));
+    expect(trace.toolExecutions).toEqual([]);
+    expect(trace.llmCalls[0]?.response?.toolCalls.map((call) => call.name)).toEqual([
+      "create_file",
+      "repo__echo",
+      "apply_patch",
+      "read_file",
+      "read_file",
+    ]);
+    const traced = trace.llmCalls[1]?.request.input.filter((item) => item.type === "function_call_output");
+    expect(traced?.map((item) => item.callId)).toEqual([
+      "call_file",
+      "call_echo",
+      "call_patch",
+      "call_bad",
+      "call_read",
+    ]);
+    expect(traced?.[0]?.output).toBe('Tool "create_file" is not available in mode "general".');
   });
 });
 

@@ -254,7 +254,7 @@ export function conversationScenarios(ctx: ScenarioContext): void {
     expect(toolNames(sent()[2])).toEqual(["read_file", "submit_review", "agent_change_mode"]);
   });
 
-  it("refuses a call to a tool name no client could be handed (repo.read) back to the model, and answers 200 without it in toolResults", async () => {
+  it("refuses a call to a tool the mode did not offer (repo.read) back to the model, and answers 200 without it in toolResults", async () => {
     const sessionId = uniqueId("bad-tool-name");
     ctx.harness.script(
       step.functionCalls({ name: "repo.read", arguments: { path: "src/a.ts" }, callId: "call_dotted" }),
@@ -270,7 +270,7 @@ export function conversationScenarios(ctx: ScenarioContext): void {
       {
         type: "function_call_output",
         call_id: "call_dotted",
-        output: JSON.stringify({ error: "Invalid arguments for repo.read: no tool has this name" }),
+        output: JSON.stringify({ error: 'Tool "repo.read" is not available in mode "general".' }),
       },
     ]);
     const summary = expectOk(await ctx.service.session(sessionId));

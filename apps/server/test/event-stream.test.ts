@@ -141,7 +141,12 @@ describe("event streams", () => {
 
     // After a round's result, the next round's events follow, to the turn's latest result.
     provider.enqueue(
-      { text: "Reading.", toolCalls: [{ name: "read_file", arguments: { path: "a" }, callId: "call_1" }] },
+      {
+        text: "Reading.",
+        toolCalls: [
+          { name: "read_file", arguments: { path: "a", startLine: null, endLine: null }, callId: "call_1" },
+        ],
+      },
       { text: "Read." },
     );
     await (await post({ sessionId: "s1", turnId: "t2", instruction: "Read a", stream: true })).text();

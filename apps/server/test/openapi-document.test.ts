@@ -40,7 +40,10 @@ describe("the OpenAPI document", () => {
     const check = await openApiValidator(app);
     const answer = async (response: Response) => [response.status, await response.json()] as const;
 
-    provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] }, { text: "Done." });
+    provider.enqueue(
+      { toolCalls: [{ name: "read_file", arguments: { path: "a.ts", startLine: null, endLine: null } }] },
+      { text: "Done." },
+    );
     const cases: Array<[string, string, Response]> = [
       ["/v1/agent/execute", "post", await post({ sessionId: "s1", turnId: "t1", instruction: "Read a.ts" })],
       [

@@ -109,7 +109,11 @@ describe("text Postgres cannot keep", { timeout: 120_000 }, () => {
 
   it("runs the undamaged requests, so the damage alone is what gets refused", async () => {
     const { post, provider } = app();
-    provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a" }, callId: "call_1" }] });
+    provider.enqueue({
+      toolCalls: [
+        { name: "read_file", arguments: { path: "a", startLine: null, endLine: null }, callId: "call_1" },
+      ],
+    });
     const sessionId = freshSessionId();
     expect((await post(userTurn(sessionId))).status).toBe(200);
     provider.enqueue({ text: "Done." });
@@ -136,7 +140,11 @@ describe("text Postgres cannot keep", { timeout: 120_000 }, () => {
 
   it("refuses a lone surrogate in any text field of a tool continuation with 400, and leaves the turn as it was", async () => {
     const { post, get, provider } = app();
-    provider.enqueue({ toolCalls: [{ name: "read_file", arguments: { path: "a" }, callId: "call_1" }] });
+    provider.enqueue({
+      toolCalls: [
+        { name: "read_file", arguments: { path: "a", startLine: null, endLine: null }, callId: "call_1" },
+      ],
+    });
     const sessionId = freshSessionId();
     expect((await post(userTurn(sessionId))).status).toBe(200);
     const before = await (await get(`/v1/sessions/${sessionId}/turns/turn-1/trace`)).json();

@@ -169,9 +169,9 @@ describe("runTurn", () => {
   it("runs the client tools in the calls' order, sends their results, and returns the final answer", async () => {
     server.openai.script(
       step.functionCalls([
-        { name: "read_file", arguments: { path: "a.ts" }, callId: "call_1" },
+        { name: "read_file", arguments: { path: "a.ts", startLine: null, endLine: null }, callId: "call_1" },
         { name: "apply_patch", arguments: { patch: "--- a/a.ts" }, callId: "call_2" },
-        { name: "read_file", arguments: { path: "b.ts" }, callId: "call_3" },
+        { name: "read_file", arguments: { path: "b.ts", startLine: null, endLine: null }, callId: "call_3" },
       ]),
       step.text(["Read ", "both; ", "the patch failed."]),
     );
@@ -228,7 +228,11 @@ describe("runTurn", () => {
 
   it("resumes a continuation's stream cut before its first event from the end of the round before", async () => {
     server.openai.script(
-      step.functionCalls({ name: "read_file", arguments: { path: "a.ts" }, callId: "call_1" }),
+      step.functionCalls({
+        name: "read_file",
+        arguments: { path: "a.ts", startLine: null, endLine: null },
+        callId: "call_1",
+      }),
       step.text(["The ", "file ", "is ", "short."], { chunkDelayMs: 30 }),
     );
     const { fetch, calls } = recordingFetch((response, call) =>

@@ -93,8 +93,16 @@ describe("README examples against the real server", () => {
       step.reply({
         text: "Reading first.",
         functionCalls: [
-          { name: "read_file", arguments: { path: "src/app.ts" }, callId: "call_read" },
-          { name: "read_file", arguments: { path: "missing.ts" }, callId: "call_missing" },
+          {
+            name: "read_file",
+            arguments: { path: "src/app.ts", startLine: null, endLine: null },
+            callId: "call_read",
+          },
+          {
+            name: "read_file",
+            arguments: { path: "missing.ts", startLine: null, endLine: null },
+            callId: "call_missing",
+          },
           { name: "apply_patch", arguments: { patch: "--- a/src/app.ts" }, callId: "call_patch" },
         ],
       }),

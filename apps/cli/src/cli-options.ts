@@ -17,6 +17,8 @@ Options:
                          its name is the workspaceId)
   --session ID           the session to continue (default: a new one)
   -y, --yes              apply patches without asking
+  --allow-ignored        let the tools read, list, search and patch what .gitignore
+                         ignores, and .gitignore files (chat, run; .git stays closed)
   --json                 print one JSON object as the last line of stdout
   -h, --help             show this help
 
@@ -47,6 +49,8 @@ export interface CliOptions {
   /** Whether `--session` named the session (else it is new). */
   sessionGiven: boolean;
   yes: boolean;
+  /** Whether the tools may open what .gitignore ignores (`--allow-ignored`). */
+  allowIgnored: boolean;
   json: boolean;
 }
 
@@ -77,6 +81,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     sessionId: values.session ?? crypto.randomUUID(),
     sessionGiven: values.session !== undefined,
     yes: values.yes ?? false,
+    allowIgnored: values["allow-ignored"] ?? false,
     json: values.json ?? false,
   };
 }
@@ -92,6 +97,7 @@ function parse(argv: readonly string[]) {
       workspace: { type: "string" },
       session: { type: "string" },
       yes: { type: "boolean", short: "y" },
+      "allow-ignored": { type: "boolean" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -7,6 +7,7 @@ import { indexCommand } from "./commands/index-command.js";
 import { runCommand } from "./commands/run-command.js";
 import { sessionCommand } from "./commands/session-command.js";
 import { Terminal } from "./terminal/terminal.js";
+import { visible } from "./terminal/visible.js";
 
 export type CliStreams = CliContext["streams"];
 
@@ -46,7 +47,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
         return await sessionCommand(context, command.sessionId);
     }
   } catch (error) {
-    streams.stderr.write(`aptix: ${describeFailure(error, context.options.url)}\n`);
+    streams.stderr.write(`aptix: ${visible(describeFailure(error, context.options.url))}\n`);
     return EXIT.failed;
   }
 }

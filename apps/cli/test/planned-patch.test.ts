@@ -10,7 +10,7 @@ const diff = (...lines: string[]) => `${lines.join("\n")}\n`;
 
 async function plan(files: Record<string, string>, patch: string) {
   const workspace = await makeWorkspace("plan", files);
-  return planPatch(await WorkspaceRoot.open(workspace.dir), patch);
+  return planPatch(await WorkspaceRoot.open(workspace.dir, { allowIgnored: false }), patch);
 }
 
 describe("planPatch: which files a diff changes, and how", () => {

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { WORKSPACE_LIMITS, type WorkspaceDocument, WorkspaceDocumentSchema } from "@aptix/contracts";
 import cliProgress from "cli-progress";
+import { visibleJson } from "../terminal/visible.js";
 import { readTextFile } from "../workspace/text-file.js";
 import { workspaceFiles } from "../workspace/workspace-files.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
@@ -30,7 +31,8 @@ interface IndexTotals {
  */
 export async function indexCommand(context: CliContext): Promise<number> {
   const { options, client, terminal } = context;
-  const root = await WorkspaceRoot.open(options.workspaceDir);
+  // The index honours .gitignore whatever --allow-ignored says: ignored files are not sent to the service.
+  const root = await WorkspaceRoot.open(options.workspaceDir, { allowIgnored: false });
   const paths: string[] = [];
   for await (const path of workspaceFiles(root)) paths.push(path);
 
@@ -100,7 +102,7 @@ export async function indexCommand(context: CliContext): Promise<number> {
   }
 
   if (options.json) {
-    context.streams.stdout.write(`${JSON.stringify(totals)}\n`);
+    context.streams.stdout.write(`${visibleJson(totals)}\n`);
   } else {
     for (const { path, reason } of totals.skipped)
       terminal.line(terminal.style("dim", `skipped ${path}: ${reason}`));
@@ -177,6 +179,6 @@ function failed(context: CliContext, errors: ReadonlyArray<{ code: string; messa
   const { terminal, options } = context;
   for (const error of errors) terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
   if (options.json)
-    context.streams.stdout.write(`${JSON.stringify({ workspaceId: options.workspaceId, errors })}\n`);
+    context.streams.stdout.write(`${visibleJson({ workspaceId: options.workspaceId, errors })}\n`);
   return EXIT.failed;
 }

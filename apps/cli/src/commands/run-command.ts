@@ -18,7 +18,7 @@ export async function runCommand(context: CliContext, instruction: string): Prom
     } else {
       // How to go on with this session: `--session <id>`.
       context.streams.stderr.write(
-        `${context.terminal.style("dim", `session ${context.options.sessionId}`)}\n`,
+        `${context.terminal.style("dim", `session ${context.options.sessionId}`).text}\n`,
       );
     }
     return answer.successful ? EXIT.done : EXIT.failed;

@@ -1,3 +1,5 @@
+import type { Styled } from "../terminal/terminal.js";
+import { visibleJson } from "../terminal/visible.js";
 import { type CliContext, EXIT } from "./cli-context.js";
 
 /** `aptix session <id>`: the session's mode, mode changes and turns. */
@@ -5,7 +7,7 @@ export async function sessionCommand(context: CliContext, sessionId: string): Pr
   const { client, terminal, options } = context;
   const answer = await client.getSession(sessionId);
   if (options.json)
-    context.streams.stdout.write(`${JSON.stringify(answer.successful ? answer.result : answer)}\n`);
+    context.streams.stdout.write(`${visibleJson(answer.successful ? answer.result : answer)}\n`);
   if (!answer.successful) {
     for (const error of answer.errors)
       terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
@@ -14,7 +16,7 @@ export async function sessionCommand(context: CliContext, sessionId: string): Pr
   if (options.json) return EXIT.done;
   const session = answer.result;
   terminal.line(
-    `${terminal.style("bold", `Session ${session.sessionId}`)} · mode ${session.modeDisplayName} (${session.mode})`,
+    terminal.compose`${terminal.style("bold", `Session ${session.sessionId}`)} · mode ${session.modeDisplayName} (${session.mode})`,
   );
   terminal.line(`created ${session.createdAt}, last changed ${session.updatedAt}`);
   for (const change of session.modeHistory) {
@@ -28,14 +30,14 @@ export async function sessionCommand(context: CliContext, sessionId: string): Pr
       : "";
     const error = turn.error ? ` · ${turn.error.code}: ${turn.error.message}` : "";
     terminal.line(
-      `${String(turn.sequence).padStart(3)}. ${turn.turnId} ${statusOf(context, turn.status)} ${turn.createdAt}${tokens}${error}`,
+      terminal.compose`${String(turn.sequence).padStart(3)}. ${turn.turnId} ${statusOf(context, turn.status)} ${turn.createdAt}${tokens}${error}`,
     );
   }
   if (session.turns.length === 0) terminal.line(terminal.style("dim", "no turns"));
   return EXIT.done;
 }
 
-function statusOf({ terminal }: CliContext, status: string): string {
+function statusOf({ terminal }: CliContext, status: string): Styled {
   if (status === "completed") return terminal.style("green", status);
   if (status === "failed" || status === "abandoned") return terminal.style("red", status);
   return terminal.style("yellow", status);

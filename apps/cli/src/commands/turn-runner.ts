@@ -23,7 +23,8 @@ export class TurnRunner {
 
   /** `reader` gives the line reader that patch confirmations are asked on (made when first needed). */
   static async open(context: CliContext, reader: () => LineReader): Promise<TurnRunner> {
-    return new TurnRunner(context, await WorkspaceRoot.open(context.options.workspaceDir), reader);
+    const { workspaceDir, allowIgnored } = context.options;
+    return new TurnRunner(context, await WorkspaceRoot.open(workspaceDir, { allowIgnored }), reader);
   }
 
   /** Runs one user turn to its end; the answer is returned, and a failure printed. */

@@ -1,4 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
+import type { Styled } from "./terminal.js";
 
 /**
  * Lines the user types, asked for one at a time. Lines that arrive before they are asked for (piped input) are
@@ -36,13 +37,13 @@ export class LineReader {
   }
 
   /** Shows `prompt` and resolves with the next line, or `null` once the input has ended. */
-  next(prompt: string): Promise<string | null> {
+  next(prompt: Styled): Promise<string | null> {
     const queued = this.#lines.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     if (this.#closed) return Promise.resolve(null);
     return new Promise((resolve) => {
       this.#waiting = resolve;
-      this.#readline.setPrompt(prompt);
+      this.#readline.setPrompt(prompt.text);
       this.#readline.prompt();
     });
   }

@@ -1,4 +1,5 @@
 import { styleText } from "node:util";
+import { visible } from "./visible.js";
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -7,6 +8,22 @@ export interface TerminalStreams {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
+}
+
+/** Text the CLI composed itself, its colours included: printed as it is. */
+export class Styled {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * What the Terminal prints: a plain string is text from outside (the model, the service, a file name) and is
+ * made `visible`; only `Styled` text, made by `style` and `compose`, reaches the terminal unchanged.
+ */
+export type Printable = string | Styled;
+
+/** The text of a Printable as it may be written. */
+function printed(text: Printable): string {
+  return text instanceof Styled ? text.text : visible(text);
 }
 
 /**
@@ -26,22 +43,28 @@ export class Terminal {
     this.colour = (out as { isTTY?: boolean }).isTTY === true && !env.NO_COLOR && env.TERM !== "dumb";
   }
 
-  style(format: Style, text: string): string {
+  style(format: Style, text: Printable): Styled {
     // `colour` already decided; styleText's own check would drop colour on a terminal whenever CI is set.
-    return this.colour ? styleText(format, text, { validateStream: false }) : text;
+    const plain = printed(text);
+    return new Styled(this.colour ? styleText(format, plain, { validateStream: false }) : plain);
+  }
+
+  /** A template whose literal parts are the CLI's own and whose values are Printables: `compose\`${a} ${b}\``. */
+  compose(parts: TemplateStringsArray, ...values: Printable[]): Styled {
+    return new Styled(parts.reduce((text, part, index) => text + printed(values[index - 1] ?? "") + part));
   }
 
   /** Text as it streams in. */
   write(text: string): void {
     if (text === "") return;
-    this.out.write(text);
+    this.out.write(visible(text));
     this.#atLineStart = text.endsWith("\n");
   }
 
   /** A line of its own: streamed text before it is ended first. */
-  line(text = ""): void {
+  line(text: Printable = ""): void {
     this.endLine();
-    this.out.write(`${text}\n`);
+    this.out.write(`${printed(text)}\n`);
     this.#atLineStart = true;
   }
 

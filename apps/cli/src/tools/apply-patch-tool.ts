@@ -1,9 +1,9 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { constants, mkdir, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { ToolHandler } from "@aptix/client";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
-import { type PlannedFileChange, planPatch } from "./planned-patch.js";
+import { NO_FOLLOW, type PlannedFileChange, planPatch } from "./planned-patch.js";
 import { applyPatchArguments, parseArguments } from "./tool-arguments.js";
+import type { WorkspaceTool } from "./workspace-tool.js";
 
 /** Asks the user whether to apply a patch that applies cleanly (after showing it); `true` to go on. */
 export type PatchConfirmation = (patch: string, changes: readonly PlannedFileChange[]) => Promise<boolean>;
@@ -12,7 +12,7 @@ export type PatchConfirmation = (patch: string, changes: readonly PlannedFileCha
  * `apply_patch { patch }`: all or nothing. Every file's new content is worked out first; only when the whole
  * diff applies, and the user agrees, are the files written (and a write that fails undoes the ones before it).
  */
-export function applyPatchTool(root: WorkspaceRoot, confirm: PatchConfirmation): ToolHandler {
+export function applyPatchTool(root: WorkspaceRoot, confirm: PatchConfirmation): WorkspaceTool {
   return async (args) => {
     const { patch } = parseArguments(applyPatchArguments, "apply_patch", args);
     const changes = await planPatch(root, patch);
@@ -21,11 +21,12 @@ export function applyPatchTool(root: WorkspaceRoot, confirm: PatchConfirmation):
     const written: PlannedFileChange[] = [];
     try {
       for (const change of changes) {
-        await writeContent(change.absolutePath, change.after);
+        await writeContent(change.absolutePath, change.after, change.before !== null);
         written.push(change);
       }
     } catch (error) {
-      for (const change of written.reverse()) await writeContent(change.absolutePath, change.before);
+      for (const change of written.reverse())
+        await writeContent(change.absolutePath, change.before, change.after !== null);
       throw new Error(`Writing the patch failed, so no file was changed: ${(error as Error).message}`);
     }
     return {
@@ -38,11 +39,18 @@ export function applyPatchTool(root: WorkspaceRoot, confirm: PatchConfirmation):
   };
 }
 
-async function writeContent(path: string, content: string | null): Promise<void> {
+/**
+ * Writes `content` (`null`: removes the file). A new file is created exclusively and an existing one opened
+ * without following a symlink, so a link put there after the plan fails the write instead of being followed.
+ */
+async function writeContent(path: string, content: string | null, exists: boolean): Promise<void> {
   if (content === null) {
     await rm(path, { force: true });
     return;
   }
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, content, "utf8");
+  const flag = exists
+    ? constants.O_WRONLY | constants.O_TRUNC | NO_FOLLOW
+    : constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+  await writeFile(path, content, { encoding: "utf8", flag });
 }

@@ -1,12 +1,16 @@
-import { readFile } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { constants, readFile } from "node:fs/promises";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
+
+/** Opening the file itself fails on a symlink put there since it was resolved (0 where the OS has no such flag). */
+export const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /** One file a patch changes, with its content before and after (`null`: the file does not exist). */
 export interface PlannedFileChange {
   /** Workspace-relative. */
   path: string;
-  /** The real absolute path to write. */
+  /** The absolute path to write: no symlink on the way, none there. */
   absolutePath: string;
   before: string | null;
   after: string | null;
@@ -37,11 +41,11 @@ export async function planPatch(root: WorkspaceRoot, patch: string): Promise<Pla
         `Renaming ${oldPath} to ${newPath} is not supported: delete and create the file instead.`,
       );
     }
-    const absolutePath = await root.resolve(path);
+    const { absolutePath, stats } = await root.resolve(path, "write");
     const planned = changes.get(absolutePath) ?? {
       path,
       absolutePath,
-      before: await readExisting(absolutePath, path),
+      before: await readExisting(absolutePath, stats, path),
       after: null,
     };
     // A file patched again in the same diff is patched on top of its first patch.
@@ -81,13 +85,13 @@ function headerPath(name: string | undefined): string | null {
   return name;
 }
 
-async function readExisting(absolutePath: string, path: string): Promise<string | null> {
-  try {
-    return await readFile(absolutePath, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return null;
-    if (code === "EISDIR") throw new Error(`${path} is a directory.`);
-    throw error;
-  }
+async function readExisting(
+  absolutePath: string,
+  stats: Stats | undefined,
+  path: string,
+): Promise<string | null> {
+  if (stats === undefined) return null;
+  if (stats.isDirectory()) throw new Error(`${path} is a directory.`);
+  if (!stats.isFile()) throw new Error(`${path} is not a regular file.`);
+  return await readFile(absolutePath, { encoding: "utf8", flag: constants.O_RDONLY | NO_FOLLOW });
 }

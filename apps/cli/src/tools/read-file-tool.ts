@@ -1,20 +1,18 @@
-import type { ToolHandler } from "@aptix/client";
 import { WORKSPACE_LIMITS } from "@aptix/contracts";
 import { readTextFile } from "../workspace/text-file.js";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
 import { parseArguments, readFileArguments } from "./tool-arguments.js";
+import type { WorkspaceTool } from "./workspace-tool.js";
 
 /** `read_file { path, startLine?, endLine? }`: a text file of the workspace, whole or a range of lines. */
-export function readFileTool(root: WorkspaceRoot): ToolHandler {
+export function readFileTool(root: WorkspaceRoot): WorkspaceTool {
   return async (args) => {
     const { path, startLine, endLine } = parseArguments(readFileArguments, "read_file", args);
-    const file = await readTextFile(await root.resolve(path), WORKSPACE_LIMITS.maxDocumentBytes).catch(
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") throw new Error(`${path} does not exist.`);
-        if (error.code === "EISDIR") throw new Error(`${path} is a directory: use list_files.`);
-        throw error;
-      },
-    );
+    const { absolutePath, stats } = await root.resolve(path, "read");
+    if (stats?.isDirectory()) throw new Error(`${path} is a directory: use list_files.`);
+    // A FIFO or a device would block the read, or never end it.
+    if (!stats?.isFile()) throw new Error(`${path} is not a regular file.`);
+    const file = await readTextFile(absolutePath, WORKSPACE_LIMITS.maxDocumentBytes);
     if (file.kind === "too_large")
       throw new Error(`${path} is ${file.bytes} bytes, more than read_file reads.`);
     if (file.kind === "binary") throw new Error(`${path} is a binary file.`);

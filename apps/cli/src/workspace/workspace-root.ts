@@ -1,68 +1,129 @@
-import { realpath } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, sep, win32 } from "node:path";
+import type { Stats } from "node:fs";
+import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import { isAbsolute, join, relative, sep, win32 } from "node:path";
+import { isGitName } from "./git-name.js";
+import { isIgnoredPath } from "./gitignore.js";
 
-/** A path the model gave that would reach outside the workspace: the tool's `errorMessage` says why. */
+/** A path the model gave that the tools refuse: the tool's `errorMessage` says why. */
 export class OutsideWorkspaceError extends Error {
   override readonly name = "OutsideWorkspaceError";
 }
 
+/** `read` may follow a symlink that stays inside; `write` follows none. */
+export type Access = "read" | "write";
+
+/** A path inside the workspace, every component checked. */
+export interface WorkspacePath {
+  /** Workspace-relative with `/` separators, symlinks resolved (`""` is the root). */
+  path: string;
+  absolutePath: string;
+  /** `lstat` of what is there (never a symlink); `undefined` when nothing is (a file a patch creates). */
+  stats: Stats | undefined;
+}
+
+/** As many symlinks as Linux follows in one path before `ELOOP`. */
+const MAX_SYMLINKS = 40;
+
 /**
- * The workspace directory, the only place the CLI's tools read or write. A path from the model is relative,
- * has no `..` segment, and resolves (symlinks followed with `realpath`) to the root or below it; anything
- * else is refused before a byte is read.
+ * The workspace directory, the only place the CLI's tools read or write, and the one place that decides what
+ * they may touch. A path from the model is relative, has no `..` segment, and is resolved component by
+ * component with `lstat`: a read may follow a symlink whose target stays inside, a write follows none (not even
+ * a dangling one, which would create its target). `.git` is closed at any depth, and so is what `.gitignore`
+ * ignores (and `.gitignore` files themselves, for writes) unless `allowIgnored`.
  */
 export class WorkspaceRoot {
   private constructor(
     /** The real path of the root (symlinks resolved). */
     readonly path: string,
+    readonly allowIgnored: boolean,
   ) {}
 
-  static async open(directory: string): Promise<WorkspaceRoot> {
-    return new WorkspaceRoot(await realpath(directory));
+  static async open(directory: string, options: { allowIgnored: boolean }): Promise<WorkspaceRoot> {
+    return new WorkspaceRoot(await realpath(directory), options.allowIgnored);
+  }
+
+  /** `relativePath` checked and resolved for `access`; an OutsideWorkspaceError says why it is refused. */
+  async resolve(relativePath: string, access: Access): Promise<WorkspacePath> {
+    const pending = segmentsOf(relativePath);
+    const refuse = (why: string) => new OutsideWorkspaceError(`${relativePath} ${why}`);
+    const real: string[] = [];
+    let stats: Stats | undefined = await stat(this.path);
+    let links = 0;
+    for (let name = pending.shift(); name !== undefined; name = pending.shift()) {
+      if (name === "" || name === ".") continue;
+      // Only a symlink's target brings `..` here: it steps back within what is already resolved.
+      if (name === "..") {
+        if (real.pop() === undefined) throw refuse("resolves outside the workspace (through a symlink).");
+        continue;
+      }
+      if (isGitName(name)) throw refuse("is inside .git, which the tools never open.");
+      real.push(name);
+      const absolute = join(this.path, ...real);
+      stats = await lstat(absolute).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === "ENOENT") return undefined;
+        throw error;
+      });
+      if (stats === undefined) {
+        if (access === "read") throw refuse("does not exist.");
+        // A write creates the rest: it may not name `.git` either.
+        if (pending.some(isGitName)) throw refuse("is inside .git, which the tools never open.");
+        real.push(...pending.filter((rest) => rest !== "" && rest !== "."));
+        break;
+      }
+      if (stats.isSymbolicLink()) {
+        if (access === "write") {
+          throw refuse(
+            `${pending.length === 0 ? "is" : "goes through"} a symlink (${real.join("/")}): apply_patch never writes through one.`,
+          );
+        }
+        if (++links > MAX_SYMLINKS) throw refuse("goes through too many symlinks.");
+        pending.unshift(...(await this.#targetSegments(absolute, real, refuse)));
+        continue;
+      }
+      if (pending.length > 0 && !stats.isDirectory())
+        throw refuse(`goes through ${real.join("/")}, which is not a folder.`);
+    }
+    const path = real.join("/");
+    if (!this.allowIgnored && path !== "") {
+      if (await isIgnoredPath(this.path, path, stats?.isDirectory() ?? false))
+        throw refuse("is ignored by .gitignore: the tools open it only with --allow-ignored.");
+      if (access === "write" && real.at(-1)?.toLowerCase() === ".gitignore")
+        throw refuse(
+          "is a .gitignore file, which decides what the tools may open: change it with --allow-ignored.",
+        );
+    }
+    return { path, absolutePath: join(this.path, ...real), stats };
   }
 
   /**
-   * The real absolute path of `relativePath` inside the workspace; for a path that does not exist yet (a file
-   * a patch creates), its nearest existing ancestor must resolve inside. `""` is the root.
+   * The segments a symlink's target stands for, to be resolved from the link's folder (`real` loses the link's
+   * own name); an absolute target must lie inside the root, and then resolution starts over from the root.
    */
-  async resolve(relativePath: string): Promise<string> {
-    if (isAbsolute(relativePath) || win32.isAbsolute(relativePath)) {
-      throw new OutsideWorkspaceError(
-        `${relativePath} is an absolute path: give a path relative to the workspace root.`,
-      );
-    }
-    if (relativePath.split(/[\\/]/).includes("..")) {
-      throw new OutsideWorkspaceError(`${relativePath} contains "..": give a path inside the workspace.`);
-    }
-    const lexical = join(this.path, relativePath);
-    const real = await realpathOfNearest(lexical);
-    if (!this.contains(real)) {
-      throw new OutsideWorkspaceError(`${relativePath} resolves outside the workspace (through a symlink).`);
-    }
-    return real;
-  }
-
-  /** Whether a real absolute path is the root or below it. */
-  contains(realPath: string): boolean {
-    return (
-      realPath === this.path || realPath.startsWith(this.path.endsWith(sep) ? this.path : this.path + sep)
-    );
-  }
-
-  /** The workspace-relative path of an absolute path below the root, with `/` separators. */
-  relativeOf(absolutePath: string): string {
-    return relative(this.path, absolutePath).split(sep).join("/");
+  async #targetSegments(link: string, real: string[], refuse: (why: string) => Error): Promise<string[]> {
+    const target = await readlink(link);
+    real.pop();
+    const separators = sep === "\\" ? /[\\/]/ : /\//;
+    if (!isAbsolute(target)) return target.split(separators);
+    const inside = relative(this.path, target);
+    if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
+      throw refuse("resolves outside the workspace (through a symlink).");
+    real.length = 0;
+    return inside.split(separators);
   }
 }
 
-/** `realpath` of the path, or of its nearest existing ancestor with the missing rest appended. */
-async function realpathOfNearest(path: string): Promise<string> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    const parent = dirname(path);
-    if (parent === path) throw error;
-    return join(await realpathOfNearest(parent), relative(parent, path));
+/** The path's segments, or an OutsideWorkspaceError for an absolute path or a `..`. */
+function segmentsOf(relativePath: string): string[] {
+  if (isAbsolute(relativePath) || win32.isAbsolute(relativePath)) {
+    throw new OutsideWorkspaceError(
+      `${relativePath} is an absolute path: give a path relative to the workspace root.`,
+    );
   }
+  const segments = relativePath.split(sep === "\\" ? /[\\/]/ : /\//);
+  // A backslash is a file name character on POSIX, but `..\x` must not pass for one.
+  if (relativePath.split(/[\\/]/).includes("..")) {
+    throw new OutsideWorkspaceError(`${relativePath} contains "..": give a path inside the workspace.`);
+  }
+  if (relativePath.includes("\0")) throw new OutsideWorkspaceError("The path holds a NUL character.");
+  return segments;
 }

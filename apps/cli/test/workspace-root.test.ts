@@ -1,4 +1,4 @@
-import { mkdir, symlink } from "node:fs/promises";
+import { link as hardLink, mkdir, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { WorkspaceRoot } from "../src/workspace/workspace-root.js";
@@ -102,6 +102,13 @@ describe("WorkspaceRoot.resolve for writing", () => {
   ])("refuses %j: %s", async (path, why) => {
     const { root } = await linkedWorkspace();
     await expect(root.resolve(path, "write")).rejects.toThrow(why);
+  });
+
+  it("refuses a file with another hard link, which may be outside", async () => {
+    const { workspace, root } = await linkedWorkspace();
+    await writeFile(join(workspace.outside, "shared.txt"), "shared\n");
+    await hardLink(join(workspace.outside, "shared.txt"), join(workspace.dir, "hard.txt"));
+    await expect(root.resolve("hard.txt", "write")).rejects.toThrow("has 2 hard links");
   });
 
   it("writes ignored files and .gitignore with allowIgnored, never through a link", async () => {

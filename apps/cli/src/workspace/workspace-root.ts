@@ -4,9 +4,9 @@ import { isAbsolute, join, relative, sep, win32 } from "node:path";
 import { isGitName } from "./git-name.js";
 import { isIgnoredPath } from "./gitignore.js";
 
-/** A path the model gave that the tools refuse: the tool's `errorMessage` says why. */
-export class OutsideWorkspaceError extends Error {
-  override readonly name = "OutsideWorkspaceError";
+/** A path the model gave that the tools refuse (outside, in .git, ignored, missing): its message says why. */
+export class RefusedPathError extends Error {
+  override readonly name = "RefusedPathError";
 }
 
 /** `read` may follow a symlink that stays inside; `write` follows none. */
@@ -28,7 +28,7 @@ const MAX_SYMLINKS = 40;
  * The workspace directory, the only place the CLI's tools read or write, and the one place that decides what
  * they may touch. A path from the model is relative, has no `..` segment, and is resolved component by
  * component with `lstat`: a read may follow a symlink whose target stays inside, a write follows none (not even
- * a dangling one, which would create its target). `.git` is closed at any depth, and so is what `.gitignore`
+ * a dangling one, which would create its target) and changes no file that has other hard links. `.git` is closed at any depth, and so is what `.gitignore`
  * ignores (and `.gitignore` files themselves, for writes) unless `allowIgnored`.
  */
 export class WorkspaceRoot {
@@ -42,10 +42,10 @@ export class WorkspaceRoot {
     return new WorkspaceRoot(await realpath(directory), options.allowIgnored);
   }
 
-  /** `relativePath` checked and resolved for `access`; an OutsideWorkspaceError says why it is refused. */
+  /** `relativePath` checked and resolved for `access`; an RefusedPathError says why it is refused. */
   async resolve(relativePath: string, access: Access): Promise<WorkspacePath> {
     const pending = segmentsOf(relativePath);
-    const refuse = (why: string) => new OutsideWorkspaceError(`${relativePath} ${why}`);
+    const refuse = (why: string) => new RefusedPathError(`${relativePath} ${why}`);
     const real: string[] = [];
     let stats: Stats | undefined = await stat(this.path);
     let links = 0;
@@ -83,6 +83,9 @@ export class WorkspaceRoot {
       if (pending.length > 0 && !stats.isDirectory())
         throw refuse(`goes through ${real.join("/")}, which is not a folder.`);
     }
+    // A hard link's other names may be outside: writing one name changes them all.
+    if (access === "write" && stats?.isFile() && stats.nlink > 1)
+      throw refuse(`has ${stats.nlink} hard links: apply_patch never writes a file that has other names.`);
     const path = real.join("/");
     if (!this.allowIgnored && path !== "") {
       if (await isIgnoredPath(this.path, path, stats?.isDirectory() ?? false))
@@ -112,18 +115,18 @@ export class WorkspaceRoot {
   }
 }
 
-/** The path's segments, or an OutsideWorkspaceError for an absolute path or a `..`. */
+/** The path's segments, or an RefusedPathError for an absolute path or a `..`. */
 function segmentsOf(relativePath: string): string[] {
   if (isAbsolute(relativePath) || win32.isAbsolute(relativePath)) {
-    throw new OutsideWorkspaceError(
+    throw new RefusedPathError(
       `${relativePath} is an absolute path: give a path relative to the workspace root.`,
     );
   }
   const segments = relativePath.split(sep === "\\" ? /[\\/]/ : /\//);
   // A backslash is a file name character on POSIX, but `..\x` must not pass for one.
   if (relativePath.split(/[\\/]/).includes("..")) {
-    throw new OutsideWorkspaceError(`${relativePath} contains "..": give a path inside the workspace.`);
+    throw new RefusedPathError(`${relativePath} contains "..": give a path inside the workspace.`);
   }
-  if (relativePath.includes("\0")) throw new OutsideWorkspaceError("The path holds a NUL character.");
+  if (relativePath.includes("\0")) throw new RefusedPathError("The path holds a NUL character.");
   return segments;
 }

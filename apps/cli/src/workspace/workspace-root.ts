@@ -42,7 +42,7 @@ export class WorkspaceRoot {
     return new WorkspaceRoot(await realpath(directory), options.allowIgnored);
   }
 
-  /** `relativePath` checked and resolved for `access`; an RefusedPathError says why it is refused. */
+  /** `relativePath` checked and resolved for `access`; a RefusedPathError says why it is refused. */
   async resolve(relativePath: string, access: Access): Promise<WorkspacePath> {
     const pending = segmentsOf(relativePath);
     const refuse = (why: string) => new RefusedPathError(`${relativePath} ${why}`);

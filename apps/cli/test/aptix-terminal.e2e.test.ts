@@ -102,6 +102,42 @@ describe("aptix chat in a terminal", () => {
     expect(fourth?.body).toMatchObject({ previous_response_id: third?.answer?.responseId });
   });
 
+  it("shows a patch's hiding escapes as text, in colour, so every line of it is there to approve", async () => {
+    const workspace = await makeWorkspace("chat-escapes", { "a.txt": "one\ntwo\n" });
+    const hiding = "\u001b[1A\u001b[2K";
+    const patch = [
+      "--- a/a.txt",
+      "+++ b/a.txt",
+      "@@ -1,2 +1,3 @@",
+      " one",
+      `+three${hiding}${hiding}`,
+      " two",
+      "",
+    ];
+    aptix.openai.script(
+      step.functionCalls({ name: "apply_patch", arguments: { patch: patch.join("\n") } }),
+      step.text("\u001b]0;pwned\u0007Declined."),
+    );
+    const chat = inTerminal(["chat"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      chat.type("Add three\r");
+      await chat.waitFor("Apply this patch? [y/N]");
+      chat.type("n\r");
+      await chat.waitFor("Declined.");
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    expect(chat.raw()).not.toContain(hiding);
+    expect(chat.raw()).not.toContain("\u001b]0;");
+    expect(chat.raw()).toContain("\u001b[32m+three\\x1b[1A\\x1b[2K\\x1b[1A\\x1b[2K");
+    expect(chat.text()).toMatch(/ one\r?\n.*\+three.*\r?\n two/);
+    expect(chat.text()).toContain("\\x1b]0;pwned\\x07Declined.");
+    expect(await workspace.read("a.txt")).toBe("one\ntwo\n");
+  });
+
   it("aptix index shows a progress bar", async () => {
     const workspace = await makeWorkspace("bar-shop", { "a.md": "# A\n", "b.md": "# B\n" });
     const index = inTerminal(["index"], workspace.dir);

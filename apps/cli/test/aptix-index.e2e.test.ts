@@ -79,10 +79,10 @@ describe("aptix index", () => {
     expect(await aptix.documentsIn("project")).toBe(1);
   });
 
-  it("pushes more than 500 files in batches of at most 500, and rebuilds the index only when files were deleted", async () => {
+  it("pushes more than 1,000 files in batches of at most 1,000, and rebuilds the index only when files were deleted", async () => {
     const files = Object.fromEntries(
-      Array.from({ length: 501 }, (_, index) => [
-        `notes/note-${String(index).padStart(3, "0")}.md`,
+      Array.from({ length: 1001 }, (_, index) => [
+        `notes/note-${String(index).padStart(4, "0")}.md`,
         `# Note ${index}\n`,
       ]),
     );
@@ -91,20 +91,20 @@ describe("aptix index", () => {
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.json()).toMatchObject({
       workspaceId: "many-notes",
-      files: 501,
-      upserted: 501,
+      files: 1001,
+      upserted: 1001,
       deleted: 0,
     });
-    expect(await aptix.documentsIn("many-notes")).toBe(501);
+    expect(await aptix.documentsIn("many-notes")).toBe(1001);
 
     // Nothing deleted: every batch finds its files unchanged, and nothing is pushed again.
     const again = await run(["index", "--json"], workspace.dir);
-    expect(again.json()).toMatchObject({ files: 501, upserted: 0, unchanged: 501, deleted: 0 });
+    expect(again.json()).toMatchObject({ files: 1001, upserted: 0, unchanged: 1001, deleted: 0 });
 
-    await unlink(join(workspace.dir, "notes/note-000.md"));
+    await unlink(join(workspace.dir, "notes/note-0000.md"));
     const afterDelete = await run(["index", "--json"], workspace.dir);
     expect(afterDelete.code, afterDelete.stderr).toBe(0);
-    expect(afterDelete.json()).toMatchObject({ files: 500, upserted: 0, unchanged: 500, deleted: 1 });
-    expect(await aptix.documentsIn("many-notes")).toBe(500);
+    expect(afterDelete.json()).toMatchObject({ files: 1000, upserted: 0, unchanged: 1000, deleted: 1 });
+    expect(await aptix.documentsIn("many-notes")).toBe(1000);
   });
 });

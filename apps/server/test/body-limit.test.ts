@@ -9,9 +9,9 @@ import {
 import { serve } from "@hono/node-server";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonByteLength, largestRequests, maxRequestBodyBytes } from "../src/config/max-body-bytes.js";
 import { readServerEnv } from "../src/config/server-env.js";
 import { setup } from "./http-app-setup.js";
+import { jsonByteLength, largestRequests, maxRequestBodyBytes } from "./largest-requests.js";
 
 /** Limits small enough to build the largest requests for real (the fixed field lengths still apply). */
 const smallLimits: fc.Arbitrary<RequestLimits> = fc.record({
@@ -48,11 +48,14 @@ function missingFields(schema: Record<string, unknown>, value: unknown, path = "
 }
 
 describe("the request body limit", () => {
-  it("defaults to the largest request the contracts accept", () => {
+  it("defaults to 32 MiB, and the largest request the contracts' default limits accept fits inside it", () => {
     const { APTIX_MAX_BODY_BYTES } = readServerEnv({});
-    expect(APTIX_MAX_BODY_BYTES).toBe(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS));
-    // A tool continuation: 64 results of 1 MiB characters, at 6 bytes a character (`\u0001`).
-    expect(APTIX_MAX_BODY_BYTES).toBe(402_674_604);
+    expect(APTIX_MAX_BODY_BYTES).toBe(32 * 1024 * 1024);
+    // A user turn: 4 images of 4 MiB, 1 MiB of artifacts and 32 ragScope conditions of 16 values, its free
+    // text at 6 bytes a character (`\u0001`).
+    expect(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS)).toBe(32_951_783);
+    expect(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS)).toBeLessThanOrEqual(APTIX_MAX_BODY_BYTES);
+    expect(DEFAULT_REQUEST_LIMITS.maxToolResultChars).toBe(262_144);
     expect(readServerEnv({ APTIX_MAX_BODY_BYTES: "2048" }).APTIX_MAX_BODY_BYTES).toBe(2048);
   });
 

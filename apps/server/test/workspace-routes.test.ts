@@ -162,8 +162,12 @@ describe("the workspace routes (docs/http-api.md, Workspaces)", () => {
     expect(
       await fieldsOf(await put({ documents: [{ path: "big.txt", contents: "x".repeat(MiB + 1) }] })),
     ).toEqual(refused(["documents[0].contents"]));
-    const many = Array.from({ length: 501 }, (_, index) => ({ path: `f${index}.txt`, contents: "" }));
-    expect(await fieldsOf(await put({ documents: many }))).toEqual(refused(["documents"]));
+    const many = Array.from({ length: 1001 }, (_, index) => ({ path: `f${index}.txt`, contents: "" }));
+    expect(await fieldsOf(await put({ documents: many }))).toEqual({
+      status: 413,
+      code: "PAYLOAD_TOO_LARGE",
+      paths: ["documents"],
+    });
     expect(
       await fieldsOf(
         await put({
@@ -203,5 +207,31 @@ describe("the workspace routes (docs/http-api.md, Workspaces)", () => {
     expect(await answer(await get("/v1/workspaces/ws"))).toMatchObject({
       body: { result: { documents: 2, chunks: 2 } },
     });
+  });
+
+  it("refuses a push body past 16 MiB with 413 PAYLOAD_TOO_LARGE naming the limit, under a larger body limit", async () => {
+    const { send, get } = setup({ maxBodyBytes: 32 * MiB });
+    const push = (count: number) =>
+      send("PUT", "/v1/workspaces/ws/documents", {
+        documents: Array.from({ length: count }, (_, index) => ({
+          path: `f${index}.txt`,
+          contents: `${index} ${"x".repeat(MiB - 16)}`,
+        })),
+      });
+    // 17 documents of 1 MiB: a body the contracts would accept one by one, larger than a push may be.
+    expect(await answer(await push(17))).toMatchObject({
+      status: 413,
+      body: {
+        errors: [
+          {
+            code: "PAYLOAD_TOO_LARGE",
+            message: `The body is larger than ${16 * MiB} bytes.`,
+            details: { maxBytes: 16 * MiB },
+          },
+        ],
+      },
+    });
+    expect((await get("/v1/workspaces/ws")).status).toBe(404);
+    expect(await answer(await push(15))).toMatchObject({ status: 200, body: { result: { upserted: 15 } } });
   });
 });

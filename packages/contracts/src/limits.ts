@@ -29,18 +29,23 @@ export interface RequestLimits {
 
 const MiB = 1024 * 1024;
 
+/**
+ * The defaults keep the largest request they accept, written as JSON.stringify writes it and every character at
+ * its costliest (a control character is 6 bytes, `\u0001`), within the service's 32 MiB body limit: a request
+ * the contracts accept never meets 413.
+ */
 export const DEFAULT_REQUEST_LIMITS: Readonly<RequestLimits> = Object.freeze({
   maxInstructionChars: 100_000,
   maxInputArtifacts: 50,
-  maxArtifactBytes: 2 * MiB,
-  maxArtifactTotalBytes: 8 * MiB,
-  maxClipboardImages: 10,
-  maxImageBytes: 5 * MiB,
+  maxArtifactBytes: 1 * MiB,
+  maxArtifactTotalBytes: 1 * MiB,
+  maxClipboardImages: 4,
+  maxImageBytes: 4 * MiB,
   maxRagScopeConditions: 32,
-  maxRagScopeValues: 64,
+  maxRagScopeValues: 16,
   maxSolutionContextChars: 32_000,
-  maxToolResults: 64,
-  maxToolResultChars: 1 * MiB,
+  maxToolResults: 20,
+  maxToolResultChars: 256 * 1024,
 });
 
 /**

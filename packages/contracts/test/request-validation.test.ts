@@ -95,6 +95,30 @@ describe("validator", () => {
     );
   });
 
+  it("names at most 20 problems, then counts the rest, in a body under 16 KiB whatever the names", () => {
+    const keys = Array.from({ length: 100_000 }, (_, index) => [`k${index}`, 0]);
+    const result = validateAgentExecuteRequest(Object.fromEntries(keys));
+    expect(result.successful).toBe(false);
+    if (result.successful) return;
+    const fields = (result.errors[0].details as { fields: Array<{ path: string; message: string }> }).fields;
+    expect(fields).toHaveLength(21);
+    // sessionId and turnId are missing, then come the 100,000 keys.
+    expect(fields[19]).toEqual({ path: "k17", message: "is not a field of AgentExecuteRequest" });
+    expect(fields[20]).toEqual({ path: "", message: "… and 99982 more" });
+    expect(result.errors[0].message).toMatch(/ \(and 99999 more\)\.$/);
+
+    // Names of control characters, the costliest JSON: 21 of them still make a small body.
+    const long = (index: number) => `${"\u0001".repeat(10_000)}${index}`;
+    const costly = validateAgentExecuteRequest(
+      Object.fromEntries(Array.from({ length: 30 }, (_, index) => [long(index), 0])),
+    );
+    expect(Buffer.byteLength(JSON.stringify(costly))).toBeLessThanOrEqual(16 * 1024);
+    expect(costly.successful).toBe(false);
+    if (costly.successful) return;
+    const [, , firstKey] = (costly.errors[0].details as { fields: Array<{ path: string }> }).fields;
+    expect(firstKey?.path).toBe(`${"\u0001".repeat(32)}…`);
+  });
+
   it("reads a whole-document error as a sentence in the summary", () => {
     const result = validateAgentExecuteRequest({ sessionId: "s", turnId: "t" });
     expect(result.successful).toBe(false);

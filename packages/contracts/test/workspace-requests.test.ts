@@ -51,7 +51,7 @@ describe("workspace requests (docs/http-api.md, Workspaces)", () => {
     ]);
   });
 
-  it("bounds a document at 1 MiB of UTF-8 and a request at 500 documents", () => {
+  it("bounds a document at 1 MiB of UTF-8 and a request at 1,000 documents, past which it is 413", () => {
     const { maxDocumentBytes, maxDocumentsPerRequest } = WORKSPACE_LIMITS;
     expect(maxDocumentBytes).toBe(1024 * 1024);
     const atLimit = "é".repeat(maxDocumentBytes / 2);
@@ -65,8 +65,18 @@ describe("workspace requests (docs/http-api.md, Workspaces)", () => {
       path: `f${index}`,
       contents: "",
     }));
-    expect(fieldsOf(validatePutWorkspaceDocumentsRequest({ documents: many }))).toEqual([
-      { path: "documents", message: "must hold at most 500 documents" },
+    expect(maxDocumentsPerRequest).toBe(1000);
+    expect(validatePutWorkspaceDocumentsRequest({ documents: many.slice(1) }).successful).toBe(true);
+    const tooMany = validatePutWorkspaceDocumentsRequest({ documents: many });
+    expect(tooMany.errors).toEqual([
+      {
+        code: "PAYLOAD_TOO_LARGE",
+        message: "A push holds at most 1000 documents, not 1001: send them in several requests.",
+        details: {
+          maxDocuments: 1000,
+          fields: [{ path: "documents", message: "must hold at most 1000 documents" }],
+        },
+      },
     ]);
   });
 

@@ -7,8 +7,8 @@ import { workspaceFiles } from "../workspace/workspace-files.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import { type CliContext, EXIT } from "./cli-context.js";
 
-/** Bytes of contents in one request, well under the service's body limit however many documents it holds. */
-const MAX_BATCH_BYTES = 16 * 1024 * 1024;
+/** Bytes of JSON documents in one request: the service's push limit, less room for the rest of the body. */
+const MAX_BATCH_BYTES = WORKSPACE_LIMITS.maxPushBytes - 1024;
 
 interface IndexTotals {
   workspaceId: string;
@@ -23,7 +23,7 @@ interface IndexTotals {
 
 /**
  * `aptix index [dir]`: pushes the workspace's text files (as `list_files` sees them: .gitignore honoured, no
- * symlink out) in batches of at most 500 documents, reading a batch at a time. A workspace that fits one batch
+ * symlink out) in batches of at most 1,000 documents and 16 MiB, reading a batch at a time. A workspace that fits one batch
  * is pushed with `replace`, so files deleted since the last push disappear. A larger one is pushed batch by
  * batch without `replace` (unchanged files cost the service nothing); then its document count tells whether
  * the index still holds deleted files, and only then is it rebuilt: the first batch replacing the index, the
@@ -122,7 +122,7 @@ class PushFailed extends Error {
 }
 
 /**
- * The workspace's documents in batches of at most 500 and `MAX_BATCH_BYTES` of contents, read as they are
+ * The workspace's documents in batches of at most 1,000 and `MAX_BATCH_BYTES` of JSON, read as they are
  * needed; files that cannot be documents go to `skipped`.
  */
 async function* batchesOf(
@@ -140,7 +140,8 @@ async function* batchesOf(
       skipped.push({ path, reason: document });
       continue;
     }
-    const bytes = Buffer.byteLength(document.contents);
+    // As the body carries it: escapes make a document's JSON larger than its contents.
+    const bytes = Buffer.byteLength(JSON.stringify(document)) + 1;
     if (batch.length === WORKSPACE_LIMITS.maxDocumentsPerRequest || batchBytes + bytes > MAX_BATCH_BYTES) {
       yield batch;
       batch = [];

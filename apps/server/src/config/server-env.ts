@@ -2,7 +2,6 @@ import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
-import { maxRequestBodyBytes } from "./max-body-bytes.js";
 
 /** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
 export const DEFAULT_RATE_LIMIT_RPM = 600;
@@ -34,8 +33,11 @@ const ServerEnvSchema = z.object({
   /** The longest one server tool (built-in or MCP) may run before its turn fails with TOOL_FAILED. */
   APTIX_TOOL_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
   APTIX_API_KEYS: z.string().optional(),
-  /** Largest request body accepted, in bytes (413 beyond); by default the largest the contracts accept. */
-  APTIX_MAX_BODY_BYTES: integer(maxRequestBodyBytes(), 1024, 1024 * 1024 * 1024),
+  /**
+   * Largest request body accepted, in bytes (413 beyond, while it streams in). The contracts' default limits fit
+   * inside the default, so raise it only with limits of your own.
+   */
+  APTIX_MAX_BODY_BYTES: integer(32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
   /** Requests a minute one principal may send to one instance before 429 RATE_LIMITED. */
   APTIX_RATE_LIMIT_RPM: integer(DEFAULT_RATE_LIMIT_RPM, 1, 1_000_000),
   /** LLM calls one request may make before its turn fails. */

@@ -1,4 +1,4 @@
-import { type AgentExecuteRequest, fail, type InvokeResult } from "@aptix/contracts";
+import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
@@ -72,6 +72,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.apiKeys.size > 0) app.use("/v1/*", authFailureLimit());
   app.use("/v1/*", principalMiddleware(options.apiKeys));
   app.use("/v1/*", requestRateLimit(options.rateLimitRpm ?? DEFAULT_RATE_LIMIT_RPM));
+  app.put(
+    "/v1/workspaces/:workspaceId/documents",
+    requestBody(Math.min(WORKSPACE_LIMITS.maxPushBytes, options.maxBodyBytes)),
+  );
   app.use("/v1/*", requestBody(options.maxBodyBytes));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);

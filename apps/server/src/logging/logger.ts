@@ -1,16 +1,18 @@
+import { boundedLogLine } from "./bounded-line.js";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Logger {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;
 }
 
-/** One JSON object per line on stdout: what log shippers read without configuration. */
+/** One JSON object per line on stdout, of at most 8 KiB: what log shippers read without configuration. */
 export function jsonLogger(
   write: (line: string) => void = batchedLines((text) => process.stdout.write(text)),
 ): Logger {
   return {
     log(level, message, fields = {}) {
-      write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
+      write(`${boundedLogLine({ time: new Date().toISOString(), level, message, ...fields })}\n`);
     },
   };
 }

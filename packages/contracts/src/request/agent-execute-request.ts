@@ -2,7 +2,7 @@ import { z } from "zod";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "../limits.js";
 import { fail, type InvokeResult, ok } from "../result/invoke-result.js";
 import { contractErrorMessages } from "../validation/error-messages.js";
-import { summarizeFieldErrors, toFieldErrors } from "../validation/to-field-errors.js";
+import { reportFieldErrors } from "../validation/to-field-errors.js";
 import { type ToolContinuationRequest, toolContinuationRequestSchema } from "./tool-continuation-request.js";
 import { type UserTurnRequest, userTurnRequestSchema } from "./user-turn-request.js";
 
@@ -84,8 +84,12 @@ export function createAgentExecuteRequestValidator(limits: Partial<RequestLimits
     const schema = scenario === "tool continuation" ? continuation : userTurn;
     const parsed = schema.safeParse(input, { error: contractErrorMessages });
     if (parsed.success) return ok(parsed.data);
-    const fields = toFieldErrors(parsed.error.issues, describeUnknownKey(scenario));
-    return fail("VALIDATION_FAILED", `Invalid ${scenario}: ${summarizeFieldErrors("request", fields)}.`, {
+    const { fields, summary } = reportFieldErrors(
+      "request",
+      parsed.error.issues,
+      describeUnknownKey(scenario),
+    );
+    return fail("VALIDATION_FAILED", `Invalid ${scenario}: ${summary}.`, {
       scenario,
       fields,
     });

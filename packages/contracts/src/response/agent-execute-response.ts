@@ -2,7 +2,7 @@ import { z } from "zod";
 import { fail, type InvokeResult, invokeResultSchema, ok } from "../result/invoke-result.js";
 import { IdentifierSchema } from "../text/identifier.js";
 import { contractErrorMessages } from "../validation/error-messages.js";
-import { summarizeFieldErrors, toFieldErrors } from "../validation/to-field-errors.js";
+import { reportFieldErrors } from "../validation/to-field-errors.js";
 import { uniqueIds } from "../validation/unique-ids.js";
 import { ExecutedToolResultSchema } from "./executed-tool-result.js";
 import { FileRefSchema } from "./file-ref.js";
@@ -75,11 +75,12 @@ function describeUnknownResponseKey(input: unknown) {
 export function validateAgentExecuteResponse(input: unknown): InvokeResult<AgentExecuteResponse> {
   const parsed = AgentExecuteResponseSchema.safeParse(input, { error: contractErrorMessages });
   if (parsed.success) return ok(parsed.data);
-  const fields = toFieldErrors(
+  const { fields, summary } = reportFieldErrors(
+    "response",
     parsed.error.issues,
     describeUnknownResponseKey(typeof input === "object" && input !== null ? input : {}),
   );
-  return fail("VALIDATION_FAILED", `Invalid response: ${summarizeFieldErrors("response", fields)}.`, {
+  return fail("VALIDATION_FAILED", `Invalid response: ${summary}.`, {
     fields,
   });
 }

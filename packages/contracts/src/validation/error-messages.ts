@@ -64,6 +64,9 @@ export const contractErrorMessages: z.core.$ZodErrorMap = (issue) => {
       return "does not match any allowed shape";
     case "invalid_format":
       return `must be a valid ${issue.format}`;
+    case "unrecognized_keys":
+      // Each key gets its own field error; zod's own message would list every key, however many.
+      return "has fields the contract does not define";
     default:
       return undefined;
   }

@@ -2,8 +2,10 @@
 export const WORKSPACE_LIMITS = Object.freeze({
   /** UTF-8 bytes of one pushed document's `contents`. */
   maxDocumentBytes: 1024 * 1024,
-  /** Documents in one `PUT …/documents`, and paths in one `DELETE …/documents`. */
-  maxDocumentsPerRequest: 500,
+  /** Documents in one `PUT …/documents` (more is 413 PAYLOAD_TOO_LARGE), and paths in one `DELETE …/documents`. */
+  maxDocumentsPerRequest: 1000,
+  /** Bytes of one `PUT …/documents` body (more is 413 PAYLOAD_TOO_LARGE, while it streams in). */
+  maxPushBytes: 16 * 1024 * 1024,
   maxTagsPerDocument: 64,
   maxTagChars: 256,
   maxMetadataEntries: 64,

@@ -6,7 +6,7 @@ import { RelativePathSchema } from "../text/relative-path.js";
 import { freeText } from "../text/storable-text.js";
 import { utf8ByteLength } from "../text/utf8-byte-length.js";
 import { contractErrorMessages } from "../validation/error-messages.js";
-import { summarizeFieldErrors, toFieldErrors } from "../validation/to-field-errors.js";
+import { reportFieldErrors } from "../validation/to-field-errors.js";
 import { WORKSPACE_LIMITS } from "./workspace-limits.js";
 
 const {
@@ -123,17 +123,40 @@ export function workspaceBodyValidator<S extends z.ZodType>(schema: S, subject: 
     }
     const parsed = schema.safeParse(input, { error: contractErrorMessages });
     if (parsed.success) return ok(parsed.data);
-    const fields = toFieldErrors(parsed.error.issues, () => `is not a field of the ${subject}`);
-    return fail("VALIDATION_FAILED", `Invalid ${subject}: ${summarizeFieldErrors(subject, fields)}.`, {
+    const { fields, summary } = reportFieldErrors(
+      subject,
+      parsed.error.issues,
+      () => `is not a field of the ${subject}`,
+    );
+    return fail("VALIDATION_FAILED", `Invalid ${subject}: ${summary}.`, {
       fields,
     });
   };
 }
 
-export const validatePutWorkspaceDocumentsRequest = workspaceBodyValidator(
-  PutWorkspaceDocumentsRequestSchema,
-  "documents request",
-);
+const validatePutDocuments = workspaceBodyValidator(PutWorkspaceDocumentsRequestSchema, "documents request");
+
+/**
+ * A push of more than `maxDocumentsPerRequest` documents is PAYLOAD_TOO_LARGE (413), told before any document
+ * is judged: the client should split it, not fix it.
+ */
+export function validatePutWorkspaceDocumentsRequest(
+  input: unknown,
+): InvokeResult<PutWorkspaceDocumentsRequest> {
+  const documents =
+    typeof input === "object" && input !== null ? (input as { documents?: unknown }).documents : [];
+  if (Array.isArray(documents) && documents.length > maxDocumentsPerRequest) {
+    return fail(
+      "PAYLOAD_TOO_LARGE",
+      `A push holds at most ${maxDocumentsPerRequest} documents, not ${documents.length}: send them in several requests.`,
+      {
+        maxDocuments: maxDocumentsPerRequest,
+        fields: [{ path: "documents", message: `must hold at most ${maxDocumentsPerRequest} documents` }],
+      },
+    );
+  }
+  return validatePutDocuments(input);
+}
 export const validateDeleteWorkspaceDocumentsRequest = workspaceBodyValidator(
   DeleteWorkspaceDocumentsRequestSchema,
   "delete request",
@@ -147,7 +170,7 @@ export const validateWorkspaceSearchRequest = workspaceBodyValidator(
 export function validateWorkspaceId(input: string): InvokeResult<string> {
   const parsed = WorkspaceIdSchema.safeParse(input, { error: contractErrorMessages });
   if (parsed.success) return ok(parsed.data);
-  const fields = toFieldErrors(parsed.error.issues, () => "").map((field) => ({
+  const fields = reportFieldErrors("workspaceId", parsed.error.issues, () => "").fields.map((field) => ({
     ...field,
     path: "workspaceId",
   }));

@@ -19,7 +19,7 @@ import {
   type WorkspaceSummaryJson,
 } from "./lenient-schemas.js";
 
-/** What `workspaces.upsert` sends: at most 500 documents of at most 1 MiB each (`WORKSPACE_LIMITS`). */
+/** What `workspaces.upsert` sends: at most 1,000 documents of at most 1 MiB each, 16 MiB in all (`WORKSPACE_LIMITS`). */
 export interface WorkspaceUpsert {
   documents: readonly WorkspaceDocument[];
   /** Also delete the workspace's documents whose path is not in `documents` (a full push). */
@@ -37,7 +37,7 @@ export interface WorkspacesApi {
     upsert: WorkspaceUpsert,
     options?: CallOptions,
   ): Promise<AptixResult<PutWorkspaceDocumentsResponse>>;
-  /** `DELETE …/documents`: deletes the documents with these paths (at least one, at most 500). */
+  /** `DELETE …/documents`: deletes the documents with these paths (at least one, at most 1,000). */
   remove(
     workspaceId: string,
     paths: readonly string[],

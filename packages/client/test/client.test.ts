@@ -275,6 +275,42 @@ describe("runTurn", () => {
       toolResults: [{ toolCallId: "call_9", errorMessage: "This client has no tool named apply_patch." }],
     });
   });
+
+  it("answers a result longer than the service accepts, or an error message, within maxToolResultChars", async () => {
+    server.openai.script(
+      step.functionCalls([
+        { name: "read_file", arguments: { path: "big.txt" }, callId: "call_big" },
+        { name: "search_files", arguments: { pattern: "x" }, callId: "call_fail" },
+      ]),
+      step.text("Too big to read whole."),
+    );
+    const { fetch, calls } = recordingFetch();
+    const answer = await clientWith(fetch).runTurn({
+      sessionId: uniqueId("toolong"),
+      turnId: "t1",
+      instruction: "Read big.txt",
+      tools: {
+        read_file: async () => ({ contents: "x".repeat(300_000) }),
+        search_files: async () => {
+          throw new Error("e".repeat(400_000));
+        },
+      },
+    });
+    expect(answer).toMatchObject({
+      successful: true,
+      result: { primaryOutputText: "Too big to read whole." },
+    });
+    expect(calls[1]?.body).toMatchObject({
+      toolResults: [
+        {
+          toolCallId: "call_big",
+          errorMessage:
+            "The tool's result is longer than the 262144 characters the service accepts: ask for less, such as a range of lines.",
+        },
+        { toolCallId: "call_fail", errorMessage: `${"e".repeat(262_143)}…` },
+      ],
+    });
+  });
 });
 
 describe("sessions, traces and files", () => {

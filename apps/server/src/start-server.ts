@@ -112,8 +112,9 @@ export async function startServer(
     events: store.events,
     maxLlmCallsPerRequest: env.APTIX_MAX_LLM_CALLS,
     toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
-    producedFiles: { publicUrl: () => publicUrl, ...config.files },
+    producedFiles: { publicUrl: () => publicUrl, ...config.files, quotaBytes: env.APTIX_QUOTA_FILE_BYTES },
     leaseMs: env.APTIX_LEASE_MS,
+    maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
   });
   let stopping = false;

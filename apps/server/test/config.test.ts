@@ -160,6 +160,21 @@ describe("the environment", () => {
     }
   });
 
+  it("reads the per-principal limits, 16 running turns and 1 GiB of files by default, and names a bad one", () => {
+    const defaults = readServerEnv({});
+    expect([defaults.APTIX_MAX_RUNNING_TURNS, defaults.APTIX_QUOTA_FILE_BYTES]).toEqual([16, 1024 ** 3]);
+    const set = readServerEnv({ APTIX_MAX_RUNNING_TURNS: "2", APTIX_QUOTA_FILE_BYTES: "5000000000" });
+    expect([set.APTIX_MAX_RUNNING_TURNS, set.APTIX_QUOTA_FILE_BYTES]).toEqual([2, 5_000_000_000]);
+    for (const [name, value] of [
+      ["APTIX_MAX_RUNNING_TURNS", "0"],
+      ["APTIX_MAX_RUNNING_TURNS", "many"],
+      ["APTIX_QUOTA_FILE_BYTES", "-1"],
+      ["APTIX_QUOTA_FILE_BYTES", "1.5"],
+    ] as const) {
+      expect(() => readServerEnv({ [name]: value })).toThrow(new RegExp(name));
+    }
+  });
+
   it("reads API keys and refuses malformed ones", () => {
     const env = readServerEnv({ APTIX_API_KEYS: "alice:alice-key-0123456789, bob:bob-key-0123456789ab" });
     expect([...env.apiKeys]).toEqual([

@@ -19,6 +19,7 @@ export {
   DEFAULT_FOLLOW_POLL_MS,
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
+  DEFAULT_MAX_RUNNING_TURNS,
   type ExecuteOptions,
   type HandledRequest,
 } from "./entry/agent-service.js";
@@ -49,6 +50,7 @@ export type {
   RetrievedChunk,
 } from "./ports/context-retriever.js";
 export type { Embedder } from "./ports/embedder.js";
+export { FileQuotaExceededError } from "./ports/file-quota-exceeded-error.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export type { IdGenerator } from "./ports/id-generator.js";
 export {

@@ -1,12 +1,23 @@
-import { type Clock, type FileStore, type StoredFile, systemClock } from "@aptix/core";
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import {
+  type Clock,
+  FileQuotaExceededError,
+  type FileStore,
+  type StoredFile,
+  systemClock,
+} from "@aptix/core";
+import { and, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import type { StoreDatabase } from "./drizzle-session-store.js";
 import { files } from "./schema.js";
+
+/** First key of the advisory lock that makes one principal's quota-checked puts take turns ("AptF"). */
+const FILE_QUOTA_LOCK_CLASS = 0x41707446;
 
 /**
  * A `FileStore` on drizzle-orm, with the semantics of core's `InMemoryFileStore`: files are kept per
  * (principal, fileId), a second `put` of the same pair replaces the first, and a file is served, expired or
- * not, until `deleteExpired` finds its `expiresAt <= clock.now()`. One statement per call.
+ * not, until `deleteExpired` finds its `expiresAt <= clock.now()`. One statement per call, but a put with a
+ * quota: a transaction that takes the principal's advisory lock, sums its files' sizes, then writes, so two
+ * puts of one principal cannot each count without the other's file.
  */
 export class DrizzleFileStore implements FileStore {
   readonly #db: StoreDatabase;
@@ -17,7 +28,7 @@ export class DrizzleFileStore implements FileStore {
     this.#clock = clock;
   }
 
-  async put(file: StoredFile, content: Uint8Array): Promise<void> {
+  async put(file: StoredFile, content: Uint8Array, limits: { quotaBytes?: number } = {}): Promise<void> {
     const row = {
       principal: file.principal,
       fileId: file.fileId,
@@ -30,10 +41,28 @@ export class DrizzleFileStore implements FileStore {
       expiresAt: file.expiresAt === null ? null : new Date(file.expiresAt),
     };
     const { principal, fileId, ...replaced } = row;
-    await this.#db
-      .insert(files)
-      .values(row)
-      .onConflictDoUpdate({ target: [files.principal, files.fileId], set: replaced });
+    const { quotaBytes } = limits;
+    const write = (db: Pick<StoreDatabase, "insert">) =>
+      db
+        .insert(files)
+        .values(row)
+        .onConflictDoUpdate({ target: [files.principal, files.fileId], set: replaced });
+    if (quotaBytes === undefined) {
+      await write(this.#db);
+      return;
+    }
+    await this.#db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${FILE_QUOTA_LOCK_CLASS}, hashtext(${principal}))`);
+      const [used] = await tx
+        .select({ bytes: sql<string>`coalesce(sum(${files.sizeBytes}), 0)` })
+        .from(files)
+        .where(and(eq(files.principal, principal), ne(files.fileId, fileId)));
+      const usedBytes = Number(used?.bytes ?? 0);
+      if (usedBytes + file.sizeBytes > quotaBytes) {
+        throw new FileQuotaExceededError(usedBytes, file.sizeBytes, quotaBytes);
+      }
+      await write(tx);
+    });
   }
 
   async get(

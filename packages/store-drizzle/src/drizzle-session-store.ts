@@ -69,6 +69,15 @@ const leaseNow = (param: number) => `coalesce($${param}::timestamptz, now())`;
 const leaseDeadline = (nowParam: number, msParam: number) =>
   `${leaseNow(nowParam)} + $${msParam}::double precision * interval '1 millisecond'`;
 
+/**
+ * A claim's running-turn cap, judged in the claim's own statement: a CTE `capped` of one row, `capped` true when
+ * the principal `$1` runs `$capParam` turns or more by the leases' clock (a null `$capParam`: no cap). Migration
+ * 0007's `aptix_at_running_cap` counts them through `turns_running_principal_idx`, never the ended turns.
+ */
+const cappedCte = (capParam: number, nowParam: number) =>
+  `capped as (select "aptix_at_running_cap"($1, $${capParam}::integer, ${leaseNow(nowParam)}) as "capped")`;
+const NOT_CAPPED = `not (select "capped" from capped)`;
+
 const GET_TURN = `select ${turnSql.selectList} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3`;
 
 /** The columns a claim creates a session with, in parameter order (`lease_expires_at` is computed). */
@@ -83,38 +92,39 @@ const CREATED_SESSION_COLUMNS = [
   "createdAt",
 ] as const satisfies readonly SessionKeyColumn[];
 /**
- * `beginTurn`'s first statement: reads the turn `$11` and, only when there is none, claims the session, creating
- * it with the lease (`$1`…, CREATED_SESSION_COLUMNS) or taking the lease when it is free. One row: the turn's
- * columns prefixed `turn.` (null when absent) and the claimed session's prefixed `session.` (null when not
- * claimed).
+ * `beginTurn`'s first statement: reads the turn `$11` and, only when there is none and the principal is below
+ * the running-turn cap `$12`, claims the session, creating it with the lease (`$1`…, CREATED_SESSION_COLUMNS)
+ * or taking the lease when it is free. One row: the turn's columns prefixed `turn.` (null when absent), the
+ * claimed session's prefixed `session.` (null when not claimed) and `capped`.
  */
 const READ_TURN_AND_CLAIM = `with existing as (
     select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $11
-  ), claimed as (
+  ), ${cappedCte(12, 9)}, claimed as (
     insert into ${sessionSql.name} (${CREATED_SESSION_COLUMNS.map((key) => sessionSql.column(key)).join(", ")}, "turn_count", "updated_at", "lease_expires_at")
     select ${CREATED_SESSION_COLUMNS.map((key, index) => sessionSql.param(key, index + 1)).join(", ")}, 0, $8::timestamptz, ${leaseDeadline(9, 10)}
-    where not exists (select 1 from existing)
+    where not exists (select 1 from existing) and ${NOT_CAPPED}
     on conflict ("principal", "session_id") do update
       set "lease_owner" = excluded."lease_owner", "lease_expires_at" = excluded."lease_expires_at"
       where ${sessionSql.name}."lease_owner" is null or ${sessionSql.name}."lease_expires_at" <= ${leaseNow(9)}
     returning ${sessionSql.selectListAs("session.")}
   )
-  select * from (select 1) as one left join existing on true left join claimed on true`;
+  select * from (select 1) as one left join existing on true left join claimed on true cross join capped`;
 
 /**
- * `resumeTurn`'s first statement: reads the turn `$3` and, when there is one, takes the session's lease for `$4`
- * when it is free. One row: the turn's columns prefixed `turn.` (null when absent) and the claimed session's
- * prefixed `session.` (null when not claimed).
+ * `resumeTurn`'s first statement: reads the turn `$3` and, when there is one and the principal is below the
+ * running-turn cap `$7`, takes the session's lease for `$4` when it is free. One row: the turn's columns
+ * prefixed `turn.` (null when absent), the claimed session's prefixed `session.` (null when not claimed) and
+ * `capped`.
  */
 const READ_TURN_AND_TAKE_LEASE = `with existing as (
     select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3
-  ), claimed as (
+  ), ${cappedCte(7, 5)}, claimed as (
     update ${sessionSql.name} set "lease_owner" = $4, "lease_expires_at" = ${leaseDeadline(5, 6)}
     where ${KEY_WHERE} and ("lease_owner" is null or "lease_expires_at" <= ${leaseNow(5)})
-      and exists (select 1 from existing)
+      and exists (select 1 from existing) and ${NOT_CAPPED}
     returning ${sessionSql.selectListAs("session.")}
   )
-  select * from (select 1) as one left join existing on true left join claimed on true`;
+  select * from (select 1) as one left join existing on true left join claimed on true cross join capped`;
 
 /** Every column of a turn, in the parameter order of START_TURN. */
 const TURN_COLUMNS = [
@@ -171,27 +181,28 @@ const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflic
 const LEASE_CLOCK_PARAM = STARTED_FROM + PLANNED_FROM_COLUMNS.length + 2;
 /**
  * `beginTurn` on a session as this instance last wrote it: START_TURN's parameters, the lease's owner, the
- * values planned from (PLANNED_FROM_COLUMNS), then the lease's clock and duration. One statement, on its own
+ * values planned from (PLANNED_FROM_COLUMNS), then the lease's clock and duration and the running-turn cap. One statement, on its own
  * (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes the lease and starts the turn on the
  * session row, only while the row still has the values planned from (compared on the row's latest version,
  * should the update wait for another's commit); then inserts the turn. It commits without waiting for the
- * disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its own transaction. One row: the turn's
- * columns prefixed `turn.` (null when absent) and, when it started the turn, the session's as started prefixed
- * `session.`.
+ * disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its own transaction. It starts nothing
+ * when the principal is at the running-turn cap. One row: the turn's columns prefixed `turn.` (null when
+ * absent), when it started the turn the session's as started prefixed `session.`, and `capped`.
  */
 const START_WITH_CLAIM = `with existing as (
     select ${turnSql.selectListAs("turn.")} from ${turnSql.name} where ${KEY_WHERE} and "turn_id" = $3
-  ), claimed as (
+  ), ${cappedCte(LEASE_CLOCK_PARAM + 2, LEASE_CLOCK_PARAM)}, claimed as (
     update ${sessionSql.name} set "lease_owner" = $${STARTED_FROM + 1},
       "lease_expires_at" = ${leaseDeadline(LEASE_CLOCK_PARAM, LEASE_CLOCK_PARAM + 1)},
       ${sessionSql.assignments(STARTED_SESSION_COLUMNS, TURN_COLUMNS.length + 1)}
     where ${KEY_WHERE} and ("lease_owner" is null or "lease_expires_at" <= ${leaseNow(LEASE_CLOCK_PARAM)})
       and ${sessionSql.equal(PLANNED_FROM_COLUMNS, STARTED_FROM + 2)}
-      and not exists (select 1 from existing)
+      and not exists (select 1 from existing) and ${NOT_CAPPED}
     returning ${sessionSql.selectListAs("session.")}
   ), inserted as (${turnSql.insert(TURN_COLUMNS, "where exists (select 1 from claimed)")}
   ), asynchronous as (select set_config('synchronous_commit', 'off', true))
-  select * from (select 1) as one left join existing on true left join claimed on true cross join asynchronous`;
+  select * from (select 1) as one left join existing on true left join claimed on true cross join capped
+    cross join asynchronous`;
 
 /**
  * `beginTurn` and `resumeTurn` commit without waiting for the disk: what they write (a lease, a started or
@@ -279,7 +290,16 @@ export class DrizzleSessionStore implements SessionStore {
     return row === undefined ? undefined : toTurn(turnSql.decode(row));
   }
 
-  async beginTurn({ key, lease, now, create, turnId, plan }: BeginTurnInput): Promise<BeginTurnResult> {
+  async beginTurn({
+    key,
+    lease,
+    now,
+    create,
+    turnId,
+    plan,
+    maxRunningTurns,
+  }: BeginTurnInput): Promise<BeginTurnResult> {
+    const cap = maxRunningTurns ?? null;
     const created: Partial<SessionRow> = {
       principal: key.principal,
       sessionId: key.sessionId,
@@ -305,10 +325,12 @@ export class DrizzleSessionStore implements SessionStore {
         ...PLANNED_FROM_COLUMNS.map((column) => sessionSql.encode(column, known[column])),
         this.#leaseClockTime(),
         lease.durationMs,
+        cap,
       ]);
       if (row?.["turn.turnId"] != null) {
         return { outcome: "turn_exists", turn: toTurn(turnSql.decode(row, "turn.")) };
       }
+      if (row?.capped === true) return { outcome: "rate_limited" };
       if (row?.["session.sessionId"] != null) {
         const session = toSession(sessionSql.decode(row, "session."));
         this.#known.remember(session);
@@ -318,10 +340,11 @@ export class DrizzleSessionStore implements SessionStore {
     }
     const begun = await this.#sql.transaction(async (run, commitWith): Promise<BeginTurnResult> => {
       // One statement, sent with the BEGIN: the turn, or else the claim.
-      const [read] = await run(READ_TURN_AND_CLAIM, [...claimParams, turnId]);
+      const [read] = await run(READ_TURN_AND_CLAIM, [...claimParams, turnId, cap]);
       if (read?.["turn.turnId"] != null) {
         return { outcome: "turn_exists", turn: toTurn(turnSql.decode(read, "turn.")) };
       }
+      if (read?.capped === true) return { outcome: "rate_limited" };
       if (read?.["session.sessionId"] == null) return { outcome: "busy" };
       const session = toSession(sessionSql.decode(read, "session."));
       const start = plan(session);
@@ -336,7 +359,13 @@ export class DrizzleSessionStore implements SessionStore {
     return begun;
   }
 
-  async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
+  async resumeTurn({
+    key,
+    lease,
+    turnId,
+    plan,
+    maxRunningTurns,
+  }: ResumeTurnInput): Promise<ResumeTurnResult> {
     const params = [
       key.principal,
       key.sessionId,
@@ -344,6 +373,7 @@ export class DrizzleSessionStore implements SessionStore {
       lease.owner,
       this.#leaseClockTime(),
       lease.durationMs,
+      maxRunningTurns ?? null,
     ];
     return answeringRefusal(
       this.#sql.transaction(async (run, commitWith): Promise<ResumeTurnResult> => {
@@ -351,6 +381,7 @@ export class DrizzleSessionStore implements SessionStore {
         const [read] = await run(READ_TURN_AND_TAKE_LEASE, params);
         if (read?.["turn.turnId"] == null) return { outcome: "not_found" };
         const turn = toTurn(turnSql.decode(read, "turn."));
+        if (read.capped === true) return { outcome: "rate_limited", turn };
         if (read["session.sessionId"] == null) return { outcome: "busy", turn };
         const session = toSession(sessionSql.decode(read, "session."));
         const patch = plan(session, turn);

@@ -107,6 +107,12 @@ export const turns = pgTable(
     primaryKey({ name: "turns_pkey", columns: [table.principal, table.sessionId, table.turnId] }),
     // findExpiredLeases: the few running turns, whose sessions' leases may have lapsed.
     index("turns_running_idx").on(table.createdAt).where(sql`${table.status} = 'running'`),
+    // The claim's running-turn cap (migration 0007's `aptix_at_running_cap`): a principal's running turns, and
+    // never its ended ones. On `principal || ''`, which the primary key cannot serve, so that no planner (on a
+    // small table, or without statistics) prefers the primary key's range over the principal's every turn.
+    index("turns_running_principal_idx")
+      .on(sql`(${table.principal} || '')`)
+      .where(sql`${table.status} = 'running'`),
   ],
 );
 

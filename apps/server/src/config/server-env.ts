@@ -1,10 +1,13 @@
 import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
+import { DEFAULT_MAX_RUNNING_TURNS } from "@aptix/core";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
 
 /** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
 export const DEFAULT_RATE_LIMIT_RPM = 600;
+
+const GIB = 1024 ** 3;
 
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
@@ -44,6 +47,10 @@ const ServerEnvSchema = z.object({
   APTIX_MAX_LLM_CALLS: integer(12, 1, 200),
   /** How long a turn holds its session before another instance may take it over. */
   APTIX_LEASE_MS: integer(10 * 60_000, 1_000, 24 * 3_600_000),
+  /** Turns one principal may run at once across every instance (429 RATE_LIMITED beyond). */
+  APTIX_MAX_RUNNING_TURNS: integer(DEFAULT_MAX_RUNNING_TURNS, 1, 100_000),
+  /** Bytes of produced files (create_file, MCP results) one principal may keep (the tool call fails beyond). */
+  APTIX_QUOTA_FILE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** How long a streamed turn's events are kept for resuming clients after the turn ends. */
   APTIX_EVENT_RETENTION_MS: integer(24 * 3_600_000, 0, 365 * 24 * 3_600_000),
   /** How long shutdown waits for running turns. */

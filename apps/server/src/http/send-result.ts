@@ -14,15 +14,15 @@ export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> =
 
 /**
  * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md), and so does
- * `Retry-After`: the code's own, or the error's `details.retryAfterSeconds` (a limit says when it frees up).
- * A failure's errors are kept for the access log.
+ * `Retry-After`: the error's own `details.retryAfterSeconds` (RATE_LIMITED), else its code's. A failure's
+ * errors are kept for the access log.
  */
 export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {
   if (!result.successful) {
     c.set("resultErrors", result.errors);
     const [first] = result.errors;
-    const told = first.details?.retryAfterSeconds;
-    const retryAfter = RETRY_AFTER_SECONDS[first.code] ?? (typeof told === "number" ? told : undefined);
+    const own = first.details?.retryAfterSeconds;
+    const retryAfter = typeof own === "number" ? own : RETRY_AFTER_SECONDS[first.code];
     if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
   }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;

@@ -52,10 +52,18 @@ export interface AgentServiceOptions {
   maxLlmCallsPerRequest?: number;
   /** The longest one server tool may run before its turn fails with TOOL_FAILED. Default 30 s. */
   toolTimeoutMs?: number;
-  /** How produced files are addressed, kept and bounded: `publicUrl`, `ttlSeconds`, `maxBytes` (see FileKeeper). */
-  producedFiles?: Pick<FileKeeperOptions, "publicUrl" | "ttlSeconds" | "maxBytes">;
+  /**
+   * How produced files are addressed, kept and bounded: `publicUrl`, `ttlSeconds`, `maxBytes`, `quotaBytes`
+   * (see FileKeeper).
+   */
+  producedFiles?: Pick<FileKeeperOptions, "publicUrl" | "ttlSeconds" | "maxBytes" | "quotaBytes">;
   /** How long a turn holds its session before another instance may take over (renewed on every LLM call). */
   leaseMs?: number;
+  /**
+   * The most turns one principal may run at once, across every instance sharing the store: past it a user turn
+   * or a tool continuation is refused RATE_LIMITED. Default 16.
+   */
+  maxRunningTurns?: number;
   /** How long the stream events of a turn are kept after it ends (`pruneTurnEvents`). Default 24 h. */
   eventRetentionMs?: number;
   /** Where streamed text deltas are kept for clients that reconnect; in memory when absent. */
@@ -90,6 +98,7 @@ export type HandledRequest =
 
 export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
+export const DEFAULT_MAX_RUNNING_TURNS = 16;
 export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
 export const DEFAULT_FOLLOW_POLL_MS = 5_000;
 
@@ -119,6 +128,7 @@ export class AgentService {
       clock,
       ids,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
     this.#admission = new TurnAdmission({

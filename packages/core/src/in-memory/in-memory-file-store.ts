@@ -1,5 +1,6 @@
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
+import { FileQuotaExceededError } from "../ports/file-quota-exceeded-error.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 
 /**
@@ -15,7 +16,18 @@ export class InMemoryFileStore implements FileStore {
     this.#clock = clock;
   }
 
-  async put(file: StoredFile, content: Uint8Array): Promise<void> {
+  async put(file: StoredFile, content: Uint8Array, limits: { quotaBytes?: number } = {}): Promise<void> {
+    if (limits.quotaBytes !== undefined) {
+      let used = 0;
+      for (const [key, { file: kept }] of this.#files) {
+        if (kept.principal === file.principal && key !== keyOf(file.principal, file.fileId)) {
+          used += kept.sizeBytes;
+        }
+      }
+      if (used + file.sizeBytes > limits.quotaBytes) {
+        throw new FileQuotaExceededError(used, file.sizeBytes, limits.quotaBytes);
+      }
+    }
     this.#files.set(keyOf(file.principal, file.fileId), {
       file: structuredClone(file),
       content: Uint8Array.from(content),

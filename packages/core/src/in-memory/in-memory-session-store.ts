@@ -128,7 +128,8 @@ export class InMemorySessionStore implements SessionStore {
   async beginTurn(input: BeginTurnInput): Promise<BeginTurnResult> {
     const existing = this.#state(input.key)?.turns.get(input.turnId);
     if (existing !== undefined) return { outcome: "turn_exists", turn: copy(existing) };
-    const { turnId: _, plan, ...claim } = input;
+    if (this.#atRunningCap(input.key.principal, input.maxRunningTurns)) return { outcome: "rate_limited" };
+    const { turnId: _, plan, maxRunningTurns: __, ...claim } = input;
     const claimed = await this.claimSession(claim);
     if (claimed.outcome !== "claimed") return claimed;
     const start = plan(claimed.session);
@@ -139,10 +140,13 @@ export class InMemorySessionStore implements SessionStore {
     return { outcome: "started", session: copy(session as SessionRecord), turn: copy(start.turn) };
   }
 
-  async resumeTurn({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> {
+  async resumeTurn(input: ResumeTurnInput): Promise<ResumeTurnResult> {
+    const { key, lease, turnId, plan } = input;
     const state = this.#state(key);
     const turn = state?.turns.get(turnId);
     if (state === undefined || turn === undefined) return { outcome: "not_found" };
+    if (this.#atRunningCap(key.principal, input.maxRunningTurns))
+      return { outcome: "rate_limited", turn: copy(turn) };
     if (this.#busy(state)) return { outcome: "busy", turn: copy(turn) };
     const patch = plan(copy(state.record), copy(turn));
     if (patch === undefined) return { outcome: "declined", turn: copy(turn) };
@@ -227,6 +231,17 @@ export class InMemorySessionStore implements SessionStore {
   /** Whether the session's lease is held: taken, and not expired by the store's clock. */
   #busy(state: SessionState): boolean {
     return state.lease !== null && state.lease.expiresAt.getTime() > this.#clock.now().getTime();
+  }
+
+  /** Whether `principal` runs `max` turns or more: turns `running` whose session's lease is held. */
+  #atRunningCap(principal: string, max: number | undefined): boolean {
+    if (max === undefined) return false;
+    let running = 0;
+    for (const state of this.#sessions.values()) {
+      const open = state.record.openTurnId === null ? undefined : state.turns.get(state.record.openTurnId);
+      if (state.record.principal === principal && open?.status === "running" && this.#busy(state)) running++;
+    }
+    return running >= max;
   }
 
   /** Keeps a call's trace (replacing one of the same index) and its transcript progress. */

@@ -40,16 +40,26 @@ export interface TurnPersistenceOptions {
   ids: IdGenerator;
   /** How long a claimed lease lasts before another instance may take the session over. */
   leaseMs: number;
+  /** The most turns one principal may run at once across every instance (`RunningTurnCap`); absent: no cap. */
+  maxRunningTurns?: number;
 }
+
+/**
+ * The `Retry-After` of a principal at its running-turn cap: a turn holds its slot for as long as its round
+ * runs, so a second is a fair first wait (the client backs off further when refused again).
+ */
+export const RUNNING_TURNS_RETRY_AFTER_SECONDS = 1;
 
 export class TurnPersistence {
   private readonly store: SessionStore;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
   private readonly leaseMs: number;
+  private readonly cap: { maxRunningTurns?: number };
 
   constructor(options: TurnPersistenceOptions) {
     ({ store: this.store, clock: this.clock, ids: this.ids, leaseMs: this.leaseMs } = options);
+    this.cap = options.maxRunningTurns === undefined ? {} : { maxRunningTurns: options.maxRunningTurns };
   }
 
   // An id that breaks the contracts' identifier rule (a NUL, which Postgres cannot even compare; an escape
@@ -125,6 +135,7 @@ export class TurnPersistence {
       key,
       lease: { owner, durationMs: this.leaseMs },
       now: this.clock.now(),
+      ...this.cap,
       ...input,
     });
     switch (begun.outcome) {
@@ -137,7 +148,7 @@ export class TurnPersistence {
         return ok({ type: "claimed", session: begun.session, lease, ...turn });
       }
       default:
-        return claimRefused(key, begun.outcome);
+        return this.#refused(key, begun.outcome);
     }
   }
 
@@ -163,6 +174,7 @@ export class TurnPersistence {
       lease: { owner, durationMs: this.leaseMs },
       turnId,
       plan,
+      ...this.cap,
     });
     switch (resumed.outcome) {
       case "resumed":
@@ -171,12 +183,23 @@ export class TurnPersistence {
         return { type: resumed.outcome, session, lease: this.#lease(key, owner), turn };
       }
       case "busy":
-        return { type: "unclaimed", turn: resumed.turn, refusal: claimRefused(key, "busy") };
+      case "rate_limited":
+        return { type: "unclaimed", turn: resumed.turn, refusal: this.#refused(key, resumed.outcome) };
       case "declined":
         return { type: "unclaimed", turn: resumed.turn };
       case "not_found":
         return { type: "not_found" };
     }
+  }
+
+  #refused(key: SessionKey, outcome: "busy" | "not_found" | "rate_limited"): InvokeFailure {
+    if (outcome !== "rate_limited") return claimRefused(key, outcome);
+    const max = this.cap.maxRunningTurns;
+    return fail(
+      "RATE_LIMITED",
+      `This principal already has ${max} turns running, the most it may run at once (APTIX_MAX_RUNNING_TURNS); retry when one has finished.`,
+      { limit: "APTIX_MAX_RUNNING_TURNS", retryAfterSeconds: RUNNING_TURNS_RETRY_AFTER_SECONDS },
+    );
   }
 
   #lease(key: SessionKey, owner: string): SessionLease {

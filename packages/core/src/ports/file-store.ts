@@ -12,8 +12,13 @@ export interface StoredFile {
 
 /** Files the agent produces, served by reference (AGN-033 §6); only their owner can read them. */
 export interface FileStore {
-  /** Ids and hashes are minted by core; the store only keeps what it is given. */
-  put(file: StoredFile, content: Uint8Array): Promise<void>;
+  /**
+   * Ids and hashes are minted by core; the store only keeps what it is given. With `quotaBytes`, the file is
+   * kept only if the principal's files (a file of the same id replaced, expired files not swept yet counted)
+   * take no more than that with it; otherwise nothing is stored and FileQuotaExceededError is thrown. The sum
+   * and the write are one atomic step: concurrent puts of one principal cannot pass the quota together.
+   */
+  put(file: StoredFile, content: Uint8Array, limits?: { quotaBytes?: number }): Promise<void>;
   /** The file until it is deleted, expired or not: readers judge `expiresAt` (an expired file is 410, not 404). */
   get(principal: string, fileId: string): Promise<{ file: StoredFile; content: Uint8Array } | undefined>;
   /**

@@ -42,7 +42,18 @@ export interface TurnStart {
   sessionPatch: SessionPatch;
 }
 
-export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId"> {
+/**
+ * The most turns of the key's principal running at once, across every instance: a turn runs while its status is
+ * `running` and its session's lease is held and unexpired by the store's clock (a turn awaiting client tools
+ * holds no lease). A claim that would start or resume a turn past it is refused `rate_limited`, writing
+ * nothing, in the same atomic step as the claim. Absent: no cap. Two claims racing on a SQL store each judge
+ * the other's uncommitted lease as not held: the cap may be passed by as many claims as run at the same moment.
+ */
+export interface RunningTurnCap {
+  maxRunningTurns?: number;
+}
+
+export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId">, RunningTurnCap {
   create: NonNullable<ClaimSessionInput["create"]>;
   /** The user turn's id: when the session has a turn by that id, nothing is claimed nor written. */
   turnId: string;
@@ -60,14 +71,17 @@ export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId"> {
  * - `turn_exists`: the session has a turn `turnId` (as stored); nothing was claimed or written.
  * - `started`: lease claimed and the planned turn started; `session` as it is after the start.
  * - `claimed`: lease claimed, no turn started: the plan declined, or a turn by that id appeared meanwhile.
+ * - `rate_limited`: the principal runs `maxRunningTurns` turns already; nothing was claimed or written (a
+ *   session is not created either). Judged before `busy`.
  * - `busy`, `not_found`: as `claimSession` answers them.
  */
 export type BeginTurnResult =
   | { outcome: "turn_exists"; turn: TurnRecord }
   | { outcome: "started"; session: SessionRecord; turn: TurnRecord }
+  | { outcome: "rate_limited" }
   | ClaimSessionResult;
 
-export interface ResumeTurnInput {
+export interface ResumeTurnInput extends RunningTurnCap {
   key: SessionKey;
   lease: Lease;
   /** The turn a tool continuation resumes. */
@@ -85,12 +99,14 @@ export interface ResumeTurnInput {
  * - `claimed`: lease claimed, nothing written: the turn moved on between the read and the claim (another
  *   instance wrote it meanwhile); `turn` as read again under the lease.
  * - `busy`: the session's lease is held; `turn` as read, nothing claimed.
+ * - `rate_limited`: the principal runs `maxRunningTurns` turns already (judged before `busy`); `turn` as
+ *   read, nothing claimed.
  * - `declined`: the plan answered undefined; `turn` as read, nothing claimed.
  * - `not_found`: the session has no turn `turnId`.
  */
 export type ResumeTurnResult =
   | { outcome: "resumed" | "claimed"; session: SessionRecord; turn: TurnRecord }
-  | { outcome: "busy" | "declined"; turn: TurnRecord }
+  | { outcome: "busy" | "rate_limited" | "declined"; turn: TurnRecord }
   | { outcome: "not_found" };
 
 export interface StartTurnInput {

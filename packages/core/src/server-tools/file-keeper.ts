@@ -26,6 +26,11 @@ export interface FileKeeperOptions {
   ttlSeconds?: number;
   /** The largest file kept; a larger one is refused with FileTooLargeError. */
   maxBytes?: number;
+  /**
+   * The most bytes one principal's files may take together; a file that would pass it is refused with
+   * FileQuotaExceededError (FileStore.put). Absent: no quota.
+   */
+  quotaBytes?: number;
 }
 
 /** A produced file larger than `files.maxBytes`: the tool decides whether the model or the turn hears of it. */
@@ -50,6 +55,7 @@ export class FileKeeper {
   private readonly clock: Clock;
   private readonly publicUrl: () => string;
   private readonly ttlMs: number;
+  private readonly limits: { quotaBytes?: number };
 
   constructor(options: FileKeeperOptions) {
     ({ store: this.store, hashing: this.hashing, ids: this.ids, clock: this.clock } = options);
@@ -57,6 +63,7 @@ export class FileKeeper {
     this.publicUrl = typeof publicUrl === "string" ? () => publicUrl : publicUrl;
     this.ttlMs = (options.ttlSeconds ?? DEFAULT_FILE_TTL_SECONDS) * 1000;
     this.maxBytes = options.maxBytes ?? DEFAULT_FILE_MAX_BYTES;
+    this.limits = options.quotaBytes === undefined ? {} : { quotaBytes: options.quotaBytes };
   }
 
   async keep(principal: string, file: ProducedFile): Promise<KeptFile> {
@@ -78,6 +85,7 @@ export class FileKeeper {
         expiresAt,
       },
       file.content,
+      this.limits,
     );
     const ref: FileRef = {
       name: file.name,

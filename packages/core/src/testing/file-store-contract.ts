@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileQuotaExceededError } from "../ports/file-quota-exceeded-error.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { ManualClock } from "./manual-clock.js";
 import { newStoredFile } from "./store-fixtures.js";
@@ -98,6 +99,33 @@ export function describeFileStoreContract(
       expect(await store.deleteExpired(2)).toBe(2);
       expect(await store.deleteExpired(2)).toBe(1);
       expect(await store.deleteExpired(2)).toBe(0);
+    });
+
+    it("keeps a file within quotaBytes only: past it, throws FileQuotaExceededError and stores nothing", async () => {
+      const quota = { quotaBytes: 600 };
+      const sized = (principal: string, id: string) => newStoredFile(principal, id, { sizeBytes: 256 });
+      await store.put(sized("principal-a", "file_1"), allBytes(), quota);
+      await store.put(sized("principal-a", "file_2"), allBytes(), quota);
+      const refused = store.put(sized("principal-a", "file_3"), allBytes(), quota);
+      await expect(refused).rejects.toBeInstanceOf(FileQuotaExceededError);
+      await expect(refused).rejects.toMatchObject({
+        quota: "APTIX_QUOTA_FILE_BYTES",
+        usedBytes: 512,
+        fileBytes: 256,
+        quotaBytes: 600,
+      });
+      expect(await store.get("principal-a", "file_3")).toBeUndefined();
+      // Replacing a file counts it once; another principal has a quota of its own.
+      await store.put(sized("principal-a", "file_2"), allBytes(), quota);
+      await store.put(sized("principal-b", "file_3"), allBytes(), quota);
+      // Concurrent puts of one principal judge each other's files: of two, one fits.
+      const raced = await Promise.allSettled(
+        ["file_4", "file_5"].map((id) => store.put(sized("principal-b", id), allBytes(), quota)),
+      );
+      expect(raced.map((each) => each.status).sort()).toEqual(["fulfilled", "rejected"]);
+      // Without a quota, nothing is counted.
+      await store.put(sized("principal-a", "file_6"), allBytes());
+      expect(await store.get("principal-a", "file_6")).toBeDefined();
     });
 
     it("keeps copies: changing the given or returned bytes does not change the stored file", async () => {

@@ -834,6 +834,85 @@ export function describeSessionStoreContract(
       expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
     });
 
+    it("caps the turns a principal runs at once at maxRunningTurns: beginTurn and resumeTurn answer rate_limited, writing nothing", async () => {
+      const cap = { maxRunningTurns: 2 };
+      const session = (id: string, principal = key.principal) => newSessionKey(id, principal);
+      const begin = (k: SessionKey, owner: string, turnId: string) =>
+        store.beginTurn({
+          key: k,
+          lease: leaseFor(owner),
+          now: clock.now(),
+          create: { ...CREATE },
+          turnId,
+          ...cap,
+          plan: (claimed) => ({
+            turn: newTurnRecord(k, turnId, {
+              sequence: claimed.turnCount + 1,
+              createdAt: clock.now(),
+              updatedAt: clock.now(),
+            }),
+            sessionPatch: { openTurnId: turnId },
+          }),
+        });
+      const outcome = async (k: SessionKey, owner: string, turnId: string) =>
+        (await begin(k, owner, turnId)).outcome;
+      /** Ends `turnId` of `k` as `status`, giving its lease up (an awaiting turn holds none). */
+      const settle = (k: SessionKey, turnId: string, owner: string, status: TurnRecord["status"]) =>
+        store.updateTurn({
+          key: k,
+          turnId,
+          turnPatch: { status },
+          ...(status === "awaiting_client_tools" ? {} : { sessionPatch: { openTurnId: null } }),
+          leaseOwner: owner,
+          releaseLease: true,
+        });
+
+      expect(await outcome(session("s1"), "o1", "t1")).toBe("started");
+      expect(await outcome(session("s2"), "o2", "t1")).toBe("started");
+      // At the cap: a new session is not even created; a stored turn still answers as stored.
+      expect(await begin(session("s3"), "o3", "t1")).toStrictEqual({ outcome: "rate_limited" });
+      expect(await store.getSession(session("s3"))).toBeUndefined();
+      expect(await outcome(session("s1"), "o9", "t1")).toBe("turn_exists");
+      // Another principal is not counted.
+      expect(await outcome(session("s1", "principal-b"), "o4", "t1")).toBe("started");
+
+      // A turn that ended frees its slot; the session this store wrote last is judged the same.
+      expect(await settle(session("s1"), "t1", "o1", "completed")).toBe(true);
+      expect(await outcome(session("s3"), "o3", "t1")).toBe("started");
+      const before = await snapshot(session("s1"), ["t1"]);
+      expect(await outcome(session("s1"), "o5", "t2")).toBe("rate_limited");
+      expect(await snapshot(session("s1"), ["t1"])).toStrictEqual(before);
+      expect(await store.getTurn(session("s1"), "t2")).toBeUndefined();
+
+      // A turn awaiting client tools holds no lease and does not count; resuming it counts again.
+      expect(await settle(session("s3"), "t1", "o3", "awaiting_client_tools")).toBe(true);
+      expect(await outcome(session("s1"), "o5", "t2")).toBe("started");
+      let plans = 0;
+      const resume = () =>
+        store.resumeTurn({
+          key: session("s3"),
+          lease: leaseFor("o6"),
+          turnId: "t1",
+          ...cap,
+          plan: () => {
+            plans++;
+            return { status: "running" };
+          },
+        });
+      const awaiting = await store.getTurn(session("s3"), "t1");
+      expect(await resume()).toStrictEqual({ outcome: "rate_limited", turn: awaiting });
+      expect(plans).toBe(0);
+      expect(await store.getTurn(session("s3"), "t1")).toStrictEqual(awaiting);
+      expect((await store.claimSession(claimInput("o7", session("s3")))).outcome).toBe("claimed");
+      await store.releaseLease(session("s3"), "o7");
+
+      // A running turn whose lease expired (its instance stopped) does not count either.
+      clock.advance(LEASE_MS);
+      expect((await resume()).outcome).toBe("resumed");
+      expect(await outcome(session("s4"), "o8", "t1")).toBe("started");
+      expect(await outcome(session("s5"), "o8", "t1")).toBe("rate_limited");
+    });
+
     it("updateTurn writes the given LLM calls with the turn in one step; a refused update writes none", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");

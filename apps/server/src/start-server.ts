@@ -90,6 +90,7 @@ export async function startServer(
     index: store.workspaceIndex,
     hashes: sha256ContentHashService,
     ids: randomIdGenerator,
+    quotaBytes: env.APTIX_QUOTA_WORKSPACE_BYTES,
     ...(embeddings
       ? {
           embeddings: {

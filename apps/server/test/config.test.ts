@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { loadCatalog } from "../src/config/load-catalog.js";
-import { readServerEnv } from "../src/config/server-env.js";
+import { readServerEnv, type ServerEnv } from "../src/config/server-env.js";
 
 function configFile(content: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), "aptix-config-")), "config.json");
@@ -160,14 +160,23 @@ describe("the environment", () => {
     }
   });
 
-  it("reads the per-principal limits, 16 running turns and 1 GiB of files by default, and names a bad one", () => {
-    const defaults = readServerEnv({});
-    expect([defaults.APTIX_MAX_RUNNING_TURNS, defaults.APTIX_QUOTA_FILE_BYTES]).toEqual([16, 1024 ** 3]);
-    const set = readServerEnv({ APTIX_MAX_RUNNING_TURNS: "2", APTIX_QUOTA_FILE_BYTES: "5000000000" });
-    expect([set.APTIX_MAX_RUNNING_TURNS, set.APTIX_QUOTA_FILE_BYTES]).toEqual([2, 5_000_000_000]);
+  it("reads the per-principal limits, 16 running turns and 1 GiB each of documents and files by default, and names a bad one", () => {
+    const limits = (env: ServerEnv) => [
+      env.APTIX_MAX_RUNNING_TURNS,
+      env.APTIX_QUOTA_WORKSPACE_BYTES,
+      env.APTIX_QUOTA_FILE_BYTES,
+    ];
+    expect(limits(readServerEnv({}))).toEqual([16, 1024 ** 3, 1024 ** 3]);
+    const set = readServerEnv({
+      APTIX_MAX_RUNNING_TURNS: "2",
+      APTIX_QUOTA_WORKSPACE_BYTES: "0",
+      APTIX_QUOTA_FILE_BYTES: "5000000000",
+    });
+    expect(limits(set)).toEqual([2, 0, 5_000_000_000]);
     for (const [name, value] of [
       ["APTIX_MAX_RUNNING_TURNS", "0"],
       ["APTIX_MAX_RUNNING_TURNS", "many"],
+      ["APTIX_QUOTA_WORKSPACE_BYTES", "1GB"],
       ["APTIX_QUOTA_FILE_BYTES", "-1"],
       ["APTIX_QUOTA_FILE_BYTES", "1.5"],
     ] as const) {

@@ -50,7 +50,6 @@ export type {
   RetrievedChunk,
 } from "./ports/context-retriever.js";
 export type { Embedder } from "./ports/embedder.js";
-export { FileQuotaExceededError } from "./ports/file-quota-exceeded-error.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export type { IdGenerator } from "./ports/id-generator.js";
 export {
@@ -59,6 +58,7 @@ export {
   type LlmCallOptions,
   type LlmProvider,
 } from "./ports/llm-provider.js";
+export { QuotaExceededError, type StorageQuota } from "./ports/quota-exceeded-error.js";
 export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";

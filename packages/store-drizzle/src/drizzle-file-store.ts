@@ -1,10 +1,4 @@
-import {
-  type Clock,
-  FileQuotaExceededError,
-  type FileStore,
-  type StoredFile,
-  systemClock,
-} from "@aptix/core";
+import { type Clock, type FileStore, QuotaExceededError, type StoredFile, systemClock } from "@aptix/core";
 import { and, eq, inArray, lte, ne, sql } from "drizzle-orm";
 import type { StoreDatabase } from "./drizzle-session-store.js";
 import { files } from "./schema.js";
@@ -59,7 +53,7 @@ export class DrizzleFileStore implements FileStore {
         .where(and(eq(files.principal, principal), ne(files.fileId, fileId)));
       const usedBytes = Number(used?.bytes ?? 0);
       if (usedBytes + file.sizeBytes > quotaBytes) {
-        throw new FileQuotaExceededError(usedBytes, file.sizeBytes, quotaBytes);
+        throw new QuotaExceededError("APTIX_QUOTA_FILE_BYTES", usedBytes, file.sizeBytes, quotaBytes);
       }
       await write(tx);
     });

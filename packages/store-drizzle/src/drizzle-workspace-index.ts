@@ -23,6 +23,7 @@ import {
   workspaces,
   workspaceTerms,
 } from "./schema.js";
+import { judgeWorkspaceQuota } from "./workspace-quota.js";
 
 type StoreTransaction = Parameters<Parameters<StoreDatabase["transaction"]>[0]>[0];
 type Executor = StoreDatabase | StoreTransaction;
@@ -103,6 +104,9 @@ export class DrizzleWorkspaceIndex implements WorkspaceIndex {
         })
         .returning({ id: workspaces.id });
       if (workspace === undefined) throw new Error("The workspace upsert returned no row.");
+      const { quotaBytes } = input;
+      if (quotaBytes !== undefined)
+        await judgeWorkspaceQuota(tx, { ...input, quotaBytes }, workspace.id, paths);
 
       const stored = new Map(
         (
@@ -479,6 +483,7 @@ async function insertDocuments(
         repo: document.repo,
         tags: document.tags,
         metadata: document.metadata,
+        sizeBytes: document.sizeBytes ?? 0,
       })),
     )
     .returning({ id: workspaceDocuments.id, path: workspaceDocuments.path });

@@ -268,6 +268,8 @@ export const workspaceDocuments = pgTable(
     repo: text("repo"),
     tags: jsonb("tags").$type<string[]>().notNull(),
     metadata: jsonb("metadata").$type<Record<string, string>>().notNull(),
+    /** The pushed contents' bytes, counted against APTIX_QUOTA_WORKSPACE_BYTES (0 for documents pushed before). */
+    sizeBytes: bigint("size_bytes", { mode: "number" }).notNull().default(0),
   },
   (table) => [uniqueIndex("workspace_documents_path_idx").on(table.workspace, table.path)],
 );

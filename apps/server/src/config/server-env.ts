@@ -49,6 +49,8 @@ const ServerEnvSchema = z.object({
   APTIX_LEASE_MS: integer(10 * 60_000, 1_000, 24 * 3_600_000),
   /** Turns one principal may run at once across every instance (429 RATE_LIMITED beyond). */
   APTIX_MAX_RUNNING_TURNS: integer(DEFAULT_MAX_RUNNING_TURNS, 1, 100_000),
+  /** Bytes of pushed workspace documents one principal may keep (413 QUOTA_EXCEEDED beyond). */
+  APTIX_QUOTA_WORKSPACE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** Bytes of produced files (create_file, MCP results) one principal may keep (the tool call fails beyond). */
   APTIX_QUOTA_FILE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** How long a streamed turn's events are kept for resuming clients after the turn ends. */

@@ -1,7 +1,7 @@
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
-import { FileQuotaExceededError } from "../ports/file-quota-exceeded-error.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 
 /**
  * A `FileStore` in process memory. Files are kept per (principal, fileId): another principal's id answers
@@ -25,7 +25,7 @@ export class InMemoryFileStore implements FileStore {
         }
       }
       if (used + file.sizeBytes > limits.quotaBytes) {
-        throw new FileQuotaExceededError(used, file.sizeBytes, limits.quotaBytes);
+        throw new QuotaExceededError("APTIX_QUOTA_FILE_BYTES", used, file.sizeBytes, limits.quotaBytes);
       }
     }
     this.#files.set(keyOf(file.principal, file.fileId), {

@@ -1,6 +1,7 @@
 import type { RagScopeCondition } from "@aptix/contracts";
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type {
   ChunkEmbedding,
   IndexedChunk,
@@ -32,7 +33,7 @@ interface StoredChunk extends IndexedChunk {
 interface StoredWorkspace {
   updatedAt: Date;
   /** By path, each document's chunks in order. */
-  documents: Map<string, { contentHash: string; chunks: StoredChunk[] }>;
+  documents: Map<string, { contentHash: string; sizeBytes: number; chunks: StoredChunk[] }>;
 }
 
 /**
@@ -61,6 +62,7 @@ export class InMemoryWorkspaceIndex implements WorkspaceIndex {
     }
     const id = workspaceKeyOf(input.key);
     const workspace = this.#workspaces.get(id) ?? { updatedAt: this.#clock.now(), documents: new Map() };
+    if (input.quotaBytes !== undefined) this.#judgeQuota(input, input.quotaBytes, paths);
     const outcome: UpsertDocumentsOutcome = {
       upserted: 0,
       unchanged: 0,
@@ -96,7 +98,8 @@ export class InMemoryWorkspaceIndex implements WorkspaceIndex {
           embeddings: new Map(),
         }),
       );
-      workspace.documents.set(document.path, { contentHash: document.contentHash, chunks });
+      const sizeBytes = document.sizeBytes ?? 0;
+      workspace.documents.set(document.path, { contentHash: document.contentHash, sizeBytes, chunks });
       outcome.upserted++;
       outcome.insertedChunkIds.push(...chunks.map((chunk) => chunk.chunkId));
     }
@@ -113,6 +116,23 @@ export class InMemoryWorkspaceIndex implements WorkspaceIndex {
     this.#workspaces.set(id, workspace);
     outcome.chunks = chunkCount(workspace);
     return outcome;
+  }
+
+  /** Throws QuotaExceededError when the upsert would take its principal's documents past `quotaBytes`. */
+  #judgeQuota(input: UpsertDocumentsInput, quotaBytes: number, paths: Set<string>): void {
+    const written = workspaceKeyOf(input.key);
+    let used = 0;
+    for (const [id, { documents }] of this.#workspaces) {
+      if ((JSON.parse(id) as [string, string])[0] !== input.key.principal) continue;
+      for (const [path, document] of documents) {
+        // The upsert's own documents count at their new size; those `replace` deletes not at all.
+        if (id !== written || !(input.replace || paths.has(path))) used += document.sizeBytes;
+      }
+    }
+    const added = input.documents.reduce((sum, document) => sum + (document.sizeBytes ?? 0), 0);
+    if (used + added > quotaBytes) {
+      throw new QuotaExceededError("APTIX_QUOTA_WORKSPACE_BYTES", used, added, quotaBytes);
+    }
   }
 
   async documentHashes(key: WorkspaceKey, paths: string[]): Promise<Map<string, string>> {

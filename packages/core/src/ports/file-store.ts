@@ -15,7 +15,7 @@ export interface FileStore {
   /**
    * Ids and hashes are minted by core; the store only keeps what it is given. With `quotaBytes`, the file is
    * kept only if the principal's files (a file of the same id replaced, expired files not swept yet counted)
-   * take no more than that with it; otherwise nothing is stored and FileQuotaExceededError is thrown. The sum
+   * take no more than that with it; otherwise nothing is stored and QuotaExceededError is thrown. The sum
    * and the write are one atomic step: concurrent puts of one principal cannot pass the quota together.
    */
   put(file: StoredFile, content: Uint8Array, limits?: { quotaBytes?: number }): Promise<void>;

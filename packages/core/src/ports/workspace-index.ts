@@ -25,6 +25,8 @@ export interface IndexDocumentInput {
   repo: string | null;
   tags: string[];
   metadata: Record<string, string>;
+  /** The bytes of the pushed contents (UTF-8): what the document counts against `quotaBytes`. Default 0. */
+  sizeBytes?: number;
   /**
    * Omitted: the caller read this hash as stored (`documentHashes`) and did not cut the document. Should the
    * stored hash differ by the time the upsert runs (another push came between), the index writes nothing for
@@ -38,6 +40,13 @@ export interface UpsertDocumentsInput {
   documents: IndexDocumentInput[];
   /** Also delete the workspace's documents whose path is not in `documents`. */
   replace: boolean;
+  /**
+   * The most bytes (`sizeBytes`) the principal's documents, in all its workspaces, may take after the call, each
+   * of `documents` counted at its given size and those `replace` deletes not at all. Past it, nothing is written
+   * and QuotaExceededError (APTIX_QUOTA_WORKSPACE_BYTES) is thrown; concurrent upserts of one principal judge
+   * each other's documents. Absent: no quota.
+   */
+  quotaBytes?: number;
 }
 
 export interface UpsertDocumentsOutcome {

@@ -19,6 +19,7 @@ import type {
 } from "../ports/context-retriever.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type {
   IndexChunkInput,
   IndexDocumentInput,
@@ -46,6 +47,11 @@ export interface WorkspaceKnowledgeOptions {
   embeddings?: KnowledgeEmbeddings;
   /** Bounds of the chunker (see `chunkDocument`); its defaults otherwise. */
   chunking?: Pick<ChunkDocumentInput, "maxLines" | "maxChars" | "overlapLines">;
+  /**
+   * The most bytes of pushed contents (UTF-8) one principal's documents may take in all its workspaces; a push
+   * that would pass it is refused whole with QUOTA_EXCEEDED. Absent: no quota.
+   */
+  quotaBytes?: number;
 }
 
 export interface UpsertWorkspaceInput extends WorkspaceKey {
@@ -60,6 +66,8 @@ export interface SearchWorkspaceInput extends WorkspaceKey {
   boost?: { repo?: string; language?: string };
   limit: number;
 }
+
+const utf8 = new TextEncoder();
 
 /** Each ranking fused with the other looks this much deeper than the answer, so fusion has candidates to weigh. */
 const FUSION_DEPTH = 3;
@@ -77,8 +85,10 @@ export class WorkspaceKnowledge implements ContextRetriever {
   readonly #ids: IdGenerator;
   readonly #embeddings: KnowledgeEmbeddings | undefined;
   readonly #chunking: WorkspaceKnowledgeOptions["chunking"];
+  readonly #quota: { quotaBytes?: number };
 
   constructor(options: WorkspaceKnowledgeOptions) {
+    this.#quota = options.quotaBytes === undefined ? {} : { quotaBytes: options.quotaBytes };
     this.#index = options.index;
     this.#hashes = options.hashes;
     this.#ids = options.ids;
@@ -91,9 +101,20 @@ export class WorkspaceKnowledge implements ContextRetriever {
    * differs from the stored one are cut into chunks; the others keep their chunks and embeddings. `replace`
    * also deletes the documents not in the set. Only the chunks this call inserted are embedded. When embedding
    * fails, the documents this call changed are deleted again (PROVIDER_ERROR), so pushing them again re-chunks
-   * and embeds them rather than finding them unchanged. Throws when the index fails.
+   * and embeds them rather than finding them unchanged. A push that would take the principal past its quota
+   * stores nothing (QUOTA_EXCEEDED). Throws when the index fails.
    */
   async upsert(input: UpsertWorkspaceInput): Promise<InvokeResult<PutWorkspaceDocumentsResponse>> {
+    try {
+      return await this.#upsert(input);
+    } catch (error) {
+      if (!(error instanceof QuotaExceededError)) throw error;
+      const { quota, quotaBytes, usedBytes, addedBytes } = error;
+      return fail("QUOTA_EXCEEDED", error.message, { quota, quotaBytes, usedBytes, addedBytes });
+    }
+  }
+
+  async #upsert(input: UpsertWorkspaceInput): Promise<InvokeResult<PutWorkspaceDocumentsResponse>> {
     const workspaceId = validateWorkspaceId(input.workspaceId);
     if (!workspaceId.successful) return workspaceId;
     const key = keyOf(input);
@@ -117,6 +138,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
       repo: entry.document.repo ?? null,
       tags: entry.document.tags ?? [],
       metadata: entry.document.metadata ?? {},
+      sizeBytes: utf8.encode(entry.document.contents).byteLength,
       ...(cut ? { chunks: this.#chunks(entry.document, entry.language, inserted) } : {}),
     });
     let outcome = await this.#index.upsertDocuments({
@@ -125,6 +147,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
         indexed(entry, stored.get(entry.document.path) !== entry.contentHash),
       ),
       replace: input.replace ?? false,
+      ...this.#quota,
     });
     if (outcome.stalePaths.length > 0) {
       // Another push changed them after the hashes were read: cut them after all. Documents given with their
@@ -136,6 +159,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
           .filter((entry) => stale.has(entry.document.path))
           .map((entry) => indexed(entry, true)),
         replace: false,
+        ...this.#quota,
       });
       outcome = {
         upserted: outcome.upserted + again.upserted,

@@ -28,7 +28,7 @@ export interface FileKeeperOptions {
   maxBytes?: number;
   /**
    * The most bytes one principal's files may take together; a file that would pass it is refused with
-   * FileQuotaExceededError (FileStore.put). Absent: no quota.
+   * QuotaExceededError (FileStore.put). Absent: no quota.
    */
   quotaBytes?: number;
 }

@@ -2,7 +2,7 @@ import { type FileRef, fail, type InvokeResult, ok, summarizeFieldErrors } from 
 import { errorMessage } from "../error-message.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
-import { FileQuotaExceededError } from "../ports/file-quota-exceeded-error.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
 import type { FunctionCallOutputItem } from "../records/transcript-item.js";
@@ -202,7 +202,7 @@ export class ServerToolExecutionStep
       return failed(`it ran longer than ${this.toolTimeoutMs} ms`, { timeoutMs: this.toolTimeoutMs });
     } catch (error) {
       // A quota is the principal's, not the tool's fault: the model hears of it and the turn goes on.
-      if (error instanceof FileQuotaExceededError) return ok({ errorMessage: error.message });
+      if (error instanceof QuotaExceededError) return ok({ errorMessage: error.message });
       return failed(errorMessage(error));
     } finally {
       clearTimeout(timer);

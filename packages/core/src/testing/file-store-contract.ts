@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileQuotaExceededError } from "../ports/file-quota-exceeded-error.js";
 import type { FileStore } from "../ports/file-store.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type { ManualClock } from "./manual-clock.js";
 import { newStoredFile } from "./store-fixtures.js";
 
@@ -101,17 +101,17 @@ export function describeFileStoreContract(
       expect(await store.deleteExpired(2)).toBe(0);
     });
 
-    it("keeps a file within quotaBytes only: past it, throws FileQuotaExceededError and stores nothing", async () => {
+    it("keeps a file within quotaBytes only: past it, throws QuotaExceededError and stores nothing", async () => {
       const quota = { quotaBytes: 600 };
       const sized = (principal: string, id: string) => newStoredFile(principal, id, { sizeBytes: 256 });
       await store.put(sized("principal-a", "file_1"), allBytes(), quota);
       await store.put(sized("principal-a", "file_2"), allBytes(), quota);
       const refused = store.put(sized("principal-a", "file_3"), allBytes(), quota);
-      await expect(refused).rejects.toBeInstanceOf(FileQuotaExceededError);
+      await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
       await expect(refused).rejects.toMatchObject({
         quota: "APTIX_QUOTA_FILE_BYTES",
         usedBytes: 512,
-        fileBytes: 256,
+        addedBytes: 256,
         quotaBytes: 600,
       });
       expect(await store.get("principal-a", "file_3")).toBeUndefined();

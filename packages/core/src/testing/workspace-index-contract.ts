@@ -1,5 +1,6 @@
 import type { RagScopeCondition } from "@aptix/contracts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type {
   IndexChunkInput,
   IndexDocumentInput,
@@ -125,6 +126,37 @@ export function describeWorkspaceIndexContract(
           chunks: 3,
           updatedAt: clock.now(),
         });
+      });
+
+      it("refuses an upsert past quotaBytes whole, throwing QuotaExceededError; the principal's workspaces count together", async () => {
+        const sized = (path: string, sizeBytes: number) => ({
+          ...doc(path, [`export const ${path.length};`]),
+          sizeBytes,
+        });
+        const within = (documents: IndexDocumentInput[], key = KEY, replace = false) =>
+          index.upsertDocuments({ key, documents, replace, quotaBytes: 100 });
+        await within([sized("a.ts", 40), sized("b.ts", 40)]);
+        const elsewhere = { ...KEY, workspaceId: "workspace-2" };
+        const before = await index.getWorkspace(KEY);
+        // 80 stored: 30 more in another workspace of the principal would pass 100. Nothing is written, not even
+        // the new workspace or the document that would fit on its own.
+        const refused = within([sized("c.ts", 10), sized("d.ts", 20)], elsewhere);
+        await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
+        await expect(refused).rejects.toMatchObject({
+          quota: "APTIX_QUOTA_WORKSPACE_BYTES",
+          usedBytes: 80,
+          addedBytes: 30,
+          quotaBytes: 100,
+        });
+        expect(await index.getWorkspace(elsewhere)).toBeUndefined();
+        expect(await index.getWorkspace(KEY)).toStrictEqual(before);
+        // A document written again counts at its new size, one `replace` deletes not at all.
+        await within([sized("a.ts", 60)]);
+        expect(await within([sized("c.ts", 60)], KEY, true)).toMatchObject({ upserted: 1, deleted: 2 });
+        await within([sized("e.ts", 40)], elsewhere);
+        // Another principal has a quota of its own.
+        await within([sized("a.ts", 100)], OTHER_PRINCIPAL);
+        expect((await index.getWorkspace(OTHER_PRINCIPAL))?.documents).toBe(1);
       });
 
       it("creates an empty workspace for an upsert of no documents", async () => {

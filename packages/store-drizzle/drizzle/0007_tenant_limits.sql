@@ -1,3 +1,4 @@
+ALTER TABLE "workspace_documents" ADD COLUMN "size_bytes" bigint DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX "turns_running_principal_idx" ON "turns" USING btree (("principal" || '')) WHERE "turns"."status" = 'running';--> statement-breakpoint
 -- The claim's running-turn cap (APTIX_MAX_RUNNING_TURNS): whether principal `p` runs `cap` turns or more, each
 -- a running turn whose session's lease is held and unexpired at `at`. Counts at most `cap`, through the

@@ -108,12 +108,7 @@ export function describeFileStoreContract(
       await store.put(sized("principal-a", "file_2"), allBytes(), quota);
       const refused = store.put(sized("principal-a", "file_3"), allBytes(), quota);
       await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
-      await expect(refused).rejects.toMatchObject({
-        quota: "APTIX_QUOTA_FILE_BYTES",
-        usedBytes: 512,
-        addedBytes: 256,
-        quotaBytes: 600,
-      });
+      await expect(refused).rejects.toEqual(new QuotaExceededError("APTIX_QUOTA_FILE_BYTES", 512, 256, 600));
       expect(await store.get("principal-a", "file_3")).toBeUndefined();
       // Replacing a file counts it once; another principal has a quota of its own.
       await store.put(sized("principal-a", "file_2"), allBytes(), quota);

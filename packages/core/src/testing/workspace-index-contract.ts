@@ -142,12 +142,9 @@ export function describeWorkspaceIndexContract(
         // the new workspace or the document that would fit on its own.
         const refused = within([sized("c.ts", 10), sized("d.ts", 20)], elsewhere);
         await expect(refused).rejects.toBeInstanceOf(QuotaExceededError);
-        await expect(refused).rejects.toMatchObject({
-          quota: "APTIX_QUOTA_WORKSPACE_BYTES",
-          usedBytes: 80,
-          addedBytes: 30,
-          quotaBytes: 100,
-        });
+        await expect(refused).rejects.toEqual(
+          new QuotaExceededError("APTIX_QUOTA_WORKSPACE_BYTES", 80, 30, 100),
+        );
         expect(await index.getWorkspace(elsewhere)).toBeUndefined();
         expect(await index.getWorkspace(KEY)).toStrictEqual(before);
         // A document written again counts at its new size, one `replace` deletes not at all.

@@ -181,8 +181,8 @@ const START_TURN = `with inserted as (${turnSql.insert(TURN_COLUMNS, "on conflic
 const LEASE_CLOCK_PARAM = STARTED_FROM + PLANNED_FROM_COLUMNS.length + 2;
 /**
  * `beginTurn` on a session as this instance last wrote it: START_TURN's parameters, the lease's owner, the
- * values planned from (PLANNED_FROM_COLUMNS), then the lease's clock and duration and the running-turn cap. One statement, on its own
- * (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes the lease and starts the turn on the
+ * values planned from (PLANNED_FROM_COLUMNS), then the lease's clock and duration and the running-turn cap.
+ * One statement, on its own (no BEGIN, no COMMIT): reads the turn `$3`; when there is none, takes the lease and starts the turn on the
  * session row, only while the row still has the values planned from (compared on the row's latest version,
  * should the update wait for another's commit); then inserts the turn. It commits without waiting for the
  * disk, as LEASE_TRANSACTION does, by setting `synchronous_commit` for its own transaction. It starts nothing
@@ -231,6 +231,9 @@ const heldWrites = new HeldWriteStatements({
  *   an existing session only when it is free (`ON CONFLICT … DO UPDATE … WHERE lease free`). Postgres decides
  *   insert-or-update atomically and re-checks the condition on the latest row, so of two racing claims exactly
  *   one gets the row back.
+ * - The running-turn cap (`maxRunningTurns`) is a CTE of the claim statements themselves (`cappedCte`): no
+ *   statement more. Claims racing in the same instant each miss the other's uncommitted lease, so the cap can
+ *   be passed by the claims of one principal in flight at once.
  * - Every lease-guarded write is one short transaction that starts by writing (or locking) the session row
  *   `WHERE lease_owner = $owner`: a claim racing it waits for the commit and then sees the new state. A refused
  *   step rolls the whole transaction back, so a refused write changes nothing.

@@ -5,10 +5,12 @@ import type { AppEnv } from "./app-env.js";
 
 /**
  * The `Retry-After` (seconds) of the failures a client should simply send again: a session busy with another
- * round is free again soon, a server without its database takes longer (docs/http-api.md, Retrying).
+ * round is free again soon, a server without its database takes longer (docs/http-api.md, Retrying). A
+ * refusal's own `details.retryAfterSeconds` comes first (a limit knows when it frees up).
  */
 export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> = {
   SESSION_BUSY: 1,
+  RATE_LIMITED: 1,
   NOT_READY: 5,
 };
 

@@ -48,7 +48,7 @@ export interface TurnPersistenceOptions {
  * The `Retry-After` of a principal at its running-turn cap: a turn holds its slot for as long as its round
  * runs, so a second is a fair first wait (the client backs off further when refused again).
  */
-export const RUNNING_TURNS_RETRY_AFTER_SECONDS = 1;
+const RUNNING_TURNS_RETRY_AFTER_SECONDS = 1;
 
 export class TurnPersistence {
   private readonly store: SessionStore;

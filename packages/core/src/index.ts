@@ -129,6 +129,11 @@ export {
   KNOWLEDGE_SEARCH_TOOL_NAME,
   type KnowledgeSearchArguments,
 } from "./server-tools/knowledge-search-tool.js";
+export {
+  isMediaType,
+  MAX_MEDIA_TYPE_LENGTH,
+  OPAQUE_MEDIA_TYPE,
+} from "./server-tools/media-type.js";
 export type {
   ArgumentsCheck,
   KeptFile,

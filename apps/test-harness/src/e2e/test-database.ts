@@ -50,9 +50,9 @@ type Sql = ((strings: TemplateStringsArray, ...values: unknown[]) => Promise<unk
 
 /**
  * postgres.js as `@aptix/store-drizzle` resolves it: the store owns the Postgres driver, so the harness
- * borrows it for cleanup rather than depending on a copy of its own.
+ * borrows it (for cleanup, and for tests that read or age rows) rather than depending on a copy of its own.
  */
-function postgresDriver(): (url: string, options: Record<string, unknown>) => Sql {
+export function postgresDriver(): (url: string, options: Record<string, unknown>) => Sql {
   const fromStore = createRequire(
     createRequire(import.meta.url).resolve("@aptix/store-drizzle/package.json"),
   );

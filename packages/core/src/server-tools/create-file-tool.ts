@@ -1,3 +1,4 @@
+import { isMediaType, MAX_MEDIA_TYPE_LENGTH } from "./media-type.js";
 import type { ArgumentsCheck, ServerTool } from "./server-tool.js";
 
 /** The built-in `create_file` (DESIGN §8): the model hands over a file and gets back its FileRef. */
@@ -11,8 +12,6 @@ export interface CreateFileArguments {
   description?: string;
 }
 
-/** `type/subtype` made of RFC 6838 name characters, parameters allowed (`text/plain; charset=utf-8`). */
-const MIME_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;.*)?$/;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
@@ -56,8 +55,13 @@ export function createCreateFileTool(name: string = CREATE_FILE_TOOL_NAME): Serv
           message: "name must be a file name (1–255 characters, no '/', '\\' or control characters)",
         };
       }
-      if (typeof mimeType !== "string" || !MIME_TYPE.test(mimeType)) {
-        return { ok: false, message: "mimeType must be a media type such as text/plain" };
+      if (typeof mimeType !== "string" || !isMediaType(mimeType)) {
+        return {
+          ok: false,
+          message:
+            "mimeType must be an ASCII media type such as text/plain or text/plain; charset=utf-8 " +
+            `(type/subtype, then optional ; name=value parameters; at most ${MAX_MEDIA_TYPE_LENGTH} characters)`,
+        };
       }
       if (typeof content !== "string") return { ok: false, message: "content must be a string" };
       if (encoding !== undefined && encoding !== null && encoding !== "utf8" && encoding !== "base64") {

@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import { isMediaType, OPAQUE_MEDIA_TYPE } from "./media-type.js";
 import type { KeptFile, ProducedFile } from "./server-tool.js";
 
 /** `files.ttlSeconds` when the configuration has none: a week. */
@@ -73,12 +74,14 @@ export class FileKeeper {
     const contentHash = this.hashing.hash(file.content);
     const createdAt = this.clock.now();
     const expiresAt = new Date(createdAt.getTime() + this.ttlMs);
+    // An MCP server names its content's type itself: one that is no media type would become a broken header.
+    const mimeType = isMediaType(file.mimeType) ? file.mimeType : OPAQUE_MEDIA_TYPE;
     await this.store.put(
       {
         fileId,
         principal,
         name: file.name,
-        mimeType: file.mimeType,
+        mimeType,
         sizeBytes,
         contentHash,
         createdAt,
@@ -89,7 +92,7 @@ export class FileKeeper {
     );
     const ref: FileRef = {
       name: file.name,
-      mimeType: file.mimeType,
+      mimeType,
       url: `${this.publicUrl().replace(/\/+$/, "")}/v1/files/${fileId}`,
       sizeBytes,
       contentHash,

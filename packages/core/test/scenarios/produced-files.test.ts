@@ -106,7 +106,8 @@ describe("create_file and produced files (AGN-033 §6)", () => {
     expect(final.kind === "final" && final.files).toBeUndefined();
     expect(final.kind === "final" && final.toolResults?.map((result) => result.errorMessage)).toEqual([
       "Invalid arguments for create_file: name must be a file name (1–255 characters, no '/', '\\' or control characters)",
-      "Invalid arguments for create_file: mimeType must be a media type such as text/plain",
+      "Invalid arguments for create_file: mimeType must be an ASCII media type such as text/plain or " +
+        "text/plain; charset=utf-8 (type/subtype, then optional ; name=value parameters; at most 255 characters)",
       "Invalid arguments for create_file: content must be base64 (A–Z, a–z, 0–9, '+', '/', padded with '=')",
       "The file is 8 bytes; files may have at most 4 bytes.",
     ]);

@@ -1,4 +1,5 @@
-import type { AgentService } from "@aptix/core";
+import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
+import { create as contentDisposition } from "content-disposition";
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { FollowerSlots, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
@@ -69,9 +70,12 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
     if (matchesEtag(c.req.header("if-none-match"), etag)) return c.body(null, 304, headers);
     return c.body(new Uint8Array(content), 200, {
       ...headers,
-      "content-type": file.mimeType,
+      // Files kept before media types were checked may hold one that is no valid header value.
+      "content-type": isMediaType(file.mimeType) ? file.mimeType : OPAQUE_MEDIA_TYPE,
       "content-length": String(file.sizeBytes),
-      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      // A model's file is never rendered as the service's own page: saved, and its type taken as given.
+      "content-disposition": contentDisposition(file.name),
+      "x-content-type-options": "nosniff",
     });
   });
 }

@@ -55,7 +55,9 @@ export type { IdGenerator } from "./ports/id-generator.js";
 export {
   CONTINUATION_LOST,
   isContinuationLost,
+  type LlmCallFailure,
   type LlmCallOptions,
+  type LlmCallResult,
   type LlmProvider,
 } from "./ports/llm-provider.js";
 export { QuotaExceededError, type StorageQuota } from "./ports/quota-exceeded-error.js";
@@ -72,7 +74,13 @@ export {
 } from "./records/conversation-cursor.js";
 export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
 export type { LlmContinuation, LlmRequest, ToolChoice } from "./records/llm-request.js";
-export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
+export type {
+  LlmCallTrace,
+  LlmFinishReason,
+  LlmResponse,
+  LlmToolCall,
+  LlmUsage,
+} from "./records/llm-response.js";
 export type { ModeHistoryEntry } from "./records/mode-history-entry.js";
 export type { RagChunk } from "./records/rag-chunk.js";
 export type { SessionKey, SessionPatch, SessionRecord } from "./records/session-record.js";

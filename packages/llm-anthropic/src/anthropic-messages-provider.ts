@@ -5,12 +5,11 @@ import {
   type DispatcherFetchOptions,
   dispatcherFetch,
   fail,
-  type InvokeResult,
   LazySdkClient,
   type LlmCallOptions,
+  type LlmCallResult,
   type LlmProvider,
   type LlmRequest,
-  type LlmResponse,
   WireTools,
 } from "@aptix/core";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -77,7 +76,7 @@ export class AnthropicMessagesProvider implements LlmProvider {
     });
   }
 
-  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
+  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<LlmCallResult> {
     if (request.continuation.type === "previous_response") {
       // Nothing to continue from on Anthropic's side: core answers a lost continuation by replaying.
       return fail("PROVIDER_ERROR", "Anthropic keeps no responses to continue from; replay the transcript.", {
@@ -94,7 +93,7 @@ export class AnthropicMessagesProvider implements LlmProvider {
         : await client.messages.create(body, options.signal ? { signal: options.signal } : {});
       return fromAnthropicMessage(message, body);
     } catch (error) {
-      return providerError(error);
+      return providerError(error, body);
     }
   }
 

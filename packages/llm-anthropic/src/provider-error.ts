@@ -1,46 +1,70 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { fail, type InvokeFailure } from "@aptix/core";
+import { fail, type LlmCallFailure } from "@aptix/core";
 
 /**
- * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it: the HTTP status, Anthropic's
- * error `type` (`rate_limit_error`, `overloaded_error`, …) and the `request-id` header.
+ * PROVIDER_ERROR naming Anthropic, with `details`. The `request-id` header and the error body (which repeats
+ * it) go into the trace only: clients never see provider ids.
  */
-export function providerError(error: unknown): InvokeFailure {
+function anthropicFailure(
+  message: string,
+  details: Record<string, unknown>,
+  providerRequest: unknown,
+  answer: { status?: number | undefined; requestId?: string | null | undefined; body?: unknown } = {},
+): LlmCallFailure {
+  return {
+    ...fail("PROVIDER_ERROR", message, { provider: "anthropic", ...details }),
+    trace: {
+      providerRequest,
+      providerResponse: {
+        status: answer.status ?? null,
+        requestId: answer.requestId ?? null,
+        body: answer.body ?? null,
+      },
+    },
+  };
+}
+
+/**
+ * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it: the HTTP status and
+ * Anthropic's error `type` (`rate_limit_error`, `overloaded_error`, …) in the details, the `request-id`
+ * header in the trace.
+ */
+export function providerError(error: unknown, providerRequest: unknown): LlmCallFailure {
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
-    return fail("PROVIDER_ERROR", "Anthropic did not answer in time.", {
-      provider: "anthropic",
-      reason: "timeout",
-    });
+    return anthropicFailure("Anthropic did not answer in time.", { reason: "timeout" }, providerRequest);
   }
   if (error instanceof Anthropic.APIUserAbortError) {
-    return fail("PROVIDER_ERROR", "The call to Anthropic was cancelled.", {
-      provider: "anthropic",
-      reason: "aborted",
-    });
+    return anthropicFailure("The call to Anthropic was cancelled.", { reason: "aborted" }, providerRequest);
   }
   if (error instanceof Anthropic.APIConnectionError || isDroppedStream(error)) {
-    return fail("PROVIDER_ERROR", `Could not reach Anthropic: ${messageOf(error)}`, {
-      provider: "anthropic",
-      reason: "connection",
-    });
+    return anthropicFailure(
+      `Could not reach Anthropic: ${messageOf(error)}`,
+      { reason: "connection" },
+      providerRequest,
+    );
   }
   if (error instanceof Anthropic.APIError) {
     // A streamed `event: error` (e.g. `overloaded_error` mid-answer) has a type but no HTTP status.
-    const details: Record<string, unknown> = {
-      provider: "anthropic",
-      status: error.status ?? null,
-      type: error.type ?? null,
-      requestId: error.requestID ?? null,
-    };
+    const details: Record<string, unknown> = { status: error.status ?? null, type: error.type ?? null };
     if (error.errorCode) details.code = error.errorCode;
     // `message` starts with the status already; `apiMessage` is the body's own message when it had one.
     const said = error.apiMessage ?? error.message.replace(/^\d{3} /, "");
-    return fail("PROVIDER_ERROR", `Anthropic answered ${error.status ?? "an error"}: ${said}`, details);
+    return anthropicFailure(
+      `Anthropic answered ${error.status ?? "an error"}: ${said}`,
+      details,
+      providerRequest,
+      {
+        status: error.status,
+        requestId: error.requestID,
+        body: error.error,
+      },
+    );
   }
-  return fail("PROVIDER_ERROR", `Anthropic's answer could not be read: ${messageOf(error)}`, {
-    provider: "anthropic",
-    reason: "malformed",
-  });
+  return anthropicFailure(
+    `Anthropic's answer could not be read: ${messageOf(error)}`,
+    { reason: "malformed" },
+    providerRequest,
+  );
 }
 
 /**

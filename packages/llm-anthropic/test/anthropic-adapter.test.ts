@@ -416,22 +416,28 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     expect(server.messageRequests()[0]?.answer).toMatchObject({ status: 429, kind: "error" });
   });
 
-  it("turns a 429 without retries left into PROVIDER_ERROR with status, type and request id", async () => {
+  it("turns a 429 without retries left into PROVIDER_ERROR with status and type, the request id in the trace", async () => {
     server.script(step.rateLimited(0.01, { headers: { "request-id": "req_429" } }));
     const result = await provider().call(request());
-    expect(!result.successful && result.errors[0]).toMatchObject({
+    expect(!result.successful && result.errors[0]).toEqual({
       code: "PROVIDER_ERROR",
-      details: { provider: "anthropic", status: 429, type: "rate_limit_error", requestId: "req_429" },
+      message: expect.any(String),
+      details: { provider: "anthropic", status: 429, type: "rate_limit_error" },
     });
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({ requestId: "req_429" });
   });
 
-  it("turns a 500 into PROVIDER_ERROR with status, type and request id", async () => {
+  it("turns a 500 into PROVIDER_ERROR with status and type, the request id in the trace", async () => {
     server.script(step.error(500, { message: "boom", headers: { "request-id": "req_123" } }));
     const result = await provider().call(request());
-    expect(!result.successful && result.errors[0]).toMatchObject({
+    expect(!result.successful && result.errors[0]).toEqual({
       code: "PROVIDER_ERROR",
       message: expect.stringContaining("boom"),
-      details: { provider: "anthropic", status: 500, type: "api_error", requestId: "req_123" },
+      details: { provider: "anthropic", status: 500, type: "api_error" },
+    });
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({
+      status: 500,
+      requestId: "req_123",
     });
   });
 

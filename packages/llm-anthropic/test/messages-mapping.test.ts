@@ -302,17 +302,26 @@ describe("fromAnthropicMessage", () => {
 });
 
 describe("providerError", () => {
-  it("keeps status, type and request id of an API error", () => {
+  it("keeps status and type of an API error in the details, its request id in the trace", () => {
     const error = Anthropic.APIError.generate(
       429,
       { type: "error", error: { type: "rate_limit_error", message: "slow down" } },
       undefined,
       new Headers({ "request-id": "req_1" }),
     );
-    expect(providerError(error).errors[0]).toEqual({
+    const failure = providerError(error, { model: "m" });
+    expect(failure.errors[0]).toEqual({
       code: "PROVIDER_ERROR",
       message: "Anthropic answered 429: slow down",
-      details: { provider: "anthropic", status: 429, type: "rate_limit_error", requestId: "req_1" },
+      details: { provider: "anthropic", status: 429, type: "rate_limit_error" },
+    });
+    expect(failure.trace).toEqual({
+      providerRequest: { model: "m" },
+      providerResponse: {
+        status: 429,
+        requestId: "req_1",
+        body: { type: "error", error: { type: "rate_limit_error", message: "slow down" } },
+      },
     });
   });
 
@@ -323,16 +332,15 @@ describe("providerError", () => {
       undefined,
       new Headers(),
     );
-    expect(providerError(error).errors[0]?.details).toEqual({
+    expect(providerError(error, {}).errors[0]?.details).toEqual({
       provider: "anthropic",
       status: null,
       type: "overloaded_error",
-      requestId: null,
     });
   });
 
   it("tells timeouts, lost connections, cancellations and unreadable answers apart", () => {
-    const reason = (error: unknown) => providerError(error).errors[0]?.details?.reason;
+    const reason = (error: unknown) => providerError(error, {}).errors[0]?.details?.reason;
     expect(reason(new Anthropic.APIConnectionTimeoutError())).toBe("timeout");
     expect(reason(new Anthropic.APIConnectionError({ message: "refused" }))).toBe("connection");
     expect(reason(new Anthropic.APIUserAbortError())).toBe("aborted");

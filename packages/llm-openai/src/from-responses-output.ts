@@ -1,7 +1,6 @@
 import {
   CONTINUATION_LOST,
-  fail,
-  type InvokeResult,
+  type LlmCallResult,
   type LlmFinishReason,
   type LlmResponse,
   type LlmToolCall,
@@ -9,35 +8,33 @@ import {
   type TranscriptItem,
 } from "@aptix/core";
 import type { Response } from "openai/resources/responses/responses";
-import { isLostContinuation, type ReceivedAnswer } from "./provider-error.js";
+import { isLostContinuation, openAIFailure, type ReceivedAnswer } from "./provider-error.js";
 
 /**
  * Normalizes a Responses API answer; anything that is not a usable Response is a PROVIDER_ERROR, with the
- * status and request id of the HTTP answer when `received` gives them.
+ * status of the HTTP answer when `received` gives it (its request id and the body go in the trace).
  */
 export function fromResponsesOutput(
   response: Response,
   providerRequest: unknown,
   received?: ReceivedAnswer,
-): InvokeResult<LlmResponse> {
+): LlmCallResult {
+  const failed = { providerRequest, received, body: response };
   if (typeof response !== "object" || response === null || !Array.isArray(response.output)) {
-    return fail("PROVIDER_ERROR", "OpenAI answered with a body that is not a Response.", {
-      provider: "openai",
-      reason: "malformed",
-      ...received,
-    });
+    return openAIFailure(
+      "OpenAI answered with a body that is not a Response.",
+      { reason: "malformed" },
+      failed,
+    );
   }
   if (response.status === "failed") {
-    return fail(
-      "PROVIDER_ERROR",
+    return openAIFailure(
       `OpenAI failed the response: ${response.error?.message ?? "no reason given"}`,
       {
-        provider: "openai",
         code: response.error?.code ?? null,
         ...(isLostContinuation(response.error?.code) ? { reason: CONTINUATION_LOST } : {}),
-        responseId: response.id,
-        ...received,
       },
+      failed,
     );
   }
   const output: TranscriptItem[] = [];

@@ -8,7 +8,7 @@ export type OpenAIEmbedderOptions = OpenAIClientOptions;
 /**
  * Core's `Embedder` over `client.embeddings.create` (docs/knowledge.md): one request per batch it is given,
  * vectors in input order. The client is made on first use, like the Responses provider's; a failure throws
- * with the same message PROVIDER_ERROR would carry (status, code, request id).
+ * with the same message PROVIDER_ERROR would carry.
  */
 export class OpenAIEmbedder implements Embedder {
   readonly #client: LazySdkClient<OpenAI>;

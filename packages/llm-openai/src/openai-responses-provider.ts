@@ -1,10 +1,9 @@
 import {
-  type InvokeResult,
   type LazySdkClient,
   type LlmCallOptions,
+  type LlmCallResult,
   type LlmProvider,
   type LlmRequest,
-  type LlmResponse,
   WireTools,
 } from "@aptix/core";
 import OpenAI, { type APIPromise } from "openai";
@@ -56,7 +55,7 @@ export class OpenAIResponsesProvider implements LlmProvider {
     this.#client = lazyOpenAIClient(this.id, options);
   }
 
-  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {
+  async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<LlmCallResult> {
     const client = this.#client.get();
     if (!(client instanceof OpenAI)) return client;
     const body = this.#body(request);
@@ -77,7 +76,7 @@ export class OpenAIResponsesProvider implements LlmProvider {
         : await answer(client.responses.create(body as ResponseCreateParamsNonStreaming, requestOptions));
       return fromResponsesOutput(response, body, received);
     } catch (error) {
-      return providerError(error, received);
+      return providerError(error, received, body);
     }
   }
 

@@ -1,4 +1,4 @@
-import { CONTINUATION_LOST, fail, type InvokeFailure } from "@aptix/core";
+import { CONTINUATION_LOST, fail, type LlmCallFailure } from "@aptix/core";
 import OpenAI from "openai";
 
 /** What is known of an HTTP answer once its headers arrived: kept for failures found in its body. */
@@ -28,52 +28,78 @@ export function isLostContinuation(code: unknown): boolean {
   return code === "previous_response_not_found";
 }
 
+/** What a failed call sent and got: the trace keeps it. A null status: an error the SDK read without one. */
+interface FailedCall {
+  providerRequest: unknown;
+  received: { status: number | null; requestId: string | null } | undefined;
+  body?: unknown;
+}
+
 /**
- * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it (status, code, request id;
- * from `received` when the failure came after the headers). A lost continuation is marked as such (see
- * isLostContinuation).
+ * PROVIDER_ERROR with the provider, the HTTP status (once known) and `details`. OpenAI's request id and the
+ * answer's body (a failed Response holds its id) go into the trace only: clients never see provider ids.
  */
-export function providerError(error: unknown, received?: ReceivedAnswer): InvokeFailure {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return fail("PROVIDER_ERROR", "OpenAI did not answer in time.", {
+export function openAIFailure(
+  message: string,
+  details: Record<string, unknown>,
+  { providerRequest, received, body = null }: FailedCall,
+): LlmCallFailure {
+  return {
+    ...fail("PROVIDER_ERROR", message, {
       provider: "openai",
-      reason: "timeout",
-      ...received,
-    });
+      ...(received ? { status: received.status } : {}),
+      ...details,
+    }),
+    trace: {
+      providerRequest,
+      providerResponse: { status: received?.status ?? null, requestId: received?.requestId ?? null, body },
+    },
+  };
+}
+
+/**
+ * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it (status and code in the
+ * details; the request id, from the error or from `received` when the failure came after the headers, in the
+ * trace with `providerRequest`). A lost continuation is marked as such (see isLostContinuation).
+ */
+export function providerError(
+  error: unknown,
+  received?: ReceivedAnswer,
+  providerRequest: unknown = null,
+): LlmCallFailure {
+  const call = { providerRequest, received };
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return openAIFailure("OpenAI did not answer in time.", { reason: "timeout" }, call);
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return fail("PROVIDER_ERROR", `Could not reach OpenAI: ${error.message}`, {
-      provider: "openai",
-      reason: "connection",
-      ...received,
-    });
+    return openAIFailure(`Could not reach OpenAI: ${error.message}`, { reason: "connection" }, call);
   }
   if (error instanceof OpenAI.APIError) {
     // An error object inside a 200 stream has no status of its own.
     const status = error.status ?? received?.status;
     const details: Record<string, unknown> = {
-      provider: "openai",
       status: status ?? null,
       code: error.code ?? null,
       type: error.type ?? null,
-      requestId: error.requestID ?? received?.requestId ?? null,
     };
     if (isLostContinuation(error.code)) details.reason = CONTINUATION_LOST;
-    return fail("PROVIDER_ERROR", `OpenAI answered ${status ?? "an error"}: ${error.message}`, details);
-  }
-  if (error instanceof StreamErrorEvent) {
-    return fail("PROVIDER_ERROR", `OpenAI's stream reported an error: ${error.providerMessage}`, {
-      provider: "openai",
-      reason: isLostContinuation(error.code) ? CONTINUATION_LOST : "stream_error",
-      code: error.code,
-      message: error.providerMessage,
-      ...received,
+    return openAIFailure(`OpenAI answered ${status ?? "an error"}: ${error.message}`, details, {
+      providerRequest,
+      received: { status: status ?? null, requestId: error.requestID ?? received?.requestId ?? null },
+      body: error.error,
     });
   }
+  if (error instanceof StreamErrorEvent) {
+    return openAIFailure(
+      `OpenAI's stream reported an error: ${error.providerMessage}`,
+      {
+        reason: isLostContinuation(error.code) ? CONTINUATION_LOST : "stream_error",
+        code: error.code,
+        message: error.providerMessage,
+      },
+      call,
+    );
+  }
   const message = error instanceof Error ? error.message : String(error);
-  return fail("PROVIDER_ERROR", `OpenAI's answer could not be read: ${message}`, {
-    provider: "openai",
-    reason: "malformed",
-    ...received,
-  });
+  return openAIFailure(`OpenAI's answer could not be read: ${message}`, { reason: "malformed" }, call);
 }

@@ -259,7 +259,7 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     expect(server.responseRequests()).toHaveLength(2);
   });
 
-  it("turns a 500 into PROVIDER_ERROR with status, code and request id", async () => {
+  it("turns a 500 into PROVIDER_ERROR with status and code, its request id in the trace only", async () => {
     server.script(
       step.error(500, {
         message: "boom",
@@ -271,7 +271,12 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     const result = await provider().call(request());
     expect(!result.successful && result.errors[0]).toMatchObject({
       code: "PROVIDER_ERROR",
-      details: { provider: "openai", status: 500, code: "internal", requestId: "req_123" },
+      details: { provider: "openai", status: 500, code: "internal", type: "server_error" },
+    });
+    expect(!result.successful && result.errors[0]?.details).not.toHaveProperty("requestId");
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({
+      status: 500,
+      requestId: "req_123",
     });
   });
 
@@ -293,7 +298,7 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     expect(!dropped.successful && dropped.errors[0]?.details).toMatchObject({ reason: "connection" });
   });
 
-  it("keeps the status and request id of a 200 whose body is not a usable Response", async () => {
+  it("keeps the status of a 200 whose body is not a usable Response, and its request id in the trace", async () => {
     const headers = { "x-request-id": "req_unreadable" };
     server.script(step.raw(undefined, { headers }));
     const malformed = await provider().call(request());
@@ -301,6 +306,8 @@ describe("OpenAIResponsesProvider over HTTP", () => {
       provider: "openai",
       reason: "malformed",
       status: 200,
+    });
+    expect(!malformed.successful && malformed.trace?.providerResponse).toMatchObject({
       requestId: "req_unreadable",
     });
 
@@ -310,11 +317,13 @@ describe("OpenAIResponsesProvider over HTTP", () => {
       provider: "openai",
       reason: "malformed",
       status: 200,
+    });
+    expect(!notResponse.successful && notResponse.trace?.providerResponse).toMatchObject({
       requestId: "req_unreadable",
     });
   });
 
-  it("reports a stream's error event with its code and message, the status and the request id", async () => {
+  it("reports a stream's error event with its code, message and status, the request id in the trace", async () => {
     const events = [
       { type: "response.output_text.delta", delta: "Hel", sequence_number: 0 },
       { type: "error", code: "server_error", message: "The model crashed.", param: null, sequence_number: 1 },
@@ -332,9 +341,9 @@ describe("OpenAIResponsesProvider over HTTP", () => {
         code: "server_error",
         message: "The model crashed.",
         status: 200,
-        requestId: "req_stream",
       },
     });
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({ requestId: "req_stream" });
   });
 
   it("marks previous_response_not_found in a stream's error event or its response.failed as a lost continuation", async () => {
@@ -359,13 +368,17 @@ describe("OpenAIResponsesProvider over HTTP", () => {
     }
   });
 
-  it("keeps the request id of a streamed response that failed", async () => {
+  it("keeps the request and response ids of a streamed response that failed in the trace, not the details", async () => {
     server.script(step.reply({ text: ["never"], status: "failed" }));
     const result = await provider().call(request(), { onTextDelta: () => {} });
-    expect(!result.successful && result.errors[0]?.details).toMatchObject({
+    expect(!result.successful && result.errors[0]?.details).toEqual({
+      provider: "openai",
       code: "server_error",
       status: 200,
+    });
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({
       requestId: expect.stringMatching(/^req_/),
+      body: { id: expect.stringMatching(/^resp_/), status: "failed" },
     });
   });
 

@@ -10,11 +10,16 @@ import { providerError, StreamErrorEvent } from "../src/provider-error.js";
 const received = { status: 200, requestId: "req_1" };
 
 describe("providerError", () => {
-  it("keeps status and request id of an answer whose body could not be read", () => {
-    expect(providerError(new SyntaxError("Unexpected end of JSON input"), received).errors[0]).toEqual({
+  it("keeps the status of an answer whose body could not be read, its request id in the trace only", () => {
+    const failure = providerError(new SyntaxError("Unexpected end of JSON input"), received, { model: "m" });
+    expect(failure.errors[0]).toEqual({
       code: "PROVIDER_ERROR",
       message: "OpenAI's answer could not be read: Unexpected end of JSON input",
-      details: { provider: "openai", reason: "malformed", status: 200, requestId: "req_1" },
+      details: { provider: "openai", status: 200, reason: "malformed" },
+    });
+    expect(failure.trace).toEqual({
+      providerRequest: { model: "m" },
+      providerResponse: { status: 200, requestId: "req_1", body: null },
     });
     expect(providerError(new SyntaxError("bad")).errors[0]?.details).toEqual({
       provider: "openai",
@@ -33,7 +38,6 @@ describe("providerError", () => {
         code: "server_error",
         message: "The model crashed.",
         status: 200,
-        requestId: "req_1",
       },
     });
   });
@@ -45,26 +49,35 @@ describe("providerError", () => {
       undefined,
       new Headers(),
     );
-    expect(providerError(streamed, received).errors[0]?.details).toEqual({
+    const failure = providerError(streamed, received);
+    expect(failure.errors[0]?.details).toEqual({
       provider: "openai",
       status: 200,
       code: "server_error",
       type: null,
-      requestId: "req_1",
     });
+    expect(failure.trace?.providerResponse).toMatchObject({ status: 200, requestId: "req_1" });
   });
 
-  it("prefers an API error's own status and request id, and marks a lost continuation", () => {
+  it("prefers an API error's own status and request id (the id in the trace), and marks a lost continuation", () => {
     const gone = OpenAI.APIError.generate(
       400,
       { error: { code: "previous_response_not_found", message: "gone" } },
       undefined,
       new Headers({ "x-request-id": "req_own" }),
     );
-    expect(providerError(gone, received).errors[0]?.details).toMatchObject({
+    const failure = providerError(gone, received);
+    expect(failure.errors[0]?.details).toEqual({
+      provider: "openai",
+      status: 400,
+      code: "previous_response_not_found",
+      type: null,
+      reason: CONTINUATION_LOST,
+    });
+    expect(failure.trace?.providerResponse).toEqual({
       status: 400,
       requestId: "req_own",
-      reason: CONTINUATION_LOST,
+      body: { code: "previous_response_not_found", message: "gone" },
     });
   });
 
@@ -88,21 +101,23 @@ const failedResponse = (id: string, code: string) =>
   }) as unknown as Response;
 
 describe("fromResponsesOutput", () => {
-  it("keeps status and request id when the body is not a Response or the response failed", () => {
+  it("keeps the status when the body is not a Response or the response failed; the ids go in the trace", () => {
     const notResponse = fromResponsesOutput({ hello: "world" } as unknown as Response, {}, received);
     expect(!notResponse.successful && notResponse.errors[0]?.details).toEqual({
       provider: "openai",
       reason: "malformed",
       status: 200,
-      requestId: "req_1",
     });
     const failed = fromResponsesOutput(failedResponse("resp_1", "server_error"), {}, received);
     expect(!failed.successful && failed.errors[0]?.details).toEqual({
       provider: "openai",
       code: "server_error",
-      responseId: "resp_1",
+      status: 200,
+    });
+    expect(!failed.successful && failed.trace?.providerResponse).toMatchObject({
       status: 200,
       requestId: "req_1",
+      body: { id: "resp_1" },
     });
   });
 

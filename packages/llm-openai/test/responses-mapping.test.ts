@@ -72,10 +72,13 @@ describe("fromResponsesOutput", () => {
       response({ status: "failed", error: { code: "server_error", message: "overloaded" } }),
       {},
     );
-    expect(!result.successful && result.errors[0]).toMatchObject({
+    expect(!result.successful && result.errors[0]).toEqual({
       code: "PROVIDER_ERROR",
-      details: { code: "server_error", responseId: "resp_1" },
+      message: "OpenAI failed the response: overloaded",
+      details: { provider: "openai", code: "server_error" },
     });
+    // The response's id is the provider's: it stays in the trace (DESIGN §11).
+    expect(!result.successful && result.trace?.providerResponse).toMatchObject({ body: { id: "resp_1" } });
   });
 
   it("keeps output order: reasoning, text, calls", () => {

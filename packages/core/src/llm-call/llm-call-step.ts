@@ -1,7 +1,7 @@
-import { fail, type InvokeResult } from "@aptix/contracts";
+import { fail } from "@aptix/contracts";
 import { errorMessage } from "../error-message.js";
 import type { PipelineStep } from "../pipeline-step.js";
-import type { LlmCallOptions, LlmProvider } from "../ports/llm-provider.js";
+import type { LlmCallOptions, LlmCallResult, LlmProvider } from "../ports/llm-provider.js";
 import type { LlmRequest } from "../records/llm-request.js";
 import type { LlmResponse } from "../records/llm-response.js";
 
@@ -16,8 +16,8 @@ export interface LlmCallInput {
  * checks the answer is usable: an adapter that throws, or tool calls without ids, become PROVIDER_ERROR.
  */
 export class LlmCallStep implements PipelineStep<LlmCallInput, LlmResponse> {
-  async run({ provider, request, options }: LlmCallInput): Promise<InvokeResult<LlmResponse>> {
-    let result: InvokeResult<LlmResponse>;
+  async run({ provider, request, options }: LlmCallInput): Promise<LlmCallResult> {
+    let result: LlmCallResult;
     try {
       result = await provider.call(request, options);
     } catch (error) {

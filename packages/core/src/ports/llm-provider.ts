@@ -1,6 +1,6 @@
-import type { InvokeFailure, InvokeResult } from "@aptix/contracts";
+import type { InvokeFailure, InvokeSuccess } from "@aptix/contracts";
 import type { LlmRequest } from "../records/llm-request.js";
-import type { LlmResponse } from "../records/llm-response.js";
+import type { LlmCallTrace, LlmResponse } from "../records/llm-response.js";
 
 export interface LlmCallOptions {
   /** Streams assistant text as it arrives; the full answer still comes back as the result. */
@@ -9,15 +9,25 @@ export interface LlmCallOptions {
 }
 
 /**
+ * A failed call: PROVIDER_ERROR whose `details` carry the provider's name, HTTP status and error code, never a
+ * provider response or request id (DESIGN §11); those go in `trace`, which only the turn's trace keeps.
+ */
+export interface LlmCallFailure extends InvokeFailure {
+  trace?: LlmCallTrace;
+}
+
+export type LlmCallResult = InvokeSuccess<LlmResponse> | LlmCallFailure;
+
+/**
  * One LLM provider behind one call: a composed request in, a normalized response out. Failures are
- * returned, never thrown: PROVIDER_ERROR with the provider's status, code and request id in `details`.
+ * returned, never thrown (LlmCallFailure).
  */
 export interface LlmProvider {
   /** Matches `ConversationContext.provider`. */
   readonly id: string;
   /** True when the provider stores responses and a call may continue from `previous_response`. */
   readonly storesResponses: boolean;
-  call(request: LlmRequest, options?: LlmCallOptions): Promise<InvokeResult<LlmResponse>>;
+  call(request: LlmRequest, options?: LlmCallOptions): Promise<LlmCallResult>;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { SessionLease } from "../persistence/turn-persistence.js";
 import { addUsage, type TurnProgress } from "../persistence/turn-progress.js";
 import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
-import { isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
+import { isContinuationLost, type LlmCallResult, type LlmProvider } from "../ports/llm-provider.js";
 import { type ConversationCursor, type HeldContext, heldContextOf } from "../records/conversation-cursor.js";
 import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
@@ -133,7 +133,8 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
           input.text?.reset();
           continue;
         }
-        return answered;
+        // The provider's ids stay in the trace just recorded: the turn's answer carries the errors alone.
+        return { successful: false, errors: answered.errors, warnings: answered.warnings };
       }
       const response = answered.result;
       // The turn's user message goes with its first call: from then on the model has been told its mode and
@@ -262,9 +263,9 @@ export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome
     input: ReasonerInput,
     request: LlmRequest,
     startedAt: Date,
-    answered: InvokeResult<LlmResponse>,
+    answered: LlmCallResult,
   ): LlmCallRecord {
-    const { trace, ...response } = answered.successful ? answered.result : { trace: undefined };
+    const { trace, ...response } = answered.successful ? answered.result : { trace: answered.trace };
     return {
       principal: input.session.principal,
       sessionId: input.session.sessionId,

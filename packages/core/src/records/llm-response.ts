@@ -16,6 +16,13 @@ export interface LlmUsage {
 /** `length`: the output hit the token limit; `content_filter`: the provider withheld output. */
 export type LlmFinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
 
+/** What a call sent and got on the wire, for the turn's trace only (never shown to clients). */
+export interface LlmCallTrace {
+  providerRequest: unknown;
+  /** The raw answer; for a failure, what is known of it (its status, the provider's request and response ids). */
+  providerResponse: unknown;
+}
+
 /** One provider answer, normalized by its adapter. */
 export interface LlmResponse {
   /** The provider's id for this response, when it stores responses (continuation point for the next call). */
@@ -28,6 +35,5 @@ export interface LlmResponse {
   toolCalls: LlmToolCall[];
   usage: LlmUsage;
   finishReason: LlmFinishReason;
-  /** The wire request and raw response, for the turn's trace only (never shown to clients). */
-  trace: { providerRequest: unknown; providerResponse: unknown };
+  trace: LlmCallTrace;
 }

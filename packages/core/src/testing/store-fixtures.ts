@@ -156,7 +156,7 @@ export function newFailedCallRecord(
     error: {
       code: "PROVIDER_ERROR",
       message: "The LLM provider failed.",
-      details: { status: 503, requestId: "req_123", retryable: true },
+      details: { status: 503, code: "server_error", retryable: true },
     },
     ...overrides,
   });

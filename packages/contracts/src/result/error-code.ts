@@ -43,7 +43,10 @@ export const ERROR_HTTP_STATUS = {
    * `details.retryAfterSeconds`) says when to try again.
    */
   RATE_LIMITED: 429,
-  /** The LLM provider failed or answered with something unusable; `details` carries its status and request id. */
+  /**
+   * The LLM provider failed or answered with something unusable; `details` carries the provider, its HTTP status
+   * and error code, never a provider request or response id (those are in the turn's trace).
+   */
   PROVIDER_ERROR: 502,
   /** The reasoner reached its iteration limit without a final answer or a client tool call. */
   ITERATION_LIMIT_EXCEEDED: 502,

@@ -14,6 +14,7 @@ import { openStore } from "@aptix/store-drizzle";
 import { serve } from "@hono/node-server";
 import { loadCatalog } from "./config/load-catalog.js";
 import type { ServerEnv } from "./config/server-env.js";
+import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { createApp } from "./http/create-app.js";
 import type { Logger } from "./logging/logger.js";
 import { ConfiguredServerTools } from "./tools/configured-server-tools.js";
@@ -118,7 +119,8 @@ export async function startServer(
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
   });
-  let stopping = false;
+  // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
+  const readiness = await ReadinessMonitor.start({ database: () => store.readiness(), mcp: tools }, logger);
   const app = createApp({
     service,
     knowledge,
@@ -127,11 +129,7 @@ export async function startServer(
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
-    readiness: async () => {
-      if (stopping) return { ready: false, reason: "shutting down" };
-      const database = await store.readiness();
-      return database.ready ? tools.readiness() : database;
-    },
+    readiness: async () => readiness.status(),
     logger,
   });
 
@@ -197,7 +195,7 @@ export async function startServer(
     url,
     port,
     async close() {
-      stopping = true;
+      await readiness.stop();
       clearInterval(reaper);
       await housekeeping;
       await new Promise<void>((resolve) => {

@@ -5,7 +5,9 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import type { LlmCallOptions, LlmRequest } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { type AptixStore, openStore } from "@aptix/store-drizzle";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readServerEnv } from "../src/config/server-env.js";
+import { type RunningServer, startServer } from "../src/start-server.js";
 import { setup } from "./http-app-setup.js";
 
 /** The machine's Postgres, as the store tests use it. */
@@ -181,4 +183,60 @@ describe("a database outage", () => {
     expect((await store.readiness()).ready).toBe(true);
     // About 2 s here; with postgres.js's own delays (growing to 20 s each) far longer.
   }, 15_000);
+});
+
+describe("readiness through a database outage", () => {
+  const schema = `aptix_ready_${randomBytes(6).toString("hex")}`;
+  let proxy: Awaited<ReturnType<typeof postgresProxy>>;
+  let server: RunningServer | undefined;
+  const logged: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    proxy = await postgresProxy(new URL(POSTGRES_URL));
+    const env = readServerEnv({ PORT: "0", DATABASE_URL: proxy.url, APTIX_DATABASE_SCHEMA: schema });
+    server = await startServer(
+      env,
+      { log: (level, message, fields) => logged.push({ level, message, ...fields }) },
+      [new ScriptedLlmProvider({ id: "openai" })],
+    );
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await proxy?.close();
+    await dropSchema(schema);
+  });
+
+  const readyz = async () => {
+    const response = await fetch(`${server?.url}/readyz`);
+    return { status: response.status, text: await response.text() };
+  };
+
+  it("names the database, and no host, port or driver message, until it is back; the log has the detail", async () => {
+    expect(await readyz()).toMatchObject({ status: 200, text: expect.stringContaining('"status":"ready"') });
+    await proxy.cut();
+    // The background check asks the database every few seconds.
+    const down = await vi.waitFor(
+      async () => {
+        const answer = await readyz();
+        expect(answer.status).toBe(503);
+        return answer;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    expect(JSON.parse(down.text)).toMatchObject({
+      errors: [{ code: "NOT_READY", message: "Not ready: database is unavailable" }],
+    });
+    expect(down.text).not.toMatch(new RegExp(`127\\.0\\.0\\.1|${new URL(proxy.url).port}|ECONN|unreachable`));
+    expect(logged).toContainEqual(
+      expect.objectContaining({ message: "not ready", down: ["database"], database: expect.any(String) }),
+    );
+
+    await proxy.restore();
+    await vi.waitFor(async () => expect((await readyz()).status).toBe(200), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    expect(logged).toContainEqual(expect.objectContaining({ message: "ready" }));
+  }, 90_000);
 });

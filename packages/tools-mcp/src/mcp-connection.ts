@@ -24,7 +24,8 @@ export interface McpConnectionOptions {
 /**
  * One MCP server, through the SDK's `Client`: connected at start-up, its tools listed then and again on every
  * `notifications/tools/list_changed`. A connection that drops (a stdio server exits, an HTTP server restarts) is
- * opened again on the next call or readiness check.
+ * opened again on the next call or ping. Failures below MCP are McpServerUnavailableError: their detail is
+ * logged, never part of the message.
  */
 export class McpConnection {
   readonly #options: McpConnectionOptions;
@@ -39,6 +40,11 @@ export class McpConnection {
 
   get name(): string {
     return this.#options.config.name;
+  }
+
+  /** Whether a connection is open now: false once it dropped or failed, until it is opened again. */
+  get connected(): boolean {
+    return this.#client !== undefined;
   }
 
   /** The server's tools by their MCP name, as last listed. */
@@ -80,26 +86,26 @@ export class McpConnection {
 
   /**
    * A request that failed below MCP (an HTTP server that restarted and forgot the session, a refused
-   * connection) leaves the client unusable: it is closed, so the next use connects afresh. MCP errors (the
-   * server's answer, a timeout, a closed connection) and cancelled calls leave it as it is.
+   * connection) leaves the client unusable: it is closed, so the next use connects afresh, and the failure is
+   * McpServerUnavailableError. MCP errors (the server's answer, a timeout, a closed connection) and cancelled
+   * calls leave it as it is.
    */
   async #forgetOnTransportError<T>(client: Client, request: Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
       return await request;
     } catch (error) {
-      if (!(error instanceof McpError) && !signal?.aborted && this.#client === client) {
+      if (error instanceof McpError || signal?.aborted) throw error;
+      const detail = reasonOf(error);
+      if (this.#client === client) {
         this.#client = undefined;
         this.#options.log?.(
           "warn",
           "MCP server request failed below MCP; it is connected again when next needed",
-          {
-            mcpServer: this.name,
-            error: reasonOf(error),
-          },
+          { mcpServer: this.name, error: detail },
         );
         await client.close().catch(() => undefined);
       }
-      throw error;
+      throw new McpServerUnavailableError(this.name, detail);
     }
   }
 
@@ -138,7 +144,9 @@ export class McpConnection {
       await this.#listTools(client);
     } catch (error) {
       await client.close().catch(() => undefined);
-      throw new McpServerUnavailableError(this.name, reasonOf(error));
+      const detail = reasonOf(error);
+      log?.("warn", "MCP server could not be connected", { mcpServer: this.name, error: detail });
+      throw new McpServerUnavailableError(this.name, detail);
     }
     client.onclose = () => {
       if (this.#client !== client) return;

@@ -63,19 +63,19 @@ export class McpServers {
     return new McpServers(connections, options.log);
   }
 
-  /** Ready when every server answers a ping within `timeoutMs`; otherwise the reason names the first that did not. */
-  async readiness(timeoutMs: number): Promise<{ ready: boolean; reason?: string }> {
-    const pinged = await Promise.allSettled(
-      this.#connections.map((connection) => connection.ping(timeoutMs)),
-    );
-    const down = pinged.findIndex((outcome) => outcome.status === "rejected");
-    if (down === -1) return { ready: true };
-    const outcome = pinged[down] as PromiseRejectedResult;
-    const reason = outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason);
-    return {
-      ready: false,
-      reason: `MCP server ${JSON.stringify(this.#connections[down]?.name)} is down: ${reason}`,
-    };
+  /**
+   * Pings every server within `timeoutMs`, connecting again those whose connection dropped: what keeps
+   * `down()` true to the servers between calls. Failures only change the connections' state (and are logged).
+   */
+  async refresh(timeoutMs: number): Promise<void> {
+    await Promise.allSettled(this.#connections.map((connection) => connection.ping(timeoutMs)));
+  }
+
+  /** The names of the servers without an open connection now, in configuration order; costs nothing. */
+  down(): string[] {
+    return this.#connections
+      .filter((connection) => !connection.connected)
+      .map((connection) => connection.name);
   }
 
   /** Closes every connection (stops stdio servers); for shutdown. */

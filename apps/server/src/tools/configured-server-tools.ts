@@ -9,7 +9,7 @@ import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import { ConfigError } from "../config/config-error.js";
 import type { Logger } from "../logging/logger.js";
 
-/** How long a readiness check waits for each MCP server's ping. */
+/** How long a background readiness refresh waits for each MCP server's ping. */
 const MCP_PING_TIMEOUT_MS = 2_000;
 
 export interface ConfiguredServerToolsOptions {
@@ -58,15 +58,21 @@ export class ConfiguredServerTools {
     } catch (error) {
       if (!(error instanceof McpServerUnavailableError)) throw error;
       const index = servers.findIndex((server) => server.name === error.server);
+      // The operator starting the service is told why, address and all.
       throw new ConfigError(
-        `APTIX_CONFIG: mcpServers[${index}] (${JSON.stringify(error.server)}): ${error.message}`,
+        `APTIX_CONFIG: mcpServers[${index}] (${JSON.stringify(error.server)}): ${error.message}: ${error.detail}`,
       );
     }
   }
 
-  /** Ready while every MCP server answers a ping; the reason names the first that does not. */
-  async readiness(): Promise<{ ready: boolean; reason?: string }> {
-    return this.#mcp ? this.#mcp.readiness(MCP_PING_TIMEOUT_MS) : { ready: true };
+  /** Pings the MCP servers, connecting again those that dropped: run in the background, never per request. */
+  async refresh(): Promise<void> {
+    await this.#mcp?.refresh(MCP_PING_TIMEOUT_MS);
+  }
+
+  /** The MCP servers without an open connection now, by name. */
+  down(): string[] {
+    return this.#mcp?.down() ?? [];
   }
 
   /** Closes the MCP connections (stopping stdio servers). */

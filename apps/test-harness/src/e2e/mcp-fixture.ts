@@ -30,6 +30,8 @@ export interface HttpMcpFixture {
   url: string;
   /** An `mcpServers` entry for it, sending the token it requires (if any) as a bearer header. */
   config(name: string): HttpMcpServerConfig;
+  /** How many pings the fixture has answered (all sessions). */
+  pings(): Promise<number>;
   /** Kills the fixture and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -60,6 +62,10 @@ export async function startHttpMcpFixture(
       url,
       ...(options.token ? { headers: { Authorization: `Bearer ${options.token}` } } : {}),
     }),
+    async pings() {
+      const answer = await fetch(new URL("/pings", url));
+      return ((await answer.json()) as { pings: number }).pings;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;

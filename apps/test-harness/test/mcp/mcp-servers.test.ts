@@ -82,7 +82,8 @@ describe("McpServers over stdio and streamable HTTP", () => {
         parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
         strict: false,
       });
-      expect(await servers.readiness(1_000)).toEqual({ ready: true });
+      await servers.refresh(1_000);
+      expect(servers.down()).toEqual([]);
     } finally {
       await servers.close();
     }
@@ -141,7 +142,8 @@ describe("McpServers over stdio and streamable HTTP", () => {
       expect(await toolNamed(servers, "repo__echo").execute({ text: "again" }, contextFor())).toEqual({
         result: "echo: again",
       });
-      expect(await servers.readiness(1_000)).toEqual({ ready: true });
+      await servers.refresh(1_000);
+      expect(servers.down()).toEqual([]);
     } finally {
       await servers.close();
     }
@@ -156,16 +158,20 @@ describe("McpServers over stdio and streamable HTTP", () => {
       requestTimeoutMs: 5_000,
     });
     try {
+      expect(servers.down()).toEqual([]);
       await first.stop();
-      expect(await servers.readiness(1_000)).toMatchObject({
-        ready: false,
-        reason: expect.stringMatching(/^MCP server "flaky" is down/),
-      });
+      // A refresh finds the connection gone: the server is down until a refresh connects it again.
+      await servers.refresh(1_000);
+      expect(servers.down()).toEqual(["flaky"]);
       second = await startHttpMcpFixture({ port: Number(new URL(first.url).port) });
-      // The first check after the restart may still use the forgotten session; the next one connects afresh.
-      await vi.waitFor(async () => expect(await servers.readiness(1_000)).toEqual({ ready: true }), {
-        timeout: 5_000,
-      });
+      // The first refresh after the restart may still use the forgotten session; the next one connects afresh.
+      await vi.waitFor(
+        async () => {
+          await servers.refresh(1_000);
+          expect(servers.down()).toEqual([]);
+        },
+        { timeout: 5_000 },
+      );
       expect(await toolNamed(servers, "flaky__echo").execute({ text: "back" }, contextFor())).toEqual({
         result: "echo: back",
       });
@@ -179,7 +185,7 @@ describe("McpServers over stdio and streamable HTTP", () => {
     const servers = await connect();
     await servers.close();
     await expect(toolNamed(servers, "repo__echo").execute({ text: "x" }, contextFor())).rejects.toThrow(
-      /MCP server "repo" is unavailable: its connection is closed/,
+      /MCP server "repo" is unavailable$/,
     );
   });
 });

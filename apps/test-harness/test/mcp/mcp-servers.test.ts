@@ -104,6 +104,24 @@ describe("McpServers over stdio and streamable HTTP", () => {
     }
   });
 
+  it("keeps a resource whose media type is no media type as application/octet-stream", async () => {
+    const servers = await connect();
+    try {
+      const report = await toolNamed(servers, "docs__report").execute(
+        { mimeType: "text/html\r\nX-Injected: yes" },
+        contextFor(),
+      );
+      expect(report).toEqual({
+        result: {
+          text: "The report is attached.",
+          files: [expect.objectContaining({ name: "summary.txt", mimeType: "application/octet-stream" })],
+        },
+      });
+    } finally {
+      await servers.close();
+    }
+  });
+
   it("lists the tools again when the server says they changed", async () => {
     const servers = await connect();
     try {

@@ -263,7 +263,12 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
               description: "The file's bytes, as an attachment, with the file's MIME type.",
               headers: {
                 ETag: { description: "The file's content hash.", schema: { type: "string" } },
-                "Content-Disposition": { schema: { type: "string" } },
+                "Content-Disposition": {
+                  description:
+                    "`attachment`, with `filename` (ASCII) and `filename*` for a name that is not ASCII.",
+                  schema: { type: "string" },
+                },
+                "X-Content-Type-Options": { schema: { type: "string", const: "nosniff" } },
               },
               content: {
                 "*/*": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
@@ -334,7 +339,9 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
       },
       "/readyz": {
         get: {
-          summary: "Readiness: database reachable, migrations applied.",
+          summary:
+            "Readiness: database reachable and migrated, MCP servers connected; read from a status a background " +
+            "check refreshes. A 503 names what is down, never an address.",
           responses: {
             "200": json("Ready.", "ServiceStatusSuccess"),
             "503": { ...json("Not ready, and why.", "InvokeFailure"), ...retryAfter(503) },

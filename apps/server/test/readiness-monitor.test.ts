@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { READINESS_REFRESH_MS, ReadinessMonitor } from "../src/health/readiness-monitor.js";
+import type { Logger } from "../src/logging/logger.js";
+
+/** A database and MCP servers whose state the test sets, counting how often they are asked. */
+function sources() {
+  const state = { database: { ready: true } as { ready: boolean; reason?: string }, down: [] as string[] };
+  const asked = { database: 0, refresh: 0 };
+  return {
+    state,
+    asked,
+    sources: {
+      database: async () => {
+        asked.database++;
+        return state.database;
+      },
+      mcp: {
+        refresh: async () => {
+          asked.refresh++;
+        },
+        down: () => state.down,
+      },
+    },
+  };
+}
+
+const lines: Array<Record<string, unknown>> = [];
+const logger: Logger = { log: (level, message, fields) => lines.push({ level, message, ...fields }) };
+
+afterEach(() => {
+  vi.useRealTimers();
+  lines.length = 0;
+});
+
+describe("ReadinessMonitor", () => {
+  it("answers from the last background check, names what is down without its detail, and logs each change once", async () => {
+    vi.useFakeTimers();
+    const { state, asked, sources: from } = sources();
+    const monitor = await ReadinessMonitor.start(from, logger);
+    expect(asked).toEqual({ database: 1, refresh: 1 });
+    for (let call = 0; call < 100; call++) expect(monitor.status()).toEqual({ ready: true });
+    expect(asked).toEqual({ database: 1, refresh: 1 });
+
+    state.database = {
+      ready: false,
+      reason: "The database is unreachable: connect ECONNREFUSED 10.0.0.7:5432",
+    };
+    state.down = ["docs"];
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(monitor.status()).toEqual({
+      ready: false,
+      reason: 'database is unavailable; MCP server "docs" is unavailable',
+    });
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(lines).toEqual([
+      {
+        level: "warn",
+        message: "not ready",
+        down: ["database", 'MCP server "docs"'],
+        database: "The database is unreachable: connect ECONNREFUSED 10.0.0.7:5432",
+      },
+    ]);
+
+    state.database = { ready: true };
+    state.down = [];
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(monitor.status()).toEqual({ ready: true });
+    expect(lines.at(-1)).toEqual({ level: "info", message: "ready" });
+    await monitor.stop();
+  });
+
+  it("answers shutting down once stopped, and checks no more", async () => {
+    vi.useFakeTimers();
+    const { asked, sources: from } = sources();
+    const monitor = await ReadinessMonitor.start(from, logger);
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(asked.database).toBe(2);
+    await monitor.stop();
+    expect(monitor.status()).toEqual({ ready: false, reason: "shutting down" });
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(10 * READINESS_REFRESH_MS);
+    expect(asked).toEqual({ database: 2, refresh: 2 });
+  });
+});

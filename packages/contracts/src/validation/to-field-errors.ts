@@ -63,13 +63,17 @@ export function reportFieldErrors(
       total++;
     }
   }
-  const summary = summarize(subject, fields, total);
+  const summary = summarizeFieldErrors(subject, fields, total);
   if (total > fields.length) fields.push({ path: "", message: `… and ${total - fields.length} more` });
   return { fields, summary };
 }
 
-/** One line for a whole list: the first errors in full, then how many more. */
-function summarize(subject: string, fields: readonly FieldError[], total: number): string {
+/** One line for a whole list: the first errors in full, then how many more (of `total`, when only some are kept). */
+export function summarizeFieldErrors(
+  subject: string,
+  fields: readonly FieldError[],
+  total = fields.length,
+): string {
   // A whole-document error reads "<subject> must …" for a bare rule; any other message says enough itself.
   const describe = (error: FieldError) => {
     if (error.path !== "") return `${error.path} ${error.message}`;

@@ -16,6 +16,7 @@ import { loadCatalog } from "./config/load-catalog.js";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { createApp } from "./http/create-app.js";
+import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
 import type { Logger } from "./logging/logger.js";
 import { ConfiguredServerTools } from "./tools/configured-server-tools.js";
 
@@ -87,9 +88,12 @@ export async function startServer(
     throw error;
   });
   const { embeddings } = config;
+  // Pushes are cut in worker threads: megabytes of chunking and terms would hold the event loop for seconds.
+  const preparation = new DocumentPreparationPool();
   const knowledge = new WorkspaceKnowledge({
     index: store.workspaceIndex,
     hashes: sha256ContentHashService,
+    preparation,
     ids: randomIdGenerator,
     quotaBytes: env.APTIX_QUOTA_WORKSPACE_BYTES,
     ...(embeddings
@@ -207,6 +211,7 @@ export async function startServer(
         });
         server.closeIdleConnections();
       });
+      await preparation.close();
       await tools.close();
       await store.close();
       logger.log("info", "stopped");

@@ -9,6 +9,7 @@ export {
 } from "./catalog/conversation-context.js";
 export type { Mode } from "./catalog/mode.js";
 export { ModeCatalog } from "./catalog/mode-catalog.js";
+export { inProcessDocumentPreparation } from "./defaults/in-process-document-preparation.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
@@ -49,6 +50,7 @@ export type {
   RetrievalQuery,
   RetrievedChunk,
 } from "./ports/context-retriever.js";
+export type * from "./ports/document-preparation.js";
 export type { Embedder } from "./ports/embedder.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export type { IdGenerator } from "./ports/id-generator.js";
@@ -106,6 +108,7 @@ export { type ChunkDocumentInput, chunkDocument } from "./retrieval/chunk-docume
 export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";
 export { languageOf } from "./retrieval/language-of.js";
+export { prepareDocument } from "./retrieval/prepare-document.js";
 export { RRF_K, reciprocalRankFusion } from "./retrieval/reciprocal-rank-fusion.js";
 export {
   type KnowledgeEmbeddings,

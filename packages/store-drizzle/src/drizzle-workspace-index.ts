@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers/promises";
 import {
   type ChunkEmbedding,
   type Clock,
@@ -66,8 +67,15 @@ const CANDIDATE_BUDGET = 500;
 export const MAX_QUERY_TERMS = 64;
 /** The factor a chunk's score is multiplied by for each boost hint (repo, language) it matches. */
 const BOOST_FACTOR = 1.5;
-/** Chunk rows per INSERT: well below Postgres's 65,535 parameters a statement. */
-const CHUNK_BATCH = 1_000;
+/**
+ * Rows per INSERT, and chunk text per INSERT (UTF-16 code units): well below Postgres's 65,535 parameters a
+ * statement, and small enough that one statement, with the tsvectors and GIN entries it computes, takes tens of
+ * milliseconds. On PGlite each statement runs on the event loop's thread, so its length is how long a request
+ * such as `/healthz` waits.
+ */
+const DOCUMENT_BATCH = 1_000;
+const CHUNK_BATCH = 100;
+const CHUNK_BATCH_CHARS = 256 * 1024;
 
 /**
  * The `WorkspaceIndex` on drizzle (docs/knowledge.md), on Postgres and PGlite alike. Lexical search is Postgres
@@ -464,35 +472,45 @@ async function deleteDocuments(
 
 /**
  * Inserts the documents and their chunks and counts the chunks' terms into the workspace's term frequencies;
- * answers the inserted chunks' ids and their terms added up.
+ * answers the inserted chunks' ids and their terms added up. Writes in bounded batches (see `CHUNK_BATCH`), each
+ * batch of chunks followed by its terms, and lets the event loop take its turn between them: PGlite resolves a
+ * statement without one, so a long write would otherwise hold every request until it commits.
  */
 async function insertDocuments(
   tx: StoreTransaction,
   workspace: number,
   documents: readonly ChunkedDocument[],
 ): Promise<{ chunkIds: string[]; terms: number }> {
-  if (documents.length === 0) return { chunkIds: [], terms: 0 };
-  const inserted = await tx
-    .insert(workspaceDocuments)
-    .values(
-      documents.map((document) => ({
-        workspace,
-        path: document.path,
-        contentHash: document.contentHash,
-        language: document.language,
-        repo: document.repo,
-        tags: document.tags,
-        metadata: document.metadata,
-        sizeBytes: document.sizeBytes ?? 0,
-      })),
-    )
-    .returning({ id: workspaceDocuments.id, path: workspaceDocuments.path });
-  const idOf = new Map(inserted.map((row) => [row.path, row.id]));
-  const rows = documents.flatMap((document) => {
+  const idOf = new Map<string, number>();
+  for (const batch of batches(documents, DOCUMENT_BATCH, () => 0)) {
+    const inserted = await tx
+      .insert(workspaceDocuments)
+      .values(
+        batch.map((document) => ({
+          workspace,
+          path: document.path,
+          contentHash: document.contentHash,
+          language: document.language,
+          repo: document.repo,
+          tags: document.tags,
+          metadata: document.metadata,
+          sizeBytes: document.sizeBytes ?? 0,
+        })),
+      )
+      .returning({ id: workspaceDocuments.id, path: workspaceDocuments.path });
+    for (const row of inserted) idOf.set(row.path, row.id);
+    await setImmediate();
+  }
+  const chunks = documents.flatMap((document) => {
     const pathSearchText = codeSearchText(document.path);
-    return document.chunks.map((chunk) => ({
+    const id = idOf.get(document.path) ?? 0;
+    return document.chunks.map((chunk) => ({ chunk, document: id, pathSearchText }));
+  });
+  let terms = 0;
+  for (const batch of batches(chunks, CHUNK_BATCH, ({ chunk }) => chunk.text.length)) {
+    const rows = batch.map(({ chunk, document, pathSearchText }) => ({
       chunkId: chunk.chunkId,
-      document: idOf.get(document.path) ?? 0,
+      document,
       workspace,
       startLine: chunk.startLine,
       endLine: chunk.endLine,
@@ -501,24 +519,41 @@ async function insertDocuments(
       searchText: chunk.searchText,
       termCount: termCount(chunk.searchText),
     }));
-  });
-  for (let start = 0; start < rows.length; start += CHUNK_BATCH) {
-    await tx.insert(workspaceChunks).values(rows.slice(start, start + CHUNK_BATCH));
+    await tx.insert(workspaceChunks).values(rows);
+    await tx.execute(sql`
+      insert into workspace_terms (workspace, term, chunks)
+      select ${workspace}, lexeme, count(*)::int
+      from workspace_chunks, unnest(tsvector_to_array(workspace_chunks.search_vector)) as lexeme
+      where workspace_chunks.chunk_id in (${sql.join(
+        rows.map((row) => sql`${row.chunkId}`),
+        sql`, `,
+      )})
+      group by lexeme
+      on conflict (workspace, term) do update set chunks = workspace_terms.chunks + excluded.chunks`);
+    terms += rows.reduce((sum, row) => sum + row.termCount, 0);
+    await setImmediate();
   }
-  await tx.execute(sql`
-    insert into workspace_terms (workspace, term, chunks)
-    select ${workspace}, lexeme, count(*)::int
-    from workspace_chunks, unnest(tsvector_to_array(workspace_chunks.search_vector)) as lexeme
-    where workspace_chunks.document in (${sql.join(
-      inserted.map((row) => sql`${row.id}`),
-      sql`, `,
-    )})
-    group by lexeme
-    on conflict (workspace, term) do update set chunks = workspace_terms.chunks + excluded.chunks`);
-  return {
-    chunkIds: rows.map((row) => row.chunkId),
-    terms: rows.reduce((sum, row) => sum + row.termCount, 0),
-  };
+  return { chunkIds: chunks.map(({ chunk }) => chunk.chunkId), terms };
+}
+
+/**
+ * `items` in order, cut into runs of at most `rows` items and, unless a single item exceeds it alone, at most
+ * `CHUNK_BATCH_CHARS` of `sizeOf`.
+ */
+function* batches<T>(items: readonly T[], rows: number, sizeOf: (item: T) => number): Generator<T[]> {
+  let batch: T[] = [];
+  let size = 0;
+  for (const item of items) {
+    const itemSize = sizeOf(item);
+    if (batch.length > 0 && (batch.length >= rows || size + itemSize > CHUNK_BATCH_CHARS)) {
+      yield batch;
+      batch = [];
+      size = 0;
+    }
+    batch.push(item);
+    size += itemSize;
+  }
+  if (batch.length > 0) yield batch;
 }
 
 /**

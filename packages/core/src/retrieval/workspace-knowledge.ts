@@ -9,6 +9,7 @@ import {
   type WorkspaceSearchChunk,
   type WorkspaceSummary,
 } from "@aptix/contracts";
+import { inProcessDocumentPreparation } from "../defaults/in-process-document-preparation.js";
 import { errorMessage } from "../error-message.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type {
@@ -17,6 +18,12 @@ import type {
   RetrievalQuery,
   RetrievedChunk,
 } from "../ports/context-retriever.js";
+import type {
+  ChunkingBounds,
+  DocumentPreparation,
+  PreparedChunk,
+  PreparedDocument,
+} from "../ports/document-preparation.js";
 import type { Embedder } from "../ports/embedder.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
@@ -27,9 +34,7 @@ import type {
   WorkspaceIndex,
   WorkspaceKey,
 } from "../ports/workspace-index.js";
-import { type ChunkDocumentInput, chunkDocument } from "./chunk-document.js";
-import { codeQueryTerms, codeSearchText } from "./code-search-text.js";
-import { languageOf } from "./language-of.js";
+import { codeQueryTerms } from "./code-search-text.js";
 import { reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
 
 /** Embeddings of chunks and queries, when the configuration names a model. */
@@ -42,11 +47,17 @@ export interface KnowledgeEmbeddings {
 
 export interface WorkspaceKnowledgeOptions {
   index: WorkspaceIndex;
+  /** Hashes documents for the default `preparation`. */
   hashes: ContentHashService;
+  /**
+   * Hashes and cuts pushed documents: `inProcessDocumentPreparation(hashes)` by default, on the event loop; the
+   * server passes worker threads.
+   */
+  preparation?: DocumentPreparation;
   ids: IdGenerator;
   embeddings?: KnowledgeEmbeddings;
   /** Bounds of the chunker (see `chunkDocument`); its defaults otherwise. */
-  chunking?: Pick<ChunkDocumentInput, "maxLines" | "maxChars" | "overlapLines">;
+  chunking?: ChunkingBounds;
   /**
    * The most bytes of pushed contents (UTF-8) one principal's documents may take in all its workspaces; a push
    * that would pass it is refused whole with QUOTA_EXCEEDED. Absent: no quota.
@@ -81,7 +92,7 @@ const MAX_FUSION_CANDIDATES = 150;
  */
 export class WorkspaceKnowledge implements ContextRetriever {
   readonly #index: WorkspaceIndex;
-  readonly #hashes: ContentHashService;
+  readonly #preparation: DocumentPreparation;
   readonly #ids: IdGenerator;
   readonly #embeddings: KnowledgeEmbeddings | undefined;
   readonly #chunking: WorkspaceKnowledgeOptions["chunking"];
@@ -90,7 +101,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
   constructor(options: WorkspaceKnowledgeOptions) {
     this.#quota = options.quotaBytes === undefined ? {} : { quotaBytes: options.quotaBytes };
     this.#index = options.index;
-    this.#hashes = options.hashes;
+    this.#preparation = options.preparation ?? inProcessDocumentPreparation(options.hashes);
     this.#ids = options.ids;
     this.#embeddings = options.embeddings;
     this.#chunking = options.chunking;
@@ -118,20 +129,23 @@ export class WorkspaceKnowledge implements ContextRetriever {
     const workspaceId = validateWorkspaceId(input.workspaceId);
     if (!workspaceId.successful) return workspaceId;
     const key = keyOf(input);
-    const documents = input.documents.map((document) => {
-      const language = languageOf(document.path, document.language);
-      return {
-        document,
-        language,
-        contentHash: this.#hashes.hash(`${documentAttributes(document, language)}\n${document.contents}`),
-      };
-    });
     const stored = await this.#index.documentHashes(
       key,
-      documents.map(({ document }) => document.path),
+      input.documents.map((document) => document.path),
+    );
+    const prepare = async (document: WorkspaceDocument, storedHash: string | undefined) => ({
+      document,
+      ...(await this.#preparation.prepare({
+        document,
+        ...(storedHash === undefined ? {} : { storedHash }),
+        ...(this.#chunking ? { chunking: this.#chunking } : {}),
+      })),
+    });
+    const documents = await Promise.all(
+      input.documents.map((document) => prepare(document, stored.get(document.path))),
     );
     const inserted = new Map<string, { path: string; text: string }>();
-    const indexed = (entry: (typeof documents)[number], cut: boolean): IndexDocumentInput => ({
+    const indexed = (entry: PreparedDocument & { document: WorkspaceDocument }): IndexDocumentInput => ({
       path: entry.document.path,
       contentHash: entry.contentHash,
       language: entry.language,
@@ -139,13 +153,11 @@ export class WorkspaceKnowledge implements ContextRetriever {
       tags: entry.document.tags ?? [],
       metadata: entry.document.metadata ?? {},
       sizeBytes: utf8.encode(entry.document.contents).byteLength,
-      ...(cut ? { chunks: this.#chunks(entry.document, entry.language, inserted) } : {}),
+      ...(entry.chunks ? { chunks: this.#withIds(entry.document.path, entry.chunks, inserted) } : {}),
     });
     let outcome = await this.#index.upsertDocuments({
       key,
-      documents: documents.map((entry) =>
-        indexed(entry, stored.get(entry.document.path) !== entry.contentHash),
-      ),
+      documents: documents.map(indexed),
       replace: input.replace ?? false,
       ...this.#quota,
     });
@@ -155,9 +167,11 @@ export class WorkspaceKnowledge implements ContextRetriever {
       const stale = new Set(outcome.stalePaths);
       const again = await this.#index.upsertDocuments({
         key,
-        documents: documents
-          .filter((entry) => stale.has(entry.document.path))
-          .map((entry) => indexed(entry, true)),
+        documents: await Promise.all(
+          documents
+            .filter((entry) => stale.has(entry.document.path))
+            .map(async (entry) => indexed(await prepare(entry.document, undefined))),
+        ),
         replace: false,
         ...this.#quota,
       });
@@ -252,27 +266,16 @@ export class WorkspaceKnowledge implements ContextRetriever {
     return { type: "found", chunks: found.map(retrievedChunk) };
   }
 
-  /** The document cut into chunks with fresh ids, each noted in `inserted` (by id) for embedding. */
-  #chunks(
-    document: WorkspaceDocument,
-    language: string,
+  /** The document's chunks with fresh ids, each noted in `inserted` (by id) for embedding. */
+  #withIds(
+    path: string,
+    chunks: readonly PreparedChunk[],
     inserted: Map<string, { path: string; text: string }>,
   ): IndexChunkInput[] {
-    return chunkDocument({
-      path: document.path,
-      contents: document.contents,
-      language,
-      ...this.#chunking,
-    }).map((chunk) => {
+    return chunks.map((chunk) => {
       const chunkId = this.#ids.newId("chunk");
-      inserted.set(chunkId, { path: document.path, text: chunk.text });
-      return {
-        chunkId,
-        startLine: chunk.startLine,
-        endLine: chunk.endLine,
-        text: chunk.text,
-        searchText: codeSearchText(chunk.text),
-      };
+      inserted.set(chunkId, { path, text: chunk.text });
+      return { chunkId, ...chunk };
     });
   }
 
@@ -388,17 +391,4 @@ function retrievedChunk({
   score,
 }: ScoredChunk): RetrievedChunk {
   return { chunkId, path, startLine, endLine, language, text, score };
-}
-
-/**
- * What a chunk keeps besides its text (the language, and what `ragScope` tests), in a canonical form: it is
- * hashed with the contents, so a document re-pushed under another language, repo, tag or metadata value is
- * re-indexed rather than found unchanged with stale attributes.
- */
-function documentAttributes(
-  document: Pick<WorkspaceDocument, "repo" | "tags" | "metadata">,
-  language: string,
-): string {
-  const metadata = Object.entries(document.metadata ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([language, document.repo ?? null, document.tags ?? [], metadata]);
 }

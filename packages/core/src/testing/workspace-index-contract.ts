@@ -320,6 +320,36 @@ export function describeWorkspaceIndexContract(
         });
       });
 
+      it("writes a document of hundreds of chunks whole, weighing the terms of every one", async () => {
+        // Enough chunks, and one long enough, that an adapter writing in batches needs several.
+        const long = `needle ${"x".repeat(300_000)}`;
+        const texts = Array.from({ length: 260 }, (_, at) =>
+          [
+            `filler${at}`,
+            at < 150 ? "alpha" : "",
+            at >= 200 ? "beta" : "",
+            at < 60 ? "gamma" : "",
+            at >= 110 ? "delta" : "",
+          ].join(" "),
+        );
+        const big = doc("big.ts", [...texts, long]);
+        const outcome = await upsert([
+          big,
+          doc("a.ts", ["alpha"]),
+          doc("b.ts", ["beta"]),
+          doc("c.ts", ["gamma"]),
+          doc("d.ts", ["delta"]),
+        ]);
+        expect(outcome).toMatchObject({ upserted: 5, chunks: 265 });
+        expect(outcome.insertedChunkIds).toHaveLength(265);
+        expect((await search("needle"))?.map((chunk) => chunk.text)).toEqual([long]);
+        // Beta and gamma are in 61 chunks each, alpha and delta in 151, wherever a batch would end: the rarer
+        // term weighs more only if every chunk's terms were counted.
+        const small = (found: ScoredChunk[] | undefined) => paths(found)?.filter((path) => path !== "big.ts");
+        expect(small(await search("alpha beta", { limit: 300 }))).toEqual(["b.ts", "a.ts"]);
+        expect(small(await search("gamma delta", { limit: 300 }))).toEqual(["c.ts", "d.ts"]);
+      });
+
       it("keeps the documents not named unless asked to replace the set", async () => {
         await upsert([doc("a.ts", ["alpha"]), doc("b.ts", ["beta"]), doc("c.ts", ["gamma"])]);
         expect(await upsert([doc("d.ts", ["delta"])])).toMatchObject({ upserted: 1, deleted: 0, chunks: 4 });

@@ -1,0 +1,11 @@
+import {
+  type PrepareDocumentInput,
+  type PreparedDocument,
+  prepareDocument,
+  sha256ContentHashService,
+} from "@aptix/core";
+
+/** The task a `DocumentPreparationPool` thread runs: core's `prepareDocument`, hashing as the server does. */
+export default function prepare(input: PrepareDocumentInput): PreparedDocument {
+  return prepareDocument(input, sha256ContentHashService);
+}

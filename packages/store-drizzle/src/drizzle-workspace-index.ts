@@ -74,8 +74,8 @@ const BOOST_FACTOR = 1.5;
  * such as `/healthz` waits.
  */
 const DOCUMENT_BATCH = 1_000;
-const CHUNK_BATCH = 100;
-const CHUNK_BATCH_CHARS = 256 * 1024;
+const CHUNK_BATCH = 50;
+const CHUNK_BATCH_CHARS = 128 * 1024;
 
 /**
  * The `WorkspaceIndex` on drizzle (docs/knowledge.md), on Postgres and PGlite alike. Lexical search is Postgres
@@ -506,6 +506,10 @@ async function insertDocuments(
     const id = idOf.get(document.path) ?? 0;
     return document.chunks.map((chunk) => ({ chunk, document: id, pathSearchText }));
   });
+  // The GIN index of search vectors queues new entries and merges them in bulk once the queue passes this
+  // limit (4 MB by default), in whichever INSERT passes it: seconds of one statement on PGlite. The least limit
+  // (64 kB) has each batch merge its own entries.
+  if (chunks.length > 0) await tx.execute(sql`set local gin_pending_list_limit = 64`);
   let terms = 0;
   for (const batch of batches(chunks, CHUNK_BATCH, ({ chunk }) => chunk.text.length)) {
     const rows = batch.map(({ chunk, document, pathSearchText }) => ({

@@ -88,7 +88,8 @@ export async function startServer(
     throw error;
   });
   const { embeddings } = config;
-  // Pushes are cut in worker threads: megabytes of chunking and terms would hold the event loop for seconds.
+  // Pushes are read and cut in worker threads: megabytes of parsing, chunking and terms would hold the event
+  // loop for seconds.
   const preparation = new DocumentPreparationPool();
   const knowledge = new WorkspaceKnowledge({
     index: store.workspaceIndex,
@@ -128,6 +129,7 @@ export async function startServer(
   const app = createApp({
     service,
     knowledge,
+    readPush: (body) => preparation.readPushBody(body),
     validate: createAgentExecuteRequestValidator(),
     apiKeys: env.apiKeys,
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,

@@ -3,6 +3,7 @@ import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "
 import { Hono } from "hono";
 import { requestId } from "hono/request-id";
 import { DEFAULT_RATE_LIMIT_RPM } from "../config/server-env.js";
+import { readPushBody } from "../knowledge/read-push-body.js";
 import type { Logger } from "../logging/logger.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
@@ -15,13 +16,15 @@ import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
-import { workspaceRoutes } from "./routes/workspace-routes.js";
+import { type PushReader, workspaceRoutes } from "./routes/workspace-routes.js";
 import { sendResult } from "./send-result.js";
 
 export interface AppOptions {
   service: AgentService;
   /** The principals' workspace indexes (docs/knowledge.md); without it the workspace routes are not served. */
   knowledge?: WorkspaceKnowledge;
+  /** Reads a push's body; default `readPushBody` on the event loop. The server passes its worker threads. */
+  readPush?: PushReader;
   validate: (input: unknown) => InvokeResult<AgentExecuteRequest>;
   /** Principal by API key; empty for local mode. */
   apiKeys: ReadonlyMap<string, string>;
@@ -80,7 +83,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, options.service, options.validate, heartbeatMs);
   sessionRoutes(app, options.service, heartbeatMs);
-  if (options.knowledge) workspaceRoutes(app, options.knowledge);
+  if (options.knowledge) {
+    workspaceRoutes(app, options.knowledge, options.readPush ?? (async (body) => readPushBody(body)));
+  }
   app.notFound(routeNotFound(app.routes));
   return app;
 }

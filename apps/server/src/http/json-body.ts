@@ -1,4 +1,4 @@
-import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import type { Context } from "hono";
 import type { AppEnv } from "./app-env.js";
 import { countJsonSeparators } from "./json-separators.js";
@@ -20,10 +20,21 @@ export const MAX_JSON_SEPARATORS = 64 * 1024;
  * more than MAX_JSON_SEPARATORS values.
  */
 export function readJsonBody(c: Context<AppEnv>): InvokeResult<unknown> {
-  if (!/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) {
-    return fail("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json.");
-  }
-  const text = utf8.decode(c.get("body"));
+  return notJson(c) ?? parseJson(c.get("body"));
+}
+
+/** UNSUPPORTED_MEDIA_TYPE when the body is not sent as `application/json`. */
+export function notJson(c: Context<AppEnv>): InvokeFailure | undefined {
+  if (/^application\/json\s*(;|$)/i.test(c.req.header("content-type") ?? "")) return undefined;
+  return fail("UNSUPPORTED_MEDIA_TYPE", "Send the request body as application/json.");
+}
+
+/**
+ * The value of a UTF-8 JSON body; VALIDATION_FAILED (naming the whole body) when it does not parse or holds more
+ * than MAX_JSON_SEPARATORS values.
+ */
+export function parseJson(body: Uint8Array): InvokeResult<unknown> {
+  const text = utf8.decode(body);
   if (countJsonSeparators(text, MAX_JSON_SEPARATORS) > MAX_JSON_SEPARATORS) {
     const message = `holds more than ${MAX_JSON_SEPARATORS} JSON values (array items and object members); send fewer in one request`;
     return fail("VALIDATION_FAILED", `The request body ${message}.`, { fields: [{ path: "", message }] });
@@ -35,4 +46,13 @@ export function readJsonBody(c: Context<AppEnv>): InvokeResult<unknown> {
       fields: [{ path: "", message: "is not valid JSON" }],
     });
   }
+}
+
+/** The body parsed as JSON and judged by `validate`. */
+export function validatedJson<T>(
+  body: Uint8Array,
+  validate: (input: unknown) => InvokeResult<T>,
+): InvokeResult<T> {
+  const json = parseJson(body);
+  return json.successful ? validate(json.result) : json;
 }

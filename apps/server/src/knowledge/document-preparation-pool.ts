@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os";
+import type { InvokeResult, PutWorkspaceDocumentsRequest } from "@aptix/contracts";
 import type { DocumentPreparation, PrepareDocumentInput, PreparedDocument } from "@aptix/core";
 import { Piscina } from "piscina";
 
@@ -11,12 +12,13 @@ export interface DocumentPreparationPoolOptions {
 const IDLE_TIMEOUT_MS = 30_000;
 
 /**
- * Runs `prepareDocument` (hashing, chunking, terms) in a pool of worker threads, so a push never holds the
- * event loop while it cuts megabytes of text. Piscina keeps the pool: threads start on demand and end when
- * idle, tasks queue when all are busy, and a thread that dies fails its task and is replaced.
+ * Runs `prepareDocument` (hashing, chunking, terms) and `readPushBody` (parsing and validating a push) in a
+ * pool of worker threads, so a push never holds the event loop while it reads and cuts megabytes of text.
+ * Piscina keeps the pool: threads start on demand and end when idle, tasks queue when all are busy, and a
+ * thread that dies fails its task and is replaced.
  */
 export class DocumentPreparationPool implements DocumentPreparation {
-  readonly #pool: Piscina<PrepareDocumentInput, PreparedDocument>;
+  readonly #pool: Piscina;
 
   constructor(options: DocumentPreparationPoolOptions = {}) {
     const maxThreads = options.maxThreads ?? Math.max(1, availableParallelism() - 1);
@@ -25,6 +27,11 @@ export class DocumentPreparationPool implements DocumentPreparation {
 
   prepare(input: PrepareDocumentInput): Promise<PreparedDocument> {
     return this.#pool.run(input);
+  }
+
+  /** `readPushBody` in a thread; the body is copied there. */
+  readPushBody(body: Uint8Array): Promise<InvokeResult<PutWorkspaceDocumentsRequest>> {
+    return this.#pool.run(body, { name: "readPushBody" });
   }
 
   /** Ends the threads; a task still queued fails. */

@@ -7,5 +7,8 @@ export const sharedVitestConfig = defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     environment: "node",
+    // CPU-bound tests (the property tests' hundreds of runs) take several times longer on a busy 2-core machine
+    // than on an idle one; 5 s, vitest's default, failed them there. Waits for events keep their own timeouts.
+    testTimeout: 20_000,
   },
 });

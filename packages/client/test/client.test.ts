@@ -279,8 +279,12 @@ describe("runTurn", () => {
   it("answers a result longer than the service accepts, or an error message, within maxToolResultChars", async () => {
     server.openai.script(
       step.functionCalls([
-        { name: "read_file", arguments: { path: "big.txt" }, callId: "call_big" },
-        { name: "search_files", arguments: { pattern: "x" }, callId: "call_fail" },
+        {
+          name: "read_file",
+          arguments: { path: "big.txt", startLine: null, endLine: null },
+          callId: "call_big",
+        },
+        { name: "search_files", arguments: { query: "x", glob: null }, callId: "call_fail" },
       ]),
       step.text("Too big to read whole."),
     );

@@ -453,6 +453,7 @@ async function main(): Promise<void> {
       // The bench's clients are one principal sending thousands of turns a minute: lift the per-principal limits
       // (a limit still costs its check on every request, so the figures include it).
       APTIX_RATE_LIMIT_RPM: "1000000",
+      APTIX_MAX_RUNNING_TURNS: "100000",
     };
     delete llmEnv.APTIX_API_KEYS;
     delete llmEnv.APTIX_CONFIG;

@@ -17,7 +17,8 @@ it("serves many more sessions at once than the pool has connections, each turn o
   try {
     const provider = new ScriptedLlmProvider({ id: "scripted" });
     for (let answer = 0; answer < SESSIONS * TURNS; answer++) provider.enqueue({ text: "Done." });
-    const service = plainService(store, provider);
+    // One principal runs every session at once: above the default running-turn cap.
+    const service = plainService(store, provider, { maxRunningTurns: SESSIONS });
     // A session's first turn claims in a transaction (a reserved connection); its later turns send one
     // statement on the pool, pipelined onto busy connections: both kinds run side by side here.
     const failures = (

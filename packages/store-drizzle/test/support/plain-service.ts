@@ -20,7 +20,7 @@ export function plainService(
     tools = [],
     clientTools = [],
     ...options
-  }: Pick<AgentServiceOptions, "eventFlushMs" | "followPollMs" | "clock"> & {
+  }: Pick<AgentServiceOptions, "eventFlushMs" | "followPollMs" | "clock" | "maxRunningTurns"> & {
     tools?: readonly ServerTool[];
     clientTools?: readonly ToolDefinition[];
   } = {},

@@ -2,6 +2,12 @@
 export { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 export { AgentCatalog, type AgentCatalogConfig } from "./catalog/agent-catalog.js";
 export {
+  CHANGE_MODE_TOOL_NAME,
+  type ChangeModeArguments,
+  type ChangeModeResult,
+  createChangeModeTool,
+} from "./catalog/change-mode-tool.js";
+export {
   type ConversationContext,
   DEFAULT_MODE_ID,
   DEFAULT_RETRIEVAL_SETTINGS,
@@ -9,6 +15,7 @@ export {
 } from "./catalog/conversation-context.js";
 export type { Mode } from "./catalog/mode.js";
 export { ModeCatalog } from "./catalog/mode-catalog.js";
+export { ServerToolRegistry } from "./catalog/server-tool-registry.js";
 export { inProcessDocumentPreparation } from "./defaults/in-process-document-preparation.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
@@ -63,6 +70,15 @@ export {
   type LlmProvider,
 } from "./ports/llm-provider.js";
 export { QuotaExceededError, type StorageQuota } from "./ports/quota-exceeded-error.js";
+export type {
+  ArgumentsCheck,
+  KeptFile,
+  ProducedFile,
+  ServerTool,
+  ServerToolContext,
+  ServerToolFiles,
+  ServerToolResult,
+} from "./ports/server-tool.js";
 export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
@@ -118,12 +134,6 @@ export {
   type WorkspaceKnowledgeOptions,
 } from "./retrieval/workspace-knowledge.js";
 export {
-  CHANGE_MODE_TOOL_NAME,
-  type ChangeModeArguments,
-  type ChangeModeResult,
-  createChangeModeTool,
-} from "./server-tools/change-mode-tool.js";
-export {
   CREATE_FILE_TOOL_NAME,
   type CreateFileArguments,
   createCreateFileTool,
@@ -145,14 +155,4 @@ export {
   MAX_MEDIA_TYPE_LENGTH,
   OPAQUE_MEDIA_TYPE,
 } from "./server-tools/media-type.js";
-export type {
-  ArgumentsCheck,
-  KeptFile,
-  ProducedFile,
-  ServerTool,
-  ServerToolContext,
-  ServerToolFiles,
-  ServerToolResult,
-} from "./server-tools/server-tool.js";
 export { DEFAULT_TOOL_TIMEOUT_MS } from "./server-tools/server-tool-execution-step.js";
-export { ServerToolRegistry } from "./server-tools/server-tool-registry.js";

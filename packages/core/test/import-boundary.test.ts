@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { importsOf, importsUnder } from "./support/source-imports.js";
 
 // Core talks to the world only through its ports (docs/architecture.md): no provider SDK, database driver or HTTP
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
@@ -8,36 +9,8 @@ import { describe, expect, it } from "vitest";
 // ajv too: Server Tool Execution checks a call's arguments against its tool's JSON Schema (DESIGN §11).
 const ALLOWED = new Set(["@aptix/contracts", "ajv", "gpt-tokenizer", "node:crypto", "vitest"]);
 
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") ? [path] : [];
-  });
-}
-
-/**
- * The specifiers a source file loads, in every form: `import … from`, `export … from`, a bare `import "x"`,
- * `import(x)` and `require(x)`. A dynamic one that is not a plain literal comes back as written, so it is
- * flagged rather than missed.
- */
-function importsOf(source: string): string[] {
-  const staticForms = /(?:import|export)[^"'`;]*?from\s*(["'`])([^"'`]+)\1|\bimport\s*(["'`])([^"'`]+)\3/g;
-  const dynamicForms = /\b(?:import|require)\s*\(\s*([^)]*?)\s*\)/g;
-  return [
-    ...[...source.matchAll(staticForms)].map((match) => match[2] ?? match[4] ?? ""),
-    ...[...source.matchAll(dynamicForms)].map((match) => {
-      const argument = match[1] ?? "";
-      return /^(["'`])[^"'`$]*\1$/.test(argument) ? argument.slice(1, -1) : argument;
-    }),
-  ];
-}
-
 describe("core's import boundary", () => {
-  const root = join(import.meta.dirname, "..", "src");
-  const imports = sourceFiles(root).flatMap((file) =>
-    importsOf(readFileSync(file, "utf8")).map((specifier) => ({ file: relative(root, file), specifier })),
-  );
+  const imports = importsUnder(join(import.meta.dirname, "..", "src"));
 
   it("finds the imports it checks", () => {
     expect(imports.length).toBeGreaterThan(50);

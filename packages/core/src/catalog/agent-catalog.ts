@@ -1,11 +1,11 @@
 import { type FieldError, fail, type InvokeResult, ok } from "@aptix/contracts";
+import type { ServerTool } from "../ports/server-tool.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
-import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "../server-tools/change-mode-tool.js";
-import type { ServerTool } from "../server-tools/server-tool.js";
-import { ServerToolRegistry } from "../server-tools/server-tool-registry.js";
+import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "./change-mode-tool.js";
 import { type ConversationContext, DEFAULT_MODE_ID } from "./conversation-context.js";
 import type { Mode } from "./mode.js";
 import { ModeCatalog } from "./mode-catalog.js";
+import { ServerToolRegistry } from "./server-tool-registry.js";
 
 /** What an operator configures (docs/configuration.md, the `APTIX_CONFIG` file). */
 export interface AgentCatalogConfig {

@@ -2,7 +2,6 @@ import { type InvokeResult, ok } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { type ConversationContext, DEFAULT_RETRIEVAL_SETTINGS } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
-import type { PipelineStep } from "../pipeline-step.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
 import { type ConversationCursor, isFreshCursor } from "../records/conversation-cursor.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
@@ -43,7 +42,7 @@ export function needsReplay(
  * Layer 1 — Composition (AGN-027 B): assembles everything the LLM sees. It calls nothing and loops on
  * nothing; adapters only translate its output into their wire format (docs/wire-mapping.md).
  */
-export class CompositionStep implements PipelineStep<CompositionInput, LlmRequest> {
+export class CompositionStep {
   constructor(
     private readonly catalog: Pick<AgentCatalog, "toolsFor" | "modes">,
     private readonly retriever?: ContextRetriever,

@@ -8,7 +8,7 @@ import {
   MAX_PROVIDED_CHUNKS,
   type ProvidedChunk,
 } from "../records/conversation-cursor.js";
-import { contextIdOf, formatRagContextBlock, rankedRagChunks } from "./rag-context-block.js";
+import { contextIdOf, formatRagContextBlock, rankedRagChunks } from "../retrieval/rag-context-block.js";
 
 /** What a user turn's retrieval adds to its message, its trace, and the cursor once the message is sent. */
 export interface TurnContext {

@@ -2,7 +2,7 @@ import type { UserTurnRequest } from "@aptix/contracts";
 import type { Mode } from "../catalog/mode.js";
 import { type ConversationCursor, isFreshCursor } from "../records/conversation-cursor.js";
 import type { ContentPart, UserMessageItem } from "../records/transcript-item.js";
-import { fenceFor } from "./rag-context-block.js";
+import { fenceFor } from "../retrieval/rag-context-block.js";
 
 export interface UserMessageInput {
   modeId: string;

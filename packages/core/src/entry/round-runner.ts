@@ -1,13 +1,13 @@
 import { type AgentExecuteResponse, fail, type InvokeResult } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import { errorMessage } from "../error-message.js";
-import type { TurnProgress } from "../persistence/turn-progress.js";
 import { storedProgress, type TurnSettlement } from "../persistence/turn-settlement.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { TurnEvent } from "../records/turn-event.js";
+import type { TurnProgress } from "../records/turn-progress.js";
 import { TurnEventRecorder } from "../streaming/turn-event-recorder.js";
 import type { TurnWakeups } from "../streaming/turn-wakeups.js";
 import type { RunningRound } from "./admission.js";

@@ -1,9 +1,7 @@
 import { fail } from "@aptix/contracts";
 import { errorMessage } from "../error-message.js";
-import type { PipelineStep } from "../pipeline-step.js";
 import type { LlmCallOptions, LlmCallResult, LlmProvider } from "../ports/llm-provider.js";
 import type { LlmRequest } from "../records/llm-request.js";
-import type { LlmResponse } from "../records/llm-response.js";
 
 export interface LlmCallInput {
   provider: LlmProvider;
@@ -15,7 +13,7 @@ export interface LlmCallInput {
  * Layer 2 — LLM Call (AGN-027 C): exactly one provider call. It changes nothing in the request and
  * checks the answer is usable: an adapter that throws, or tool calls without ids, become PROVIDER_ERROR.
  */
-export class LlmCallStep implements PipelineStep<LlmCallInput, LlmResponse> {
+export class LlmCallStep {
   async run({ provider, request, options }: LlmCallInput): Promise<LlmCallResult> {
     let result: LlmCallResult;
     try {

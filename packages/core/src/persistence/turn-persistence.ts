@@ -10,6 +10,7 @@ import type {
   TranscriptProgress,
   TurnStart,
 } from "../ports/session-store.js";
+import type { RoundLease } from "../reasoner/round-lease.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
@@ -226,7 +227,7 @@ function claimRefused(key: SessionKey, outcome: "busy" | "not_found"): InvokeFai
  * the client. A call whose tools the server runs is written at once, so the lease is known held (and renewed)
  * before any tool runs.
  */
-export class SessionLease {
+export class SessionLease implements RoundLease {
   private readonly store: SessionStore;
   readonly key: SessionKey;
   readonly owner: string;

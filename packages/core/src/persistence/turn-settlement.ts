@@ -15,9 +15,9 @@ import type { Clock } from "../ports/clock.js";
 import type { ReasonerOutcome } from "../reasoner/reasoner-step.js";
 import type { LlmFinishReason } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
+import type { TurnProgress } from "../records/turn-progress.js";
 import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn-record.js";
 import type { SessionLease } from "./turn-persistence.js";
-import type { TurnProgress } from "./turn-progress.js";
 
 /** The round being settled: the lease it runs under, its turn, and what the turn has done so far. */
 export interface SettlingRound {

@@ -1,4 +1,5 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
+import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../catalog/change-mode-tool.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
@@ -6,9 +7,6 @@ import type { CompositionStep } from "../composition/composition-step.js";
 import { needsReplay } from "../composition/composition-step.js";
 import { orderOutputs, type RoundOpening } from "../composition/round-opening.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
-import type { SessionLease } from "../persistence/turn-persistence.js";
-import { addUsage, type TurnProgress } from "../persistence/turn-progress.js";
-import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
 import { isContinuationLost, type LlmCallResult, type LlmProvider } from "../ports/llm-provider.js";
 import { type ConversationCursor, type HeldContext, heldContextOf } from "../records/conversation-cursor.js";
@@ -16,13 +14,14 @@ import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-reco
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
+import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
-import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../server-tools/change-mode-tool.js";
 import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
+import type { RoundLease } from "./round-lease.js";
 
 export interface ReasonerInput {
-  lease: SessionLease;
+  lease: RoundLease;
   provider: LlmProvider;
   context: ConversationContext;
   /** The turn's mode: its tools and forced choice hold for the whole loop (AGN-011 §4.4). */
@@ -61,7 +60,7 @@ export type ReasonerOutcome =
  * its continuation was lost) is followed by a reset, so the deltas since the last reset always add up to the
  * round's `primaryOutputText` (or `toolContinuationMessage`).
  */
-export class ReasonerStep implements PipelineStep<ReasonerInput, ReasonerOutcome> {
+export class ReasonerStep {
   private readonly composition: CompositionStep;
   private readonly llmCall: LlmCallStep;
   private readonly serverTools: ServerToolExecutionStep;

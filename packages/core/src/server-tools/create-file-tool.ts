@@ -1,5 +1,5 @@
+import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
 import { isMediaType, MAX_MEDIA_TYPE_LENGTH } from "./media-type.js";
-import type { ArgumentsCheck, ServerTool } from "./server-tool.js";
 
 /** The built-in `create_file` (DESIGN §8): the model hands over a file and gets back its FileRef. */
 export const CREATE_FILE_TOOL_NAME = "create_file";

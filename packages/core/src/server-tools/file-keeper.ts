@@ -3,8 +3,8 @@ import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import type { KeptFile, ProducedFile } from "../ports/server-tool.js";
 import { isMediaType, OPAQUE_MEDIA_TYPE } from "./media-type.js";
-import type { KeptFile, ProducedFile } from "./server-tool.js";
 
 /** `files.ttlSeconds` when the configuration has none: a week. */
 export const DEFAULT_FILE_TTL_SECONDS = 604_800;

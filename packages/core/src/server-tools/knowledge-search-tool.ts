@@ -1,7 +1,7 @@
 import { type RagScopeCondition, validateWorkspaceSearchRequest } from "@aptix/contracts";
-import { formatRagContextBlock, rankedRagChunks } from "../composition/rag-context-block.js";
+import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
+import { formatRagContextBlock, rankedRagChunks } from "../retrieval/rag-context-block.js";
 import type { WorkspaceKnowledge } from "../retrieval/workspace-knowledge.js";
-import type { ArgumentsCheck, ServerTool } from "./server-tool.js";
 
 /** The built-in `knowledge_search` (DESIGN §8): the model searches the turn's workspace index itself. */
 export const KNOWLEDGE_SEARCH_TOOL_NAME = "knowledge_search";

@@ -1,16 +1,15 @@
 import { type FileRef, fail, type InvokeResult, ok, summarizeFieldErrors } from "@aptix/contracts";
+import type { ServerToolRegistry } from "../catalog/server-tool-registry.js";
 import { errorMessage } from "../error-message.js";
-import type { PipelineStep } from "../pipeline-step.js";
 import type { Clock } from "../ports/clock.js";
 import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
+import type { ServerTool, ServerToolContext } from "../ports/server-tool.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
 import type { FunctionCallOutputItem } from "../records/transcript-item.js";
 import type { ServerToolExecution } from "../records/turn-record.js";
 import { ArgumentsSchemas } from "./arguments-schemas.js";
 import type { FileKeeper } from "./file-keeper.js";
-import type { ServerTool, ServerToolContext } from "./server-tool.js";
-import type { ServerToolRegistry } from "./server-tool-registry.js";
 
 /** `APTIX_TOOL_TIMEOUT_MS` when unset: the longest a server tool may run. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
@@ -51,9 +50,7 @@ export interface ServerToolExecutionOutcome {
  * `errorMessage`; an executor that throws or outlives `toolTimeoutMs` fails the turn with TOOL_FAILED (502). An
  * offered tool the registry does not hold is a client tool.
  */
-export class ServerToolExecutionStep
-  implements PipelineStep<ServerToolExecutionInput, ServerToolExecutionOutcome>
-{
+export class ServerToolExecutionStep {
   private readonly registry: ServerToolRegistry;
   private readonly clock: Clock;
   private readonly files: FileKeeper;

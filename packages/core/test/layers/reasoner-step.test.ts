@@ -13,9 +13,9 @@ import {
 } from "../../src/index.js";
 import { LlmCallStep } from "../../src/llm-call/llm-call-step.js";
 import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
-import { NO_USAGE, type TurnProgress } from "../../src/persistence/turn-progress.js";
 import type { ReasonerInput } from "../../src/reasoner/reasoner-step.js";
 import { ReasonerStep } from "../../src/reasoner/reasoner-step.js";
+import { NO_USAGE, type TurnProgress } from "../../src/records/turn-progress.js";
 import { FileKeeper } from "../../src/server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";

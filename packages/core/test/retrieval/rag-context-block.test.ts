@@ -1,8 +1,8 @@
 import type { UserTurnRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { formatRagContextBlock } from "../../src/composition/rag-context-block.js";
 import { composeUserMessage } from "../../src/composition/user-message.js";
 import type { RagChunk } from "../../src/index.js";
+import { formatRagContextBlock } from "../../src/retrieval/rag-context-block.js";
 
 const invoiceManager: RagChunk = {
   id: "ctx_1",

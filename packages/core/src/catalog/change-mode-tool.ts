@@ -1,5 +1,5 @@
-import type { ModeCatalog } from "../catalog/mode-catalog.js";
-import type { ArgumentsCheck, ServerTool } from "./server-tool.js";
+import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
+import type { ModeCatalog } from "./mode-catalog.js";
 
 /** TUL-007: always offered, whatever the mode (AGN-011 §4.2). */
 export const CHANGE_MODE_TOOL_NAME = "agent_change_mode";

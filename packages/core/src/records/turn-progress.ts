@@ -1,7 +1,7 @@
 import type { FileRef, InvokeWarning, RetrievalTrace, Usage } from "@aptix/contracts";
-import type { ConversationCursor } from "../records/conversation-cursor.js";
-import type { LlmUsage } from "../records/llm-response.js";
-import type { ServerToolExecution } from "../records/turn-record.js";
+import type { ConversationCursor } from "./conversation-cursor.js";
+import type { LlmUsage } from "./llm-response.js";
+import type { ServerToolExecution } from "./turn-record.js";
 
 /**
  * What a turn has done so far, across all its rounds. The Reasoner adds to it as it goes, so a turn that

@@ -1,4 +1,4 @@
-import type { ServerTool } from "./server-tool.js";
+import type { ServerTool } from "../ports/server-tool.js";
 
 /** The server's tool executors by name. A name it does not hold is a client tool (AGN-027 D). */
 export class ServerToolRegistry {

@@ -111,7 +111,7 @@ export class RoundRunner {
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();
     if (!outcome.successful) return settlement.failure({ lease, turn, progress, failure: outcome });
-    return settlement.success({ lease, session, turn, progress, outcome: outcome.result });
+    return settlement.success({ lease, turn, progress, outcome: outcome.result });
   }
 
   async #recorderFor(round: RunningRound, onEvent: EventSink): Promise<TurnEventRecorder> {

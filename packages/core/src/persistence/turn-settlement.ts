@@ -14,7 +14,6 @@ import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { Clock } from "../ports/clock.js";
 import type { ReasonerOutcome } from "../reasoner/reasoner-step.js";
 import type { LlmFinishReason } from "../records/llm-response.js";
-import type { SessionRecord } from "../records/session-record.js";
 import type { TurnProgress } from "../records/turn-progress.js";
 import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn-record.js";
 import type { SessionLease } from "./turn-persistence.js";
@@ -38,10 +37,10 @@ export class TurnSettlement {
 
   /** Stores the answer built from the Reasoner's outcome as the round's result, and gives the lease back. */
   async success(
-    input: SettlingRound & { session: SessionRecord; outcome: ReasonerOutcome },
+    input: SettlingRound & { outcome: ReasonerOutcome },
   ): Promise<InvokeResult<AgentExecuteResponse>> {
-    const { lease, session, turn, progress, outcome } = input;
-    const mode = this.modes.get(session.mode);
+    const { lease, turn, progress, outcome } = input;
+    const mode = this.modes.get(outcome.sessionMode);
     const metadata = { sessionId: turn.sessionId, turnId: turn.turnId, modeDisplayName: mode.displayName };
     let response: AgentExecuteResponse;
     if (outcome.kind === "final") {

@@ -26,7 +26,7 @@ export interface ReasonerInput {
   context: ConversationContext;
   /** The turn's mode: its tools and forced choice hold for the whole loop (AGN-011 §4.4). */
   mode: Mode;
-  /** The session as the turn sees it; `mode` follows mode changes as they are applied. */
+  /** The session as the round found it: left as it is, a mode change comes back in the outcome. */
   session: SessionRecord;
   turnId: string;
   /** What the round answers: a user turn (its first call is the turn's first), or a tool continuation. */
@@ -47,9 +47,14 @@ export interface ReasonerStepOptions {
   maxLlmCalls: number;
 }
 
-export type ReasonerOutcome =
+/**
+ * How a round ends, and what it changed that its answer shows: `sessionMode`, the session's mode after the
+ * round (already stored through the lease), whose display name Persistence puts in the answer.
+ */
+export type ReasonerOutcome = { sessionMode: string } & (
   | { kind: "final"; text: string; finishReason: LlmFinishReason }
-  | { kind: "client_tools"; text: string; clientCalls: LlmToolCall[]; pending: PendingToolCalls };
+  | { kind: "client_tools"; text: string; clientCalls: LlmToolCall[]; pending: PendingToolCalls }
+);
 
 /**
  * Layer 4 — Reasoner (AGN-027 E): the only layer that loops. Compose → call → server tools → compose with
@@ -85,6 +90,8 @@ export class ReasonerStep {
     const opened = await this.composition.openRound(input.opening, session, progress.cursor, input.context);
     if (!opened.successful) return opened;
     let newItems = opened.result.items;
+    // The session's mode as the round's mode changes move it; the turn keeps its own (`input.mode`).
+    let sessionMode = session.mode;
     if (opened.result.retrieval) progress.retrieval = opened.result.retrieval;
     // What the provider holds once the turn's user message is sent: its mode, workspace and context chunks.
     const heldByTurn: HeldContext = { mode: input.mode.id, ...opened.result.held };
@@ -106,7 +113,7 @@ export class ReasonerStep {
       const composed = await this.composition.run({
         context: input.context,
         mode: input.mode,
-        currentModeId: session.mode,
+        currentModeId: sessionMode,
         cursor,
         newItems,
         firstCallOfTurn,
@@ -116,13 +123,14 @@ export class ReasonerStep {
       const request = composed.result;
 
       const startedAt = this.clock.now();
-      const text = new AnswerText(input.text, this.#welcome(input));
+      const text = new AnswerText(input.text, this.#welcome(input.mode, sessionMode));
       const answered = await this.llmCall.run({
         provider,
         request,
         ...(input.text ? { options: { onTextDelta: text.delta } } : {}),
       });
       const record = this.#callRecord(input, request, startedAt, answered);
+      progress.llmCallCount += 1;
       if (!answered.successful) {
         const kept = await lease.recordLlmCall(record);
         if (!kept.successful) return kept;
@@ -163,7 +171,12 @@ export class ReasonerStep {
       firstCallOfTurn = false;
 
       if (response.toolCalls.length === 0) {
-        return ok({ kind: "final", text: text.answer(response.text), finishReason: response.finishReason });
+        return ok({
+          kind: "final",
+          sessionMode,
+          text: text.answer(response.text),
+          finishReason: response.finishReason,
+        });
       }
       const executed = await this.serverTools.run({
         calls: response.toolCalls,
@@ -183,8 +196,9 @@ export class ReasonerStep {
       progress.toolExecutions.push(...executions);
       progress.files.push(...files);
 
-      const modeChanged = await this.#applyModeChange(input, response.toolCalls, results);
+      const modeChanged = await this.#applyModeChange(input, sessionMode, response.toolCalls, results);
       if (!modeChanged.successful) return modeChanged;
+      sessionMode = modeChanged.result;
 
       if (clientCalls.length > 0) {
         // The continuation's message is the model's text alone: a welcome waits for the turn's final answer.
@@ -194,6 +208,7 @@ export class ReasonerStep {
         }
         return ok({
           kind: "client_tools",
+          sessionMode,
           text: response.text,
           clientCalls,
           pending: {
@@ -219,23 +234,26 @@ export class ReasonerStep {
   }
 
   /** The welcome of the mode the turn changed to (AGN-011 §5.4); none while the turn is in its own mode. */
-  #welcome(input: ReasonerInput): string | undefined {
-    const current = input.session.mode;
-    if (current === input.mode.id || !this.modes.has(current)) return undefined;
-    return this.modes.get(current).welcomeMessage;
+  #welcome(turnMode: Mode, sessionMode: string): string | undefined {
+    if (sessionMode === turnMode.id || !this.modes.has(sessionMode)) return undefined;
+    return this.modes.get(sessionMode).welcomeMessage;
   }
 
-  /** AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at once. */
+  /**
+   * AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at
+   * once. Answers the session's mode after the response.
+   */
   async #applyModeChange(
     input: ReasonerInput,
+    sessionMode: string,
     calls: LlmToolCall[],
     results: Map<string, unknown>,
-  ): Promise<InvokeResult<void>> {
+  ): Promise<InvokeResult<string>> {
     const changes = calls
       .filter((call) => call.name === CHANGE_MODE_TOOL_NAME && results.has(call.callId))
       .map((call) => results.get(call.callId) as ChangeModeResult);
     const last = changes.at(-1);
-    if (!last) return ok(undefined);
+    if (!last) return ok(sessionMode);
     if (changes.length > 1) {
       input.progress.warnings.push({
         code: "MULTIPLE_MODE_CHANGES",
@@ -243,19 +261,18 @@ export class ReasonerStep {
       });
     }
     const session = input.session;
-    if (last.mode === session.mode) return ok(undefined);
+    if (last.mode === sessionMode) return ok(sessionMode);
     const changed = await input.lease.changeMode({
       principal: session.principal,
       sessionId: session.sessionId,
       turnId: input.turnId,
-      previousMode: session.mode,
+      previousMode: sessionMode,
       newMode: last.mode,
       reason: last.reason,
       changedBy: session.principal,
       changedAt: this.clock.now(),
     });
-    if (changed.successful) session.mode = last.mode;
-    return changed;
+    return changed.successful ? ok(last.mode) : changed;
   }
 
   #callRecord(
@@ -269,7 +286,7 @@ export class ReasonerStep {
       principal: input.session.principal,
       sessionId: input.session.sessionId,
       turnId: input.turnId,
-      index: input.progress.llmCallCount++,
+      index: input.progress.llmCallCount,
       request: { ...request, continuation: traced(request.continuation) },
       response: answered.successful ? (response as Omit<LlmResponse, "trace">) : null,
       providerRequest: trace?.providerRequest ?? null,

@@ -96,7 +96,7 @@ describe("ReasonerStep (layer 4)", () => {
     const outcome = await reasoner.run(input("Hello"));
     expect(outcome).toEqual({
       successful: true,
-      result: { kind: "final", text: "Hi there.", finishReason: "stop" },
+      result: { kind: "final", sessionMode: "general", text: "Hi there.", finishReason: "stop" },
       errors: [],
       warnings: [],
     });
@@ -141,6 +141,7 @@ describe("ReasonerStep (layer 4)", () => {
     };
     expect(outcome.result).toEqual({
       kind: "client_tools",
+      sessionMode: "general",
       text: "Need files.",
       clientCalls: [
         { callId: "c1", name: "read_file", argumentsJson: '{"path":"x"}' },
@@ -222,7 +223,7 @@ describe("ReasonerStep (layer 4)", () => {
     expect(provider.requests).toHaveLength(1);
   });
 
-  it("applies a mode change to the session but keeps the turn's mode and tools", async () => {
+  it("stores a mode change and answers it, leaving the session it was given and the turn's mode and tools", async () => {
     const { reasoner, provider, session, store, input } = await setup();
     provider.enqueue(
       {
@@ -232,9 +233,10 @@ describe("ReasonerStep (layer 4)", () => {
     );
     const running = input("Hello");
     const outcome = await reasoner.run(running);
-    expect(outcome.successful).toBe(true);
-    expect(session.mode).toBe("review");
+    expect(outcome.successful && outcome.result.sessionMode).toBe("review");
     expect((await store.getSession(key))?.mode).toBe("review");
+    // What the round changed comes back as a value; the record it read stays as read.
+    expect(session.mode).toBe("general");
     expect(running.mode.id).toBe("general");
     expect(provider.requests.map((request) => request.tools.map((tool) => tool.name))).toEqual([
       ["read_file", "lookup", "agent_change_mode"],

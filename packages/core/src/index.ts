@@ -37,17 +37,6 @@ export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
-export {
-  type DispatcherFetchOptions,
-  dispatcherFetch,
-  type RequestDispatcher,
-} from "./llm-call/dispatcher-fetch.js";
-export {
-  type KeepAliveAgentOptions,
-  LazySdkClient,
-  type LazySdkClientOptions,
-  type SdkClientOptions,
-} from "./llm-call/lazy-sdk-client.js";
 export { WireTools } from "./llm-call/wire-tools.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";

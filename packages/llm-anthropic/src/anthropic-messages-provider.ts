@@ -2,17 +2,14 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { Message, MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import {
   CONTINUATION_LOST,
-  type DispatcherFetchOptions,
-  dispatcherFetch,
   fail,
-  LazySdkClient,
   type LlmCallOptions,
   type LlmCallResult,
   type LlmProvider,
   type LlmRequest,
   WireTools,
 } from "@aptix/core";
-import { Agent, fetch as undiciFetch } from "undici";
+import { keepAliveFetch, LazySdkClient } from "@aptix/llm-transport";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { providerError } from "./provider-error.js";
 import { toAnthropicMessages } from "./to-anthropic-messages.js";
@@ -63,16 +60,8 @@ export class AnthropicMessagesProvider implements LlmProvider {
       baseURL: options.baseURL,
       maxRetries: options.maxRetries,
       timeoutMs: options.timeoutMs,
-      // A keep-alive agent of its own, by core's `dispatcherFetch`.
-      create: ({ agent, ...sdkOptions }) =>
-        new Anthropic({
-          ...sdkOptions,
-          // Typed by this undici, core's by Node's undici-types: the same call, other type versions.
-          fetch: dispatcherFetch({
-            dispatcher: new Agent(agent),
-            fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"],
-          }),
-        }),
+      // A keep-alive agent of its own.
+      create: ({ agent, ...sdkOptions }) => new Anthropic({ ...sdkOptions, fetch: keepAliveFetch(agent) }),
     });
   }
 

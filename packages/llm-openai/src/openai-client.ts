@@ -1,6 +1,5 @@
-import { type DispatcherFetchOptions, dispatcherFetch, LazySdkClient } from "@aptix/core";
+import { keepAliveFetch, LazySdkClient } from "@aptix/llm-transport";
 import OpenAI from "openai";
-import { Agent, fetch as undiciFetch } from "undici";
 
 /** How the SDK client reaches OpenAI (or a server speaking its API): the same for the provider and the embedder. */
 export interface OpenAIClientOptions {
@@ -17,7 +16,7 @@ export interface OpenAIClientOptions {
 /**
  * The OpenAI SDK client, made on first use, so a service without an API key still starts and each call without
  * one fails clearly; `provider` is the id its failures name. Its requests go through a keep-alive agent of its
- * own, by core's `dispatcherFetch`.
+ * own (`keepAliveFetch`).
  */
 export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions): LazySdkClient<OpenAI> {
   return new LazySdkClient({
@@ -28,14 +27,6 @@ export function lazyOpenAIClient(provider: string, options: OpenAIClientOptions)
     baseURL: options.baseURL,
     maxRetries: options.maxRetries,
     timeoutMs: options.timeoutMs,
-    create: ({ agent, ...sdkOptions }) =>
-      new OpenAI({
-        ...sdkOptions,
-        // Typed by this undici, core's by Node's undici-types: the same objects, other type versions.
-        fetch: dispatcherFetch({
-          dispatcher: new Agent(agent),
-          fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"],
-        }),
-      }),
+    create: ({ agent, ...sdkOptions }) => new OpenAI({ ...sdkOptions, fetch: keepAliveFetch(agent) }),
   });
 }

@@ -1,4 +1,5 @@
-import type { Embedder, LazySdkClient } from "@aptix/core";
+import type { Embedder } from "@aptix/core";
+import type { LazySdkClient } from "@aptix/llm-transport";
 import OpenAI from "openai";
 import { lazyOpenAIClient, type OpenAIClientOptions } from "./openai-client.js";
 import { providerError } from "./provider-error.js";

@@ -1,11 +1,11 @@
 import {
-  type LazySdkClient,
   type LlmCallOptions,
   type LlmCallResult,
   type LlmProvider,
   type LlmRequest,
   WireTools,
 } from "@aptix/core";
+import type { LazySdkClient } from "@aptix/llm-transport";
 import OpenAI, { type APIPromise } from "openai";
 import type { Stream } from "openai/core/streaming";
 import type {

@@ -1,14 +1,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DispatcherFetchOptions, dispatcherFetch } from "../../src/index.js";
+import { keepAliveFetch } from "../src/index.js";
 
 interface Seen {
   method: string;
   url: string;
   headers: IncomingMessage["headers"];
   body: string;
+  /** The client's port: one per connection. */
+  port: number | undefined;
 }
 
 /** A real HTTP server: each path answers as a provider (or a misconfigured proxy) might. */
@@ -19,7 +20,13 @@ let elsewhere = "";
 const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
   let body = "";
   for await (const chunk of request) body += chunk;
-  seen.push({ method: request.method ?? "", url: request.url ?? "", headers: request.headers, body });
+  seen.push({
+    method: request.method ?? "",
+    url: request.url ?? "",
+    headers: request.headers,
+    body,
+    port: request.socket.remotePort,
+  });
   const path = request.url?.split("?")[0];
   if (path === "/v1/json") {
     response.writeHead(201, {
@@ -54,8 +61,8 @@ const server = createServer(async (request: IncomingMessage, response: ServerRes
 });
 const other = createServer((request, response) => server.emit("request", request, response));
 let base = "";
-const dispatcher = new Agent({ keepAliveTimeout: 1_000 });
-const fetch = dispatcherFetch({ dispatcher, fetch: undiciFetch as DispatcherFetchOptions<Agent>["fetch"] });
+// What the adapters' SDK clients are given: `dispatcherFetch` over a keep-alive agent of its own.
+const fetch = keepAliveFetch({ keepAliveTimeout: 1_000, headersTimeout: 120_000 });
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -68,10 +75,9 @@ afterAll(async () => {
     one.closeAllConnections();
     one.close();
   }
-  await dispatcher.close();
 });
 
-describe("the provider SDKs' fetch over a keep-alive dispatcher (LLM Call layer)", () => {
+describe("the provider SDKs' fetch over a keep-alive dispatcher", () => {
   it("sends the method, path, query, headers and body, and answers status, headers, body and url", async () => {
     seen = [];
     const response = await fetch(`${base}/v1/json?x=1`, {
@@ -88,6 +94,17 @@ describe("the provider SDKs' fetch over a keep-alive dispatcher (LLM Call layer)
     expect(response.headers.get("x-request-id")).toBe("r1");
     expect(response.headers.getSetCookie()).toStrictEqual(["a=1", "b=2"]);
     expect(await response.json()).toStrictEqual({ echoed: { model: "m" } });
+  });
+
+  it("keeps connections for the next calls rather than opening one a call", async () => {
+    seen = [];
+    for (const model of ["a", "b", "c", "d", "e"]) {
+      const response = await fetch(`${base}/v1/json`, { method: "POST", body: JSON.stringify({ model }) });
+      await response.json();
+    }
+    expect(seen).toHaveLength(5);
+    // A call right after another may find its connection not yet handed back, so undici opens a second one.
+    expect(new Set(seen.map((request) => request.port)).size).toBeLessThanOrEqual(2);
   });
 
   it("answers an error status with its body, for the SDK to read", async () => {

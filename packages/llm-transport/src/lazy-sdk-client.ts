@@ -1,9 +1,9 @@
 import { fail, type InvokeFailure } from "@aptix/contracts";
 
 /**
- * How the adapter's HTTP agent keeps connections: the option names of undici's `Agent`, which the adapters build
- * (core makes no network calls itself). Idle connections are kept between a turn's calls, which are often seconds
- * apart while tools run, so a call does not pay for a new TCP and TLS handshake.
+ * How the adapter's HTTP agent keeps connections: the option names of undici's `Agent`, which `keepAliveFetch`
+ * builds. Idle connections are kept between a turn's calls, which are often seconds apart while tools run, so a
+ * call does not pay for a new TCP and TLS handshake.
  */
 export interface KeepAliveAgentOptions {
   /** How long an idle connection is kept when the server's `Keep-Alive` header does not say. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { LazySdkClient, type SdkClientOptions } from "../../src/index.js";
+import { LazySdkClient, type SdkClientOptions } from "../src/index.js";
 
-describe("an LLM adapter's SDK client, made on first use (LLM Call layer)", () => {
+describe("an LLM adapter's SDK client, made on first use", () => {
   function lazy(apiKey: () => string | undefined, extra: { baseURL?: string; maxRetries?: number } = {}) {
     const made: SdkClientOptions[] = [];
     const client = new LazySdkClient({

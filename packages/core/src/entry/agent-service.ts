@@ -210,8 +210,8 @@ export class AgentService {
   }
 
   /**
-   * One request, answered the way it asks to be (see `streamsAnswer`): as one value, or as the events of its round.
-   * What an HTTP route calls once per request.
+   * One request, answered the way it asks to be: as one value, or as the events of its round (a continuation
+   * streams when its user turn asked to, AGN-034 §2.2). What an HTTP route calls once per request.
    */
   async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
     if (!isToolContinuationRequest(request)) {
@@ -231,13 +231,6 @@ export class AgentService {
     return streams
       ? { type: "events", events: this.#answerAsEvents(key, request.turnId, admission) }
       : { type: "answer", result: await this.#answer(key, request.turnId, admission, undefined) };
-  }
-
-  /** Whether the answer to this request streams: a continuation streams when its user turn asked to (AGN-034 §2.2). */
-  async streamsAnswer(request: AgentExecuteRequest, principal: string): Promise<boolean> {
-    if (!isToolContinuationRequest(request)) return request.stream === true;
-    const turn = await this.#persistence.getTurn({ principal, sessionId: request.sessionId }, request.turnId);
-    return turn?.stream ?? false;
   }
 
   #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {

@@ -98,11 +98,10 @@ describe("streamed turns and their followers", () => {
       turnId: "t",
       toolResults: [{ toolCallId: "c1", executionMs: 1, resultJson: "{}" }],
     };
-    expect(await agent.service.streamsAnswer(continuation, PRINCIPAL)).toBe(true);
-    const second: TurnEvent[] = [];
-    responseOf(
-      await agent.service.execute(continuation, PRINCIPAL, { onEvent: (event) => second.push(event) }),
-    );
+    // The continuation does not ask to stream: it is answered as events because its user turn was.
+    const handled = await agent.service.handle(continuation, PRINCIPAL);
+    expect(handled.type).toBe("events");
+    const second = handled.type === "events" ? await collect(handled.events) : [];
 
     expect(first.map((event) => event.id)).toEqual(["0-0", "0-result"]);
     expect(second.map((event) => event.id)).toEqual(["1-0", "1-1", "1-result"]);
@@ -119,9 +118,6 @@ describe("streamed turns and their followers", () => {
     const agent = await createTestAgent();
     agent.provider.enqueue({ text: "Plain." });
     const result = await agent.execute({ sessionId: "s", turnId: "t", instruction: "Hi" });
-    expect(
-      await agent.service.streamsAnswer({ sessionId: "s", turnId: "t", instruction: "Hi" }, PRINCIPAL),
-    ).toBe(false);
     expect(await collect(resultOf(await agent.service.followTurn(PRINCIPAL, "s", "t")))).toEqual([
       { id: "0-result", event: "result", data: result },
     ]);

@@ -8,7 +8,8 @@ import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { readServerEnv } from "../src/config/server-env.js";
 import { type Logger, silentLogger } from "../src/logging/logger.js";
-import { housekeepingIntervalMs, startServer } from "../src/start-server.js";
+import { startServer } from "../src/start-server.js";
+import { housekeepingIntervalMs } from "../src/wiring/housekeeping-interval-ms.js";
 
 /** The default catalog's `openai` provider, answering from a script after a pause. */
 function slowProvider(delayMs: number): { provider: LlmProvider; scripted: ScriptedLlmProvider } {

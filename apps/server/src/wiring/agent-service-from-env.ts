@@ -1,0 +1,33 @@
+import { type AgentCatalog, AgentService, type ContextRetriever, type LlmProvider } from "@aptix/core";
+import type { AptixStore } from "@aptix/store-drizzle";
+import type { CatalogConfig } from "../config/catalog-config-schema.js";
+import type { ServerEnv } from "../config/server-env.js";
+
+export interface AgentServiceParts {
+  catalog: AgentCatalog;
+  providers: readonly LlmProvider[];
+  retriever: ContextRetriever;
+  store: AptixStore;
+  files: CatalogConfig["files"];
+  /** The base of FileRef urls: known only once the server listens (PORT=0 picks one). */
+  publicUrl: () => string;
+}
+
+/** Core's service over the adapters, with the limits the environment sets. */
+export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
+  const { catalog, providers, retriever, store, files, publicUrl } = parts;
+  return new AgentService({
+    catalog,
+    providers,
+    retriever,
+    store: store.sessions,
+    files: store.files,
+    events: store.events,
+    maxLlmCallsPerRequest: env.APTIX_MAX_LLM_CALLS,
+    toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
+    producedFiles: { publicUrl, ...files, quotaBytes: env.APTIX_QUOTA_FILE_BYTES },
+    leaseMs: env.APTIX_LEASE_MS,
+    maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
+    eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
+  });
+}

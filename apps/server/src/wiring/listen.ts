@@ -1,0 +1,42 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { ServerEnv } from "../config/server-env.js";
+
+export interface Listening {
+  /** e.g. `http://127.0.0.1:8787` */
+  url: string;
+  port: number;
+  /**
+   * Stops taking requests and resolves once those running have been answered; connections still open after
+   * APTIX_SHUTDOWN_TIMEOUT_MS are closed.
+   */
+  close(): Promise<void>;
+}
+
+/** Serves `fetch` on HOST and PORT (0 picks a free port), once it listens. */
+export async function listen(
+  fetch: Parameters<typeof serve>[0]["fetch"],
+  env: Pick<ServerEnv, "HOST" | "PORT" | "APTIX_SHUTDOWN_TIMEOUT_MS">,
+): Promise<Listening> {
+  const server = await new Promise<Server>((resolve) => {
+    const listening = serve({ fetch, port: env.PORT, hostname: env.HOST }, () =>
+      resolve(listening as Server),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${env.HOST.includes(":") ? `[${env.HOST}]` : env.HOST}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), env.APTIX_SHUTDOWN_TIMEOUT_MS);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,4 +1,11 @@
-import { type FileRef, fail, type InvokeResult, ok, summarizeFieldErrors } from "@aptix/contracts";
+import {
+  DEFAULT_REQUEST_LIMITS,
+  type FileRef,
+  fail,
+  type InvokeResult,
+  ok,
+  summarizeFieldErrors,
+} from "@aptix/contracts";
 import type { ServerToolRegistry } from "../catalog/server-tool-registry.js";
 import { errorMessage } from "../error-message.js";
 import type { Clock } from "../ports/clock.js";
@@ -86,7 +93,10 @@ export class ServerToolExecutionStep {
     for (const call of calls) {
       const route = this.#route(call, offered);
       if (route.to === "client") {
-        outcome.clientCalls.push(call);
+        // A client answers at most maxToolResults calls a round (the contracts refuse more): the rest go back to
+        // the model, to call again once these have answered.
+        if (outcome.clientCalls.length < MAX_CLIENT_CALLS) outcome.clientCalls.push(call);
+        else this.#refuse(outcome, call, tooManyClientCalls(call));
         continue;
       }
       if (route.to === "not_offered") {
@@ -237,6 +247,12 @@ type Route =
   | { to: "refused"; tool: ServerTool | undefined; reason: string }
   | { to: "server"; tool: ServerTool; args: Record<string, unknown> }
   | { to: "client" };
+
+/** The most tool calls one round hands a client: as many results as a tool continuation may carry. */
+const MAX_CLIENT_CALLS = DEFAULT_REQUEST_LIMITS.maxToolResults;
+
+const tooManyClientCalls = (call: LlmToolCall) =>
+  `Too many tool calls in one response: the client runs at most ${MAX_CLIENT_CALLS} at once. Call ${call.name} again once these have answered.`;
 
 const NOT_AN_OBJECT = "arguments must be a JSON object";
 

@@ -129,6 +129,44 @@ describe("only the tools the mode offers (DESIGN §11)", () => {
     expect(trace.toolExecutions).toEqual([]);
   });
 
+  it("hands a client at most as many calls as a continuation may answer; the rest go back to the model", async () => {
+    const { agent } = await narrowAgent();
+    const calls = Array.from({ length: 22 }, (_, index) => ({
+      name: "read_file",
+      arguments: READ_A,
+      callId: `c${index}`,
+    }));
+    agent.provider.enqueue({ toolCalls: calls }, { text: "Read them." });
+    const paused = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Read" }));
+    const handed = paused.kind === "client_tool_continuation" ? paused.toolCalls : [];
+    expect(handed.map((call) => call.toolCallId)).toEqual(calls.slice(0, 20).map((call) => call.callId));
+
+    const final = responseOf(
+      await agent.execute({
+        sessionId: "s",
+        turnId: "t1",
+        toolResults: handed.map((call) => ({
+          toolCallId: call.toolCallId,
+          executionMs: 1,
+          resultJson: '"A"',
+        })),
+      }),
+    );
+    expect(final).toMatchObject({ kind: "final", primaryOutputText: "Read them." });
+    const refused = (agent.provider.requests[1]?.input ?? []).filter(
+      (item) => item.type === "function_call_output" && item.isError,
+    );
+    expect(refused).toEqual(
+      ["c20", "c21"].map((callId) => ({
+        type: "function_call_output",
+        callId,
+        output:
+          "Too many tool calls in one response: the client runs at most 20 at once. Call read_file again once these have answered.",
+        isError: true,
+      })),
+    );
+  });
+
   it("hands no call whose arguments break the tool's schema to the client, and tells the model which path", async () => {
     const { agent } = await narrowAgent();
     agent.provider.enqueue(

@@ -61,6 +61,13 @@ export const E2E_CATALOG = {
   ],
 };
 
+/** E2E_CATALOG whose general mode also offers the built-in `create_file` server tool. */
+export const CREATE_FILE_CATALOG = {
+  ...E2E_CATALOG,
+  modes: [{ ...E2E_CATALOG.modes[0], tools: ["read_file", "create_file"] }, ...E2E_CATALOG.modes.slice(1)],
+  serverTools: [{ name: "create_file", builtin: "create_file" }],
+};
+
 /** The conversation contexts of `PROVIDERS_CATALOG`, one per provider. */
 export const PROVIDER_CONTEXTS = { openai: "openai-e2e", anthropic: "anthropic-e2e" } as const;
 

@@ -6,8 +6,8 @@ import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-l
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   API_KEYS,
+  CREATE_FILE_CATALOG,
   checkAndResetHarness,
-  E2E_CATALOG,
   expectFinal,
   postgresDriver,
   startTestService,
@@ -18,12 +18,6 @@ import {
 } from "../../src/e2e/index.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
-const CATALOG = {
-  ...E2E_CATALOG,
-  modes: [{ ...E2E_CATALOG.modes[0], tools: ["read_file", "create_file"] }, ...E2E_CATALOG.modes.slice(1)],
-  serverTools: [{ name: "create_file", builtin: "create_file" }],
-};
 
 const createFile = (callId: string, name: string, mimeType: string) => ({
   name: "create_file",
@@ -39,7 +33,7 @@ beforeAll(async () => {
   service = await startTestService({
     store: "postgres",
     harness,
-    env: { APTIX_CONFIG: await writeCatalog(CATALOG) },
+    env: { APTIX_CONFIG: await writeCatalog(CREATE_FILE_CATALOG) },
   });
 });
 

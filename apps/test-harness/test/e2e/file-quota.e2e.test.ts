@@ -1,8 +1,8 @@
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  CREATE_FILE_CATALOG,
   checkAndResetHarness,
-  E2E_CATALOG,
   expectFinal,
   expectOk,
   startTestService,
@@ -30,14 +30,7 @@ describe("APTIX_QUOTA_FILE_BYTES", () => {
 
   beforeAll(async () => {
     harness = await startScriptedOpenAI();
-    const config = await writeCatalog({
-      ...E2E_CATALOG,
-      modes: [
-        { ...E2E_CATALOG.modes[0], tools: ["read_file", "create_file"] },
-        ...E2E_CATALOG.modes.slice(1),
-      ],
-      serverTools: [{ name: "create_file", builtin: "create_file" }],
-    });
+    const config = await writeCatalog(CREATE_FILE_CATALOG);
     service = await startTestService({
       store: "postgres",
       harness,

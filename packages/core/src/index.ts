@@ -1,22 +1,11 @@
 // Adapters build on core alone (docs/architecture.md): the result envelope they answer in comes through here.
-export { fail, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
+export { fail, type InvokeResult, ok } from "@aptix/contracts";
 export { AgentCatalog, type AgentCatalogConfig } from "./catalog/agent-catalog.js";
-export {
-  CHANGE_MODE_TOOL_NAME,
-  type ChangeModeArguments,
-  type ChangeModeResult,
-  createChangeModeTool,
-} from "./catalog/change-mode-tool.js";
-export {
-  type ConversationContext,
-  DEFAULT_MODE_ID,
-  DEFAULT_RETRIEVAL_SETTINGS,
-  type RetrievalSettings,
-} from "./catalog/conversation-context.js";
+export { CHANGE_MODE_TOOL_NAME } from "./catalog/change-mode-tool.js";
+export type { ConversationContext } from "./catalog/conversation-context.js";
 export type { Mode } from "./catalog/mode.js";
 export { ModeCatalog } from "./catalog/mode-catalog.js";
 export { ServerToolRegistry } from "./catalog/server-tool-registry.js";
-export { inProcessDocumentPreparation } from "./defaults/in-process-document-preparation.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
@@ -24,41 +13,29 @@ export {
   AgentService,
   type AgentServiceOptions,
   DEFAULT_EVENT_RETENTION_MS,
-  DEFAULT_FOLLOW_POLL_MS,
   DEFAULT_LEASE_MS,
-  DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
   DEFAULT_MAX_RUNNING_TURNS,
-  type ExecuteOptions,
-  type HandledRequest,
 } from "./entry/agent-service.js";
-export type { SessionSummary, TurnSummary, TurnTrace } from "./entry/views.js";
+export type { SessionSummary, TurnTrace } from "./entry/views.js";
 export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
-export { InMemoryTurnEventLog } from "./in-memory/in-memory-turn-event-log.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export { WireTools } from "./llm-call/wire-tools.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
-export type {
-  ContextRetriever,
-  Retrieval,
-  RetrievalQuery,
-  RetrievedChunk,
-} from "./ports/context-retriever.js";
+export type { ContextRetriever } from "./ports/context-retriever.js";
 export type * from "./ports/document-preparation.js";
 export type { Embedder } from "./ports/embedder.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
-export type { IdGenerator } from "./ports/id-generator.js";
 export {
   CONTINUATION_LOST,
-  isContinuationLost,
   type LlmCallFailure,
   type LlmCallOptions,
   type LlmCallResult,
   type LlmProvider,
 } from "./ports/llm-provider.js";
-export { QuotaExceededError, type StorageQuota } from "./ports/quota-exceeded-error.js";
+export { QuotaExceededError } from "./ports/quota-exceeded-error.js";
 export type {
   ArgumentsCheck,
   KeptFile,
@@ -72,35 +49,16 @@ export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 export type * from "./ports/workspace-index.js";
-export {
-  type ConversationCursor,
-  EMPTY_CURSOR,
-  isFreshCursor,
-  MAX_PROVIDED_CHUNKS,
-  type ProvidedChunk,
-} from "./records/conversation-cursor.js";
-export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
-export type { LlmContinuation, LlmRequest, ToolChoice } from "./records/llm-request.js";
-export type {
-  LlmCallTrace,
-  LlmFinishReason,
-  LlmResponse,
-  LlmToolCall,
-  LlmUsage,
-} from "./records/llm-response.js";
+export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
+export type { LlmCallRecord } from "./records/llm-call-record.js";
+export type { LlmRequest } from "./records/llm-request.js";
+export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
 export type { ModeHistoryEntry } from "./records/mode-history-entry.js";
 export type { RagChunk } from "./records/rag-chunk.js";
 export type { SessionKey, SessionPatch, SessionRecord } from "./records/session-record.js";
 export type { ToolDefinition } from "./records/tool-definition.js";
 export type * from "./records/transcript-item.js";
-export {
-  deltaEvent,
-  type EventPosition,
-  parseEventId,
-  resultEvent,
-  type StoredDelta,
-  type TurnEvent,
-} from "./records/turn-event.js";
+export type { StoredDelta, TurnEvent } from "./records/turn-event.js";
 export type {
   PendingToolCalls,
   ServerToolExecution,
@@ -109,39 +67,13 @@ export type {
   TurnRound,
   TurnStatus,
 } from "./records/turn-record.js";
-export { type ChunkDocumentInput, chunkDocument } from "./retrieval/chunk-document.js";
+export { chunkDocument } from "./retrieval/chunk-document.js";
 export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";
 export { languageOf } from "./retrieval/language-of.js";
 export { prepareDocument } from "./retrieval/prepare-document.js";
-export { RRF_K, reciprocalRankFusion } from "./retrieval/reciprocal-rank-fusion.js";
-export {
-  type KnowledgeEmbeddings,
-  type SearchWorkspaceInput,
-  type UpsertWorkspaceInput,
-  WorkspaceKnowledge,
-  type WorkspaceKnowledgeOptions,
-} from "./retrieval/workspace-knowledge.js";
-export {
-  CREATE_FILE_TOOL_NAME,
-  type CreateFileArguments,
-  createCreateFileTool,
-} from "./server-tools/create-file-tool.js";
-export {
-  DEFAULT_FILE_MAX_BYTES,
-  DEFAULT_FILE_TTL_SECONDS,
-  FileKeeper,
-  type FileKeeperOptions,
-  FileTooLargeError,
-} from "./server-tools/file-keeper.js";
-export {
-  createKnowledgeSearchTool,
-  KNOWLEDGE_SEARCH_TOOL_NAME,
-  type KnowledgeSearchArguments,
-} from "./server-tools/knowledge-search-tool.js";
-export {
-  isMediaType,
-  MAX_MEDIA_TYPE_LENGTH,
-  OPAQUE_MEDIA_TYPE,
-} from "./server-tools/media-type.js";
-export { DEFAULT_TOOL_TIMEOUT_MS } from "./server-tools/server-tool-execution-step.js";
+export { WorkspaceKnowledge } from "./retrieval/workspace-knowledge.js";
+export { createCreateFileTool } from "./server-tools/create-file-tool.js";
+export { FileKeeper } from "./server-tools/file-keeper.js";
+export { createKnowledgeSearchTool } from "./server-tools/knowledge-search-tool.js";
+export { isMediaType, OPAQUE_MEDIA_TYPE } from "./server-tools/media-type.js";

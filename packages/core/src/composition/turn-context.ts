@@ -124,7 +124,7 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
 }
 
 /** The text a turn searches its workspace for: its instruction, then each artifact's path and file name. */
-export function queryText(request: UserTurnRequest): string {
+function queryText(request: UserTurnRequest): string {
   const artifacts = (request.inputArtifacts ?? []).flatMap((artifact) => [
     artifact.relativePath,
     artifact.fileName,

@@ -96,11 +96,11 @@ export type HandledRequest =
   | { type: "answer"; result: InvokeResult<AgentExecuteResponse> }
   | { type: "events"; events: AsyncIterable<TurnEvent> };
 
-export const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
+const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 export const DEFAULT_MAX_RUNNING_TURNS = 16;
 export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
-export const DEFAULT_FOLLOW_POLL_MS = 5_000;
+const DEFAULT_FOLLOW_POLL_MS = 5_000;
 
 /**
  * Layer 6 — Entry (AGN-027 G), with the turn lifecycle (docs/architecture.md): one `execute(request, principal)`

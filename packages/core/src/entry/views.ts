@@ -9,7 +9,7 @@ import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn
  * `TurnTraceSchema`): these are their types with `Date` timestamps. A trace's LLM calls and rounds are
  * diagnostics the contract leaves open; here they keep core's own record types.
  */
-export type { SessionSummary, TurnSummary } from "@aptix/contracts";
+export type { SessionSummary } from "@aptix/contracts";
 
 export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls" | "toolExecutions"> {
   /** Each request the turn answered (the user turn, then its continuations) with its stored answer. */

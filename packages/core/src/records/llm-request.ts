@@ -2,7 +2,7 @@ import type { ToolDefinition } from "./tool-definition.js";
 import type { TranscriptItem } from "./transcript-item.js";
 
 /** How the model picks tools on one call. `tool` forces the named tool. */
-export type ToolChoice = { type: "auto" } | { type: "tool"; name: string };
+type ToolChoice = { type: "auto" } | { type: "tool"; name: string };
 
 /** Where the provider picks up the conversation before this call's `input`. */
 export type LlmContinuation =

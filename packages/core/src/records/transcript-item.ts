@@ -21,12 +21,12 @@ export interface UserMessageItem {
   content: ContentPart[];
 }
 
-export interface AssistantMessageItem {
+interface AssistantMessageItem {
   type: "assistant_message";
   text: string;
 }
 
-export interface FunctionCallItem {
+interface FunctionCallItem {
   type: "function_call";
   callId: string;
   name: string;
@@ -42,7 +42,7 @@ export interface FunctionCallOutputItem {
 }
 
 /** Provider-specific reasoning state (e.g. an OpenAI `reasoning` item) kept verbatim for replay to the same provider. */
-export interface ReasoningItem {
+interface ReasoningItem {
   type: "reasoning";
   provider: string;
   data: unknown;
@@ -50,18 +50,18 @@ export interface ReasoningItem {
 
 export type ContentPart = TextPart | ImagePart | FilePart;
 
-export interface TextPart {
+interface TextPart {
   type: "text";
   text: string;
 }
 
-export interface ImagePart {
+interface ImagePart {
   type: "image";
   mimeType: string;
   dataBase64: string;
 }
 
-export interface FilePart {
+interface FilePart {
   type: "file";
   fileName: string;
   mimeType: string;

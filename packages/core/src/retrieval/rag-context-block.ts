@@ -28,7 +28,7 @@ export function rankedRagChunks(
 }
 
 /** One `=== CHUNK N ===` section: the chunk's metadata, then its code fenced in its language. */
-export function formatRagChunk(chunk: RagChunk, position: number): string {
+function formatRagChunk(chunk: RagChunk, position: number): string {
   const fence = fenceFor(chunk.content);
   return [
     `=== CHUNK ${position} ===`,

@@ -1,5 +1,5 @@
 /** The constant of reciprocal rank fusion (Cormack et al., 2009): it damps the weight of the very first ranks. */
-export const RRF_K = 60;
+const RRF_K = 60;
 
 /**
  * Fuses rankings of the same items, each best first: an item scores the sum of `1 / (k + rank)` over the

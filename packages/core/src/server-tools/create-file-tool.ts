@@ -2,7 +2,7 @@ import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
 import { isMediaType, MAX_MEDIA_TYPE_LENGTH } from "./media-type.js";
 
 /** The built-in `create_file` (DESIGN §8): the model hands over a file and gets back its FileRef. */
-export const CREATE_FILE_TOOL_NAME = "create_file";
+const CREATE_FILE_TOOL_NAME = "create_file";
 
 export interface CreateFileArguments {
   name: string;

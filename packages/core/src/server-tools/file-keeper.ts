@@ -7,9 +7,9 @@ import type { KeptFile, ProducedFile } from "../ports/server-tool.js";
 import { isMediaType, OPAQUE_MEDIA_TYPE } from "./media-type.js";
 
 /** `files.ttlSeconds` when the configuration has none: a week. */
-export const DEFAULT_FILE_TTL_SECONDS = 604_800;
+const DEFAULT_FILE_TTL_SECONDS = 604_800;
 /** `files.maxBytes` when the configuration has none: 10 MiB, stored in the database beside the sessions. */
-export const DEFAULT_FILE_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_FILE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Stores files that server tools produce and answers the FileRef clients fetch them by (AGN-033 §6). */
 export interface FileKeeperOptions {
@@ -35,7 +35,7 @@ export interface FileKeeperOptions {
 }
 
 /** A produced file larger than `files.maxBytes`: the tool decides whether the model or the turn hears of it. */
-export class FileTooLargeError extends Error {
+class FileTooLargeError extends Error {
   constructor(
     readonly fileName: string,
     readonly sizeBytes: number,

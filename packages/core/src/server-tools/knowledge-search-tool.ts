@@ -4,7 +4,7 @@ import { formatRagContextBlock, rankedRagChunks } from "../retrieval/rag-context
 import type { WorkspaceKnowledge } from "../retrieval/workspace-knowledge.js";
 
 /** The built-in `knowledge_search` (DESIGN §8): the model searches the turn's workspace index itself. */
-export const KNOWLEDGE_SEARCH_TOOL_NAME = "knowledge_search";
+const KNOWLEDGE_SEARCH_TOOL_NAME = "knowledge_search";
 
 export interface KnowledgeSearchArguments {
   query: string;

@@ -19,7 +19,7 @@ import { ArgumentsSchemas } from "./arguments-schemas.js";
 import type { FileKeeper } from "./file-keeper.js";
 
 /** `APTIX_TOOL_TIMEOUT_MS` when unset: the longest a server tool may run. */
-export const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
+const DEFAULT_TOOL_TIMEOUT_MS = 30_000;
 
 export interface ServerToolExecutionStepOptions {
   registry: ServerToolRegistry;

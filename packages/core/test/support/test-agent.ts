@@ -100,7 +100,7 @@ export const lookupTool: ServerTool<{ query: string; explode?: boolean }> = {
 };
 
 /** A held call: `entered` resolves with its input once the call is waiting; `release` lets it go on. */
-export interface HeldCall<T = LlmRequest> {
+interface HeldCall<T = LlmRequest> {
   entered: Promise<T>;
   release(): void;
 }
@@ -135,7 +135,7 @@ class CallHolds<T> {
  * A ScriptedLlmProvider whose next calls can be held until the test releases them: a turn that is still
  * talking to its provider (SESSION_BUSY), or one whose instance crashed mid-call (lease expiry).
  */
-export class GatedScriptedProvider extends ScriptedLlmProvider {
+class GatedScriptedProvider extends ScriptedLlmProvider {
   readonly #holds = new CallHolds<LlmRequest>();
 
   /** Holds the next call that is not held yet. */
@@ -150,7 +150,7 @@ export class GatedScriptedProvider extends ScriptedLlmProvider {
 }
 
 /** A SessionStore whose next session claims can be held until the test releases them. */
-export type GatedSessionStore = SessionStore & {
+type GatedSessionStore = SessionStore & {
   /**
    * Holds the next claim not held yet, before it reaches the store: a request that read the session, then
    * claims it only after other requests ran (two identical requests racing).

@@ -29,7 +29,7 @@ export interface AnthropicMessagesProviderOptions {
   maxTokens?: number;
 }
 
-export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
+const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
 /**
  * An LlmProvider over `client.messages.create` (docs/wire-mapping.md). Anthropic keeps no conversation state, so core

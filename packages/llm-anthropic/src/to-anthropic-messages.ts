@@ -14,7 +14,7 @@ export interface AnthropicConversation {
 }
 
 /** A `user` or `assistant` message: the adapter never writes `system` role messages. */
-export type AnthropicMessageParam = Extract<MessageParam, { role: "user" | "assistant" }> & {
+type AnthropicMessageParam = Extract<MessageParam, { role: "user" | "assistant" }> & {
   content: ContentBlockParam[];
 };
 

@@ -1,7 +1,5 @@
-export { McpConnection, type McpConnectionOptions } from "./mcp-connection.js";
 export type { McpLog } from "./mcp-log.js";
 export type { HttpMcpServerConfig, McpServerConfig, StdioMcpServerConfig } from "./mcp-server-config.js";
-export { MCP_TOOL_NAME, McpServerTool, mcpToolName } from "./mcp-server-tool.js";
 export { McpServerUnavailableError } from "./mcp-server-unavailable-error.js";
 export { McpServers, type McpServersOptions } from "./mcp-servers.js";
 export { type McpFileMention, mcpToolResult } from "./mcp-tool-result.js";

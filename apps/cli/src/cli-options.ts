@@ -30,7 +30,7 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-export type Command =
+type Command =
   | { name: "chat" }
   | { name: "run"; instruction: string }
   | { name: "index" }
@@ -149,7 +149,7 @@ function checkIdentifier(what: string, value: string): void {
  * The workspace's id is its directory's name, with every character the identifier rule (`IdentifierSchema`:
  * letters, digits, `.`, `_`, `:`, `-`, at most 128) does not allow replaced by `-`.
  */
-export function workspaceIdOf(directory: string): string {
+function workspaceIdOf(directory: string): string {
   const id = basename(directory)
     .replace(/[^A-Za-z0-9._:-]/g, "-")
     .slice(0, 128);

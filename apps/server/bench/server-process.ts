@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
-export const serverDir = fileURLToPath(new URL("..", import.meta.url));
+const serverDir = fileURLToPath(new URL("..", import.meta.url));
 /** The compiled server the benchmarks start. */
 export const serverMain = join(serverDir, "dist", "main.js");
 const START_TIMEOUT_MS = 120_000;

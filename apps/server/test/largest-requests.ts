@@ -10,7 +10,7 @@ import {
  * A string field at its longest: `count` characters, each `unit`, the character that costs the field most in
  * JSON. JSON.stringify writes it out in full; `jsonByteLength` sizes it without building it.
  */
-export class Longest {
+class Longest {
   constructor(
     readonly count: number,
     readonly unit: string,

@@ -14,7 +14,7 @@ import type { WorkspaceTool } from "./workspace-tool.js";
  * not stall the CLI, nor the turn waiting for its result. The user's time to answer a patch prompt is not
  * counted: `apply_patch` does not walk.
  */
-export const TOOL_BUDGET_MS = 10_000;
+const TOOL_BUDGET_MS = 10_000;
 
 /**
  * The handlers of exactly the default catalog's client tools (`defaultClientTools`), confined to `root`, each

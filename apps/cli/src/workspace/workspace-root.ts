@@ -5,7 +5,7 @@ import { isGitName } from "./git-name.js";
 import { isIgnoredPath } from "./gitignore.js";
 
 /** A path the model gave that the tools refuse (outside, in .git, ignored, missing): its message says why. */
-export class RefusedPathError extends Error {
+class RefusedPathError extends Error {
   override readonly name = "RefusedPathError";
 }
 

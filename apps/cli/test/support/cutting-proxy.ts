@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string;
   path: string;
   lastEventId: string | undefined;

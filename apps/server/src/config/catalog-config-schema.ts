@@ -8,7 +8,7 @@ const toolName = z
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 characters of letters, digits, '_' or '-'");
 
 /** The built-in server tools a `serverTools` entry can name (DESIGN §8). */
-export const BUILTIN_SERVER_TOOLS = ["knowledge_search", "create_file"] as const;
+const BUILTIN_SERVER_TOOLS = ["knowledge_search", "create_file"] as const;
 
 /** An MCP server's name: its tools are `<server>__<tool>`, so it holds no `__` itself. */
 const mcpServerName = z

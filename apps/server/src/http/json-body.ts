@@ -33,7 +33,7 @@ export function notJson(c: Context<AppEnv>): InvokeFailure | undefined {
  * The value of a UTF-8 JSON body; VALIDATION_FAILED (naming the whole body) when it does not parse or holds more
  * than MAX_JSON_SEPARATORS values.
  */
-export function parseJson(body: Uint8Array): InvokeResult<unknown> {
+function parseJson(body: Uint8Array): InvokeResult<unknown> {
   const text = utf8.decode(body);
   if (countJsonSeparators(text, MAX_JSON_SEPARATORS) > MAX_JSON_SEPARATORS) {
     const message = `holds more than ${MAX_JSON_SEPARATORS} JSON values (array items and object members); send fewer in one request`;

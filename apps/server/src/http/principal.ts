@@ -6,7 +6,7 @@ import { localModeRefusal } from "./local-mode.js";
 import { sendResult } from "./send-result.js";
 
 /** The principal of local mode: the one person at this machine. */
-export const LOCAL_PRINCIPAL = "local";
+const LOCAL_PRINCIPAL = "local";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 

@@ -1,6 +1,6 @@
 import { boundedLogLine } from "./bounded-line.js";
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
+type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Logger {
   log(level: LogLevel, message: string, fields?: Record<string, unknown>): void;

@@ -15,7 +15,7 @@ export interface SseEvent {
 }
 
 /** One comment line (`: keep-alive`), as received. */
-export interface SseComment {
+interface SseComment {
   text: string;
   receivedAt: number;
   /** How many events had arrived before it. */
@@ -37,7 +37,7 @@ export interface EventStream {
   abort(): void;
 }
 
-export interface EventStreamRequest {
+interface EventStreamRequest {
   method?: "GET" | "POST";
   headers?: Record<string, string>;
   body?: unknown;
@@ -47,7 +47,7 @@ export interface EventStreamRequest {
  * Sends the request and answers once the response headers are in. The answer must be `text/event-stream`:
  * anything else throws with its status and body.
  */
-export async function openEventStream(url: string, request: EventStreamRequest = {}): Promise<EventStream> {
+async function openEventStream(url: string, request: EventStreamRequest = {}): Promise<EventStream> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream", ...request.headers };
   if (request.body !== undefined) headers["content-type"] = "application/json";
@@ -155,7 +155,7 @@ export async function openEventStream(url: string, request: EventStreamRequest =
 }
 
 /** `Authorization: Bearer <apiKey>`; no header for `undefined` (local mode). */
-export function bearer(apiKey: string | undefined): Record<string, string> {
+function bearer(apiKey: string | undefined): Record<string, string> {
   return apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
 }
 

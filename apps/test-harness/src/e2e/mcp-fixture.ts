@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { HttpMcpServerConfig, StdioMcpServerConfig } from "@aptix/tools-mcp";
 
 /** The fixture MCP server (`fixtures/mcp-server.mjs`): tools `echo`, `report`, `fail`, `hang`, `exit` and `retitle`. */
-export const MCP_FIXTURE_PATH = join(
+const MCP_FIXTURE_PATH = join(
   dirname(fileURLToPath(import.meta.url)),
   "..",
   "..",

@@ -16,7 +16,7 @@ import { anthropicStep, step } from "@aptix/testing-llm-servers";
 export type ProviderId = "openai" | "anthropic";
 
 /** A tool call the model makes, with the id the client will see. */
-export interface NeutralToolCall {
+interface NeutralToolCall {
   id: string;
   name: string;
   input: Record<string, unknown>;
@@ -41,18 +41,13 @@ export interface NeutralModelTurn {
   breakAfterChunks?: number;
 }
 
-/** The text a model turn streams, whole. */
-export function textOf(turn: NeutralModelTurn): string {
-  return (turn.text ?? []).join("");
-}
-
 /** The events the OpenAI harness writes before a message's first `response.output_text.delta`. */
 const OPENAI_EVENTS_BEFORE_TEXT = 4; // created, in_progress, output_item.added, content_part.added
 /** The events the Anthropic harness writes before the first `text_delta`. */
 const ANTHROPIC_EVENTS_BEFORE_TEXT = 3; // message_start, ping, content_block_start
 
 /** The turn as an OpenAI Responses API step. */
-export function openaiStepOf(turn: NeutralModelTurn): ScriptStep {
+function openaiStepOf(turn: NeutralModelTurn): ScriptStep {
   return step.reply({
     ...(turn.text !== undefined ? { text: turn.text } : {}),
     ...(turn.toolCalls !== undefined
@@ -74,7 +69,7 @@ export function openaiStepOf(turn: NeutralModelTurn): ScriptStep {
 }
 
 /** The turn as an Anthropic Messages API step. */
-export function anthropicStepOf(turn: NeutralModelTurn): AnthropicScriptStep {
+function anthropicStepOf(turn: NeutralModelTurn): AnthropicScriptStep {
   return anthropicStep.reply({
     ...(turn.text !== undefined ? { text: turn.text } : {}),
     ...(turn.toolCalls !== undefined

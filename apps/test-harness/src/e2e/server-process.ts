@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The directory holding `pnpm-workspace.yaml`. */
-export function workspaceRoot(): string {
+function workspaceRoot(): string {
   let directory = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(directory, "pnpm-workspace.yaml"))) {
     const parent = dirname(directory);
@@ -21,7 +21,7 @@ export interface ServerProcessOptions {
   startTimeoutMs?: number;
 }
 
-export interface ExitStatus {
+interface ExitStatus {
   code: number | null;
   signal: NodeJS.Signals | null;
 }

@@ -7,7 +7,7 @@ export type TestStoreKind = "pglite" | "postgres";
 export const E2E_STORES: readonly TestStoreKind[] = ["pglite", "postgres"];
 
 /** The machine's Postgres: `TEST_DATABASE_URL`, else the local server's `test` database. */
-export const POSTGRES_URL = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+const POSTGRES_URL = process.env.TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
 
 export interface TestDatabase {
   kind: TestStoreKind;

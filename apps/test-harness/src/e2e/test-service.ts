@@ -22,7 +22,7 @@ export const API_KEYS = {
 export type Caller = keyof typeof API_KEYS | "anonymous";
 
 export type SessionSummaryJson = Jsonified<SessionSummary>;
-export type TurnTraceJson = Jsonified<TurnTrace>;
+type TurnTraceJson = Jsonified<TurnTrace>;
 
 export interface HttpAnswer<T> {
   status: number;

@@ -5,7 +5,7 @@ import { type FieldError, formatFieldPath } from "./field-error.js";
 export type UnknownKeyDescriber = (key: string, objectPath: readonly PropertyKey[]) => string;
 
 /** The most problems a refusal names: enough to fix a request, never a copy of a hostile one. */
-export const MAX_FIELD_ERRORS = 20;
+const MAX_FIELD_ERRORS = 20;
 
 /**
  * Bytes of JSON kept of a path or message: a field name may be as long as the body that carries it. With

@@ -115,7 +115,7 @@ export type WorkspaceSearchRequest = z.input<typeof WorkspaceSearchRequestSchema
  * A validator answering an InvokeResult: the parsed body, or VALIDATION_FAILED whose `details.fields` names
  * every failing field by path. `subject` names the body in the message. It never throws.
  */
-export function workspaceBodyValidator<S extends z.ZodType>(schema: S, subject: string) {
+function workspaceBodyValidator<S extends z.ZodType>(schema: S, subject: string) {
   return (input: unknown): InvokeResult<z.output<S>> => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       const fields = [{ path: "", message: "must be a JSON object" }];

@@ -13,7 +13,7 @@ const RAW_ZOD_MESSAGES = [
 ];
 
 /** A field message reads as the rest of a sentence that starts with the field's path: "sessionId is required". */
-export function expectHumanMessage(message: unknown): void {
+function expectHumanMessage(message: unknown): void {
   expect(message).toBeTypeOf("string");
   const text = message as string;
   expect(text.trim()).not.toBe("");

@@ -1,7 +1,7 @@
 import { fromJson, type RequestVector } from "./vector.js";
 
 /** A 1×1 transparent PNG, base64: a real image, small enough to read. */
-export const PNG_1X1 =
+const PNG_1X1 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 const ids = { sessionId: "sess_01HZX3", turnId: "turn-0001" };

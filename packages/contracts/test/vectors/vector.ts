@@ -6,7 +6,7 @@ import type { RequestLimits } from "../../src/index.js";
  * - `zod-only`: the rule exists only in the zod validators (see `contractJsonSchemas`), so a JSON Schema
  *   validator ACCEPTS the document. The tests assert this too, so the documented gap cannot grow silently.
  */
-export type JsonSchemaVerdict = "rejects" | "zod-only";
+type JsonSchemaVerdict = "rejects" | "zod-only";
 
 interface VectorBase {
   /** What the vector shows; also the test's name. */

@@ -20,7 +20,7 @@ export interface ToolUseSpec {
 }
 
 /** A `thinking` block (or, with `redactedData`, a `redacted_thinking` block) the scripted model emits first. */
-export type ThinkingSpec =
+type ThinkingSpec =
   | {
       thinking: string;
       /** Default: a fresh opaque signature. */
@@ -80,10 +80,10 @@ export interface AnthropicErrorStep extends HttpErrorStep {
 }
 
 /** A verbatim body (e.g. invalid JSON, or JSON that is not a Message). */
-export type AnthropicRawStep = RawStep;
+type AnthropicRawStep = RawStep;
 
 /** Destroy the connection without answering. */
-export type AnthropicDropStep = DropStep;
+type AnthropicDropStep = DropStep;
 
 export type AnthropicStepObject =
   | AnthropicReplyStep
@@ -136,7 +136,7 @@ const ERROR_MESSAGES: Record<string, string> = {
   not_found_error: "Not found",
 };
 
-export function defaultErrorType(status: number): string {
+function defaultErrorType(status: number): string {
   return ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error");
 }
 

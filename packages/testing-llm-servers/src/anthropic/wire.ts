@@ -18,7 +18,7 @@ function signature(): string {
 }
 
 /** The content blocks of a reply: thinking, then text, then `tool_use` (the real API's order). */
-export function buildContent(stepObject: AnthropicReplyStep, id: AnthropicIdFactory): ContentBlock[] {
+function buildContent(stepObject: AnthropicReplyStep, id: AnthropicIdFactory): ContentBlock[] {
   if (stepObject.content) return structuredClone(stepObject.content);
   const content: ContentBlock[] = [];
   for (const spec of stepObject.thinking ?? []) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 
 /** Dimensions of a scripted embedding when the request names none (text-embedding-3-small's). */
-export const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
+const DEFAULT_EMBEDDING_DIMENSIONS = 1536;
 
 /**
  * A deterministic stand-in for an embedding model: a hashed bag of words. Each lower-case word (and each part

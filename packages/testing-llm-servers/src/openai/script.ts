@@ -26,7 +26,7 @@ export interface FunctionCallSpec {
 }
 
 /** A reasoning item the scripted model emits (before its message and calls). */
-export interface ReasoningSpec {
+interface ReasoningSpec {
   /** Default: a fresh `rs_…` id. */
   id?: string;
   /** Summary texts (`summary_text` parts). Default none. */
@@ -77,8 +77,6 @@ export interface ErrorStep extends HttpErrorStep {
   param?: string | null;
   code?: string | null;
 }
-
-export type { DropStep, RawStep };
 
 export type StepObject = ReplyStep | ErrorStep | RawStep | DropStep;
 

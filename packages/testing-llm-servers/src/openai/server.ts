@@ -45,7 +45,7 @@ export interface ScriptedOpenAIOptions {
 }
 
 /** A response the server keeps for `previous_response_id` (requests with `store` !== false). */
-export interface StoredResponse {
+interface StoredResponse {
   response: WireResponse;
   /** The request body that produced it. */
   request: RequestBody;

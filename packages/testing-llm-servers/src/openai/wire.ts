@@ -57,7 +57,7 @@ function usageFor(
 }
 
 /** The output items of a reply: reasoning, then the message, then function calls (the real API's order). */
-export function buildOutput(step: ReplyStep, id: IdFactory): ResponseOutputItem[] {
+function buildOutput(step: ReplyStep, id: IdFactory): ResponseOutputItem[] {
   if (step.output) return structuredClone(step.output);
   const itemStatus = step.status === "incomplete" ? "incomplete" : "completed";
   const output: ResponseOutputItem[] = [];

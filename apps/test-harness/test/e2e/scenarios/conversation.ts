@@ -20,9 +20,9 @@ type Body = Record<string, unknown>;
 type InputItem = { role?: string; type?: string; content?: unknown; call_id?: string; output?: string };
 
 const SYSTEM_TEXT = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
-export const systemMessage = { role: "system", content: [{ type: "input_text", text: SYSTEM_TEXT }] };
+const systemMessage = { role: "system", content: [{ type: "input_text", text: SYSTEM_TEXT }] };
 /** A user turn's message; `modeInstructions` when the turn tells the model its mode's instructions. */
-export const userMessage = (mode: string, instruction: string, modeInstructions?: string) => ({
+const userMessage = (mode: string, instruction: string, modeInstructions?: string) => ({
   role: "user",
   content: [
     {

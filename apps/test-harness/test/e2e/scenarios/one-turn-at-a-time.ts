@@ -12,10 +12,10 @@ import {
 import type { ScenarioContext } from "./context.js";
 
 /** How long the scripted model takes over the first turn: long enough to send a second request meanwhile. */
-export const SLOW_MS = 1_500;
+const SLOW_MS = 1_500;
 
 /** Resolves once the harness has received `count` model requests (the turn holds its session's lease then). */
-export function providerRequests(harness: ScriptedOpenAI, count: number): Promise<void> {
+function providerRequests(harness: ScriptedOpenAI, count: number): Promise<void> {
   return waitFor(() => harness.responseRequests().length >= count, `${count} provider request(s)`);
 }
 

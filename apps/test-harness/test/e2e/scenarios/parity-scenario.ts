@@ -1,7 +1,7 @@
 import type { NeutralModelTurn } from "../../../src/e2e/index.js";
 
 /** What the client sends: a user turn (instruction) or the results of the client tools it was asked for. */
-export type ParityRequest =
+type ParityRequest =
   | { kind: "user"; turnId: string; instruction: string }
   | {
       kind: "tools";

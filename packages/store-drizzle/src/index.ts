@@ -1,8 +1,8 @@
 export { PGLITE_SETTINGS } from "./create-pglite.js";
-export { DrizzleFileStore } from "./drizzle-file-store.js";
+export { DrizzleTurnEventLog } from "./domains/events.js";
+export { DrizzleFileStore } from "./domains/files.js";
+export { DrizzleWorkspaceIndex, type DrizzleWorkspaceIndexOptions } from "./domains/workspaces/index.js";
 export { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
-export { DrizzleTurnEventLog } from "./drizzle-turn-event-log.js";
-export { DrizzleWorkspaceIndex, type DrizzleWorkspaceIndexOptions } from "./drizzle-workspace-index.js";
 export {
   type AptixStore,
   DEFAULT_SCHEMA,
@@ -14,4 +14,3 @@ export {
   type StoreOptions,
 } from "./open-store.js";
 export * as schema from "./schema.js";
-export { pgliteRunner, postgresRunner, type SqlRunner, type TransactionOptions } from "./sql-runner.js";

@@ -93,3 +93,9 @@ function methodNames(object: object): Set<string> {
   }
   return names;
 }
+
+/** The driver's own message: drizzle wraps driver errors in a "Failed query" error whose `cause` says why. */
+export function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  return error.cause instanceof Error ? messageOf(error.cause) : error.message;
+}

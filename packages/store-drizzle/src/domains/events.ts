@@ -1,7 +1,7 @@
 import type { PruneTurnEventsInput, SessionKey, StoredDelta, TurnEventLog } from "@aptix/core";
 import { and, asc, eq, gt, lt, or } from "drizzle-orm";
-import type { StoreDatabase } from "./drizzle-session-store.js";
-import { turnEvents, turns } from "./schema.js";
+import { turnEvents, turns } from "../schema.js";
+import type { StoreDatabase } from "./rows.js";
 
 /** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
 export const TURN_CHANGED_CHANNEL = "aptix_turn_changed";

@@ -1,9 +1,7 @@
 import { QuotaExceededError, type UpsertDocumentsInput } from "@aptix/core";
 import { and, eq, inArray, not, type SQL, sql } from "drizzle-orm";
-import type { StoreDatabase } from "./drizzle-session-store.js";
-import { workspaceDocuments, workspaces } from "./schema.js";
-
-type StoreTransaction = Parameters<Parameters<StoreDatabase["transaction"]>[0]>[0];
+import { workspaceDocuments, workspaces } from "../../schema.js";
+import type { StoreTransaction } from "../rows.js";
 
 /** First key of the advisory lock that makes one principal's quota-checked pushes take turns ("AptW"). */
 const WORKSPACE_QUOTA_LOCK_CLASS = 0x41707457;

@@ -1,7 +1,7 @@
 import { type Clock, type FileStore, QuotaExceededError, type StoredFile, systemClock } from "@aptix/core";
 import { and, eq, inArray, lte, ne, sql } from "drizzle-orm";
-import type { StoreDatabase } from "./drizzle-session-store.js";
-import { files } from "./schema.js";
+import { files } from "../schema.js";
+import type { StoreDatabase } from "./rows.js";
 
 /** First key of the advisory lock that makes one principal's quota-checked puts take turns ("AptF"). */
 const FILE_QUOTA_LOCK_CLASS = 0x41707446;

@@ -129,7 +129,10 @@ export async function openPgliteStore(client: PGlite, options: StoreOptions = {}
 async function openPostgresStore(url: string, options: StoreOptions): Promise<AptixStore> {
   const schema = schemaName(options);
   const quoted = quoteIdentifier(schema);
-  const { vectorSchema, lz4 } = await migratePostgres(url, schema, quoted, options.vectors === true);
+  const { vectorSchema, lz4 } = await migratePostgres(url, schema, quoted, {
+    vectors: options.vectors === true,
+    onQuery: options.onQuery,
+  });
   const pool = await openPool(url, quoted, { lz4, onQuery: options.onQuery });
   // postgres.js listens on a connection of its own, beside the pool.
   const listen: ListenToChannel = async (channel, onPayload) =>

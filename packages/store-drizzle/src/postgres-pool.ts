@@ -46,9 +46,9 @@ export async function migratePostgres(
   url: string,
   schema: string,
   quotedSchema: string,
-  vectors: boolean,
+  { vectors, onQuery }: { vectors: boolean; onQuery: ((sql: string) => void) | undefined },
 ): Promise<{ vectorSchema: string | undefined; lz4: boolean }> {
-  const migrator = postgres(url, { ...connectionOptions(quotedSchema, undefined), max: 1 });
+  const migrator = postgres(url, { ...connectionOptions(quotedSchema, onQuery), max: 1 });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_CLASS}, hashtext(${schema}))`;
     await migrator.unsafe(`create schema if not exists ${quotedSchema}`);

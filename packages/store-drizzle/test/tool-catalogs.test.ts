@@ -157,7 +157,7 @@ describe.each([
     const call = newCallRecord(key, "turn-1", 0);
     expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-2", 60_000) })).toBe(false);
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
-    // Refused, the catalogs are still unknown to this instance: the held write stores them.
+    // Refused, the catalogs are still unknown to this instance: the next held write stores them.
     expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(true);
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
     expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);

@@ -19,9 +19,8 @@ export const LAST_TURN = 200;
 
 /**
  * The providers a statement count is checked with, and the turn each is compared from: turn 2, the first that
- * looks like every later one. Turn 1 creates the session, which the store instance does not know yet, so it
- * is claimed before it is planned (a statement more); and a replaying provider's turn 1 has nothing to replay
- * on its first call, so it reads the transcript once, not twice.
+ * looks like every later one: a replaying provider's turn 1 has nothing to replay on its first call, so it
+ * reads the transcript once, not twice.
  */
 export const STATEMENT_CHECKS = [
   { provider: "storing its responses", storesResponses: true, baseline: 2 },

@@ -68,6 +68,8 @@ export const sessions = pgTable(
     cursor: jsonb("cursor").$type<ConversationCursor>().notNull(),
     openTurnId: text("open_turn_id"),
     turnCount: integer("turn_count").notNull().default(0),
+    /** Goes up by one with every write to the row or to one of the session's turns (`SessionRecord.version`). */
+    version: integer("version").notNull().default(0),
     /** Null when no lease is held (never claimed, or released); set and cleared together with the expiry. */
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamptz("lease_expires_at"),

@@ -134,7 +134,6 @@ export class AgentService {
     this.#admission = new TurnAdmission({
       catalog,
       persistence: this.#persistence,
-      settlement: this.#settlement,
       clock,
       hashing,
     });
@@ -174,7 +173,6 @@ export class AgentService {
     this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files, clock);
     this.#housekeeping = new Housekeeping({
       persistence: this.#persistence,
-      settlement: this.#settlement,
       events,
       files: options.files,
       clock,

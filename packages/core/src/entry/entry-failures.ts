@@ -11,6 +11,20 @@ export function turnIdConflict(turnId: string): InvokeFailure {
   });
 }
 
+/** A request that needs the session's lease while another turn of the session holds it. */
+export function sessionBusy(sessionId: string): InvokeFailure {
+  return fail("SESSION_BUSY", "Another turn of this session is running; retry when it has finished.", {
+    sessionId,
+  });
+}
+
+/** A user turn naming a conversation context the configuration does not have. */
+export function unconfiguredContext(): InvokeFailure {
+  return fail("VALIDATION_FAILED", "conversationContextId names no configured conversation context.", {
+    fields: [{ path: "conversationContextId", message: "names no configured conversation context" }],
+  });
+}
+
 /** A round sent again while the instance running it still holds the session's lease. */
 export function stillAnswering(): InvokeFailure {
   return fail("SESSION_BUSY", "This request is still being answered; retry when it has finished.", {

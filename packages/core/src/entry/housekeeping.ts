@@ -1,8 +1,9 @@
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
-import type { TurnSettlement } from "../persistence/turn-settlement.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import { interruptTransition } from "./decide-transition.js";
+import { transitionWrite } from "./turn-transition.js";
 
 /** Turns (or files) a pruning run removes per store call, and calls it makes at most per run. */
 const PRUNE_BATCH = 100;
@@ -10,7 +11,6 @@ const MAX_PRUNE_BATCHES = 10;
 
 export interface HousekeepingOptions {
   persistence: TurnPersistence;
-  settlement: TurnSettlement;
   events: TurnEventLog;
   files: FileStore;
   clock: Clock;
@@ -36,18 +36,19 @@ export class Housekeeping {
    */
   async failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
     const { expiredForMs = 0, limit = 100 } = options;
-    const { persistence, settlement } = this.#options;
+    const { persistence, clock } = this.#options;
     let failedCount = 0;
     for (const key of await persistence.findExpiredLeases({ expiredForMs, limit })) {
-      const claimed = await persistence.claim(key);
-      if (!claimed.successful) continue;
-      const { session, lease } = claimed.result;
-      const open =
-        session.openTurnId === null ? undefined : await persistence.getTurn(key, session.openTurnId);
-      if (open?.status === "running" && (await settlement.interrupted(lease, open)).successful) {
-        failedCount++;
-      }
-      await lease.release();
+      const openTurnId = (await persistence.getSession(key))?.openTurnId;
+      if (!openTurnId) continue;
+      // Read, decided and applied as a request's transition is: the turn failed and the lease given back in
+      // one write, which applies only while the session is as read (and its lease still expired).
+      const state = await persistence.readTurnState(key, openTurnId);
+      const now = clock.now();
+      const transition = interruptTransition(state, now);
+      if (!transition) continue;
+      const applied = await persistence.apply(transitionWrite(key, state, transition, now), false);
+      if (applied.outcome === "applied") failedCount++;
     }
     return failedCount;
   }

@@ -1,17 +1,13 @@
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
 import type {
-  BeginTurnInput,
-  BeginTurnResult,
-  ClaimSessionInput,
-  ClaimSessionResult,
   FindExpiredLeasesInput,
   LlmCallWrite,
   RecordLlmCallInput,
-  ResumeTurnInput,
-  ResumeTurnResult,
   SessionStore,
-  StartTurnInput,
+  TransitionResult,
+  TransitionWrite,
+  TurnState,
   UpdateTurnInput,
 } from "../ports/session-store.js";
 import { EMPTY_CURSOR } from "../records/conversation-cursor.js";
@@ -65,12 +61,19 @@ interface SessionState {
  *   lasts its `durationMs` from the clock's now when claimed or renewed, and it alone judges expiry; no time a
  *   caller passes does. A lease is free when none is held or it has expired (`expiresAt <= now`); a held,
  *   unexpired lease makes a claim `busy`, even for the same owner string.
+ * - `applyTransition` judges, in order, the running-turn cap (`rate_limited`), the lease (`busy`), then the
+ *   version and the turns it names (`stale`: the version is not `expectVersion`, the session exists without
+ *   one, the turn to insert exists or a turn to patch does not); refused, it writes nothing.
+ * - `version` goes up by one with every write (a session's creating write sets it to 1); a refused write and
+ *   a release by someone other than the holder leave it.
  * - Lease-guarded writes check only that the session's lease owner is the given owner: a holder may keep
  *   writing after its lease expired, until another claimant takes the lease. `releaseLease` (and
  *   `updateTurn`'s `releaseLease`) leave no lease held; a release by anyone else is a no-op.
  * - Patches apply only the keys they define with a value other than `undefined` (`null` is a value).
- * - `session.updatedAt` follows writes to the session row: `turn.createdAt` on `startTurn`, the clock on
+ * - `session.updatedAt` follows writes to the session row's fields: the write's `now` on `applyTransition`
+ *   with a turn to insert, a session patch or a mode change (a claim alone leaves it), the clock on
  *   `updateTurn` with a session patch and on `recordLlmCall` with progress, `entry.changedAt` on `changeMode`.
+ *   Turns a transition patches are stamped with its `now`.
  *
  * Every method is synchronous under its `async` signature, so each is atomic with respect to the others.
  */
@@ -93,96 +96,72 @@ export class InMemorySessionStore implements SessionStore {
     return turn === undefined ? undefined : copy(turn);
   }
 
-  async claimSession({ key, lease, now, create, turnId }: ClaimSessionInput): Promise<ClaimSessionResult> {
-    let state = this.#state(key);
-    if (state === undefined) {
-      if (create === undefined) return { outcome: "not_found" };
-      state = {
-        record: {
-          principal: key.principal,
-          sessionId: key.sessionId,
-          conversationContextId: create.conversationContextId,
-          agentContextId: create.agentContextId,
-          mode: create.mode,
-          solutionContextText: null,
-          cursor: copy(EMPTY_CURSOR),
-          openTurnId: null,
-          turnCount: 0,
-          createdAt: new Date(now),
-          updatedAt: new Date(now),
-        },
-        lease: null,
-        transcript: new Map(),
-        turns: new Map(),
-        calls: new Map(),
-        modeHistory: [],
-      };
-      this.#sessions.set(keyOf(key), state);
-    }
-    if (this.#busy(state)) return { outcome: "busy" };
-    state.lease = this.#lease(lease.owner, lease.durationMs);
-    const turn = turnId === undefined ? undefined : state.turns.get(turnId);
-    return { outcome: "claimed", session: copy(state.record), ...(turn ? { turn: copy(turn) } : {}) };
-  }
-
-  async beginTurn(input: BeginTurnInput): Promise<BeginTurnResult> {
-    const existing = this.#state(input.key)?.turns.get(input.turnId);
-    if (existing !== undefined) return { outcome: "turn_exists", turn: copy(existing) };
-    if (this.#atRunningCap(input.key.principal, input.maxRunningTurns)) return { outcome: "rate_limited" };
-    const { turnId: _, plan, maxRunningTurns: __, ...claim } = input;
-    const claimed = await this.claimSession(claim);
-    if (claimed.outcome !== "claimed") return claimed;
-    const start = plan(claimed.session);
-    if (start === undefined) return claimed;
-    const started = await this.startTurn({ ...start, leaseOwner: input.lease.owner });
-    if (started !== "started") return claimed;
-    const session = this.#state(input.key)?.record;
-    return { outcome: "started", session: copy(session as SessionRecord), turn: copy(start.turn) };
-  }
-
-  async resumeTurn(input: ResumeTurnInput): Promise<ResumeTurnResult> {
-    const { key, lease, turnId, plan } = input;
+  async readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
     const state = this.#state(key);
-    const turn = state?.turns.get(turnId);
-    if (state === undefined || turn === undefined) return { outcome: "not_found" };
-    if (this.#atRunningCap(key.principal, input.maxRunningTurns))
-      return { outcome: "rate_limited", turn: copy(turn) };
-    if (this.#busy(state)) return { outcome: "busy", turn: copy(turn) };
-    const patch = plan(copy(state.record), copy(turn));
-    if (patch === undefined) return { outcome: "declined", turn: copy(turn) };
+    if (state === undefined) return {};
+    const { record, turns } = state;
+    const turn = turns.get(turnId);
+    const open =
+      record.openTurnId === null || record.openTurnId === turnId ? undefined : turns.get(record.openTurnId);
+    return {
+      session: copy(record),
+      ...(turn ? { turn: copy(turn) } : {}),
+      ...(open ? { openTurn: copy(open) } : {}),
+    };
+  }
+
+  async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
+    const {
+      key,
+      lease,
+      now,
+      expectVersion,
+      create,
+      insertTurn,
+      turnPatches = [],
+      sessionPatch,
+      modeChange,
+    } = write;
+    if (this.#atRunningCap(key.principal, write.maxRunningTurns)) return { outcome: "rate_limited" };
+    let state = this.#state(key);
+    if (state !== undefined && this.#busy(state)) return { outcome: "busy" };
+    if (
+      state === undefined
+        ? expectVersion !== undefined || create === undefined
+        : state.record.version !== expectVersion
+    ) {
+      return { outcome: "stale" };
+    }
+    if (insertTurn !== undefined && state?.turns.has(insertTurn.turnId)) return { outcome: "stale" };
+    if (turnPatches.some(({ turnId }) => !state?.turns.has(turnId) && insertTurn?.turnId !== turnId)) {
+      return { outcome: "stale" };
+    }
+    // Judged: from here on every write is made.
+    if (state === undefined) {
+      state = newState(key, create as NonNullable<typeof create>, now);
+      this.#sessions.set(keyOf(key), state);
+    } else state.record.version += 1;
     state.lease = this.#lease(lease.owner, lease.durationMs);
-    this.#patchTurn(turn, patch);
-    return { outcome: "resumed", session: copy(state.record), turn: copy(turn) };
+    if (insertTurn !== undefined) {
+      state.turns.set(insertTurn.turnId, copy(insertTurn));
+      state.record.turnCount += 1;
+    }
+    for (const { turnId, patch } of turnPatches)
+      this.#patchTurn(state.turns.get(turnId) as TurnRecord, patch, now);
+    if (modeChange !== undefined) state.modeHistory.push(copy(modeChange));
+    if (sessionPatch !== undefined) applySessionPatch(state.record, copy(sessionPatch));
+    if (insertTurn !== undefined || sessionPatch !== undefined || modeChange !== undefined) {
+      state.record.updatedAt = new Date(now);
+    }
+    if (write.releaseLease === true) state.lease = null;
+    return { outcome: "applied", session: copy(state.record) };
   }
 
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
     const state = this.#leased(key, owner);
-    if (state !== undefined) state.lease = null;
-  }
-
-  async startTurn({
-    turn,
-    sessionPatch,
-    abandonTurnId,
-    leaseOwner,
-  }: StartTurnInput): Promise<"started" | "turn_exists" | "lease_lost"> {
-    const state = this.#leased(turn, leaseOwner);
-    if (state === undefined) return "lease_lost";
-    if (state.turns.has(turn.turnId)) return "turn_exists";
-    const stored = copy(turn);
-    const patch = copy(sessionPatch);
-    state.turns.set(stored.turnId, stored);
-    const abandoned = abandonTurnId === undefined ? undefined : state.turns.get(abandonTurnId);
-    if (abandoned !== undefined) {
-      abandoned.status = "abandoned";
-      abandoned.pending = null;
-      abandoned.updatedAt = new Date(turn.createdAt);
-      abandoned.completedAt = new Date(turn.createdAt);
-    }
-    applySessionPatch(state.record, patch);
-    state.record.turnCount += 1;
-    state.record.updatedAt = new Date(turn.createdAt);
-    return "started";
+    if (state === undefined) return;
+    state.lease = null;
+    state.record.version += 1;
   }
 
   async updateTurn({
@@ -202,7 +181,8 @@ export class InMemorySessionStore implements SessionStore {
     for (const write of llmCalls) this.#keepCall(state, write);
     const now = this.#clock.now();
     const sPatch = sessionPatch === undefined ? undefined : copy(sessionPatch);
-    this.#patchTurn(turn, turnPatch);
+    this.#patchTurn(turn, turnPatch, now);
+    state.record.version += 1;
     if (sPatch !== undefined) {
       applySessionPatch(state.record, sPatch);
       state.record.updatedAt = new Date(now);
@@ -216,16 +196,17 @@ export class InMemorySessionStore implements SessionStore {
     if (state === undefined) return false;
     this.#keepCall(state, progress === undefined ? { call } : { call, progress });
     state.lease = this.#lease(lease.owner, lease.durationMs);
+    state.record.version += 1;
     return true;
   }
 
-  /** Applies a copy of `patch` to the stored `turn`, stamped now. */
-  #patchTurn(turn: TurnRecord, patch: TurnPatch): void {
+  /** Applies a copy of `patch` to the stored `turn`, stamped `now`. */
+  #patchTurn(turn: TurnRecord, patch: TurnPatch, now: Date): void {
     const copied = copy(patch);
     for (const field of TURN_PATCH_KEYS) {
       if (copied[field] !== undefined) Object.assign(turn, { [field]: copied[field] });
     }
-    turn.updatedAt = new Date(this.#clock.now());
+    turn.updatedAt = new Date(now);
   }
 
   /** Whether the session's lease is held: taken, and not expired by the store's clock. */
@@ -268,6 +249,7 @@ export class InMemorySessionStore implements SessionStore {
     const stored = copy(entry);
     state.record.mode = stored.newMode;
     state.record.updatedAt = new Date(stored.changedAt);
+    state.record.version += 1;
     state.modeHistory.push(stored);
     return true;
   }
@@ -328,6 +310,35 @@ export class InMemorySessionStore implements SessionStore {
 /** JSON of the pair, so no principal or session id can collide with another through a separator. */
 function keyOf({ principal, sessionId }: SessionKey): string {
   return JSON.stringify([principal, sessionId]);
+}
+
+/** A session `create` makes at `now`: its first write, so version 1. */
+function newState(
+  key: SessionKey,
+  create: Pick<SessionRecord, "conversationContextId" | "agentContextId" | "mode">,
+  now: Date,
+): SessionState {
+  return {
+    record: {
+      principal: key.principal,
+      sessionId: key.sessionId,
+      conversationContextId: create.conversationContextId,
+      agentContextId: create.agentContextId,
+      mode: create.mode,
+      solutionContextText: null,
+      cursor: copy(EMPTY_CURSOR),
+      openTurnId: null,
+      turnCount: 0,
+      version: 1,
+      createdAt: new Date(now),
+      updatedAt: new Date(now),
+    },
+    lease: null,
+    transcript: new Map(),
+    turns: new Map(),
+    calls: new Map(),
+    modeHistory: [],
+  };
 }
 
 function copy<T>(value: T): T {

@@ -2,13 +2,12 @@ import { fail, IdentifierSchema, type InvokeFailure, type InvokeResult, ok } fro
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type {
-  ClaimSessionInput,
   FindExpiredLeasesInput,
   LlmCallWrite,
-  ResumeTurnInput,
   SessionStore,
   TranscriptProgress,
-  TurnStart,
+  TransitionWrite,
+  TurnState,
 } from "../ports/session-store.js";
 import type { RoundLease } from "../reasoner/round-lease.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
@@ -44,6 +43,9 @@ export interface TurnPersistenceOptions {
   /** The most turns one principal may run at once across every instance (`RunningTurnCap`); absent: no cap. */
   maxRunningTurns?: number;
 }
+
+/** A transition's writes, as Entry decides them: the lease and the running-turn cap are Persistence's to add. */
+export type TransitionChange = Omit<TransitionWrite, "lease" | "maxRunningTurns">;
 
 /**
  * The `Retry-After` of a principal at its running-turn cap: a turn holds its slot for as long as its round
@@ -91,110 +93,44 @@ export class TurnPersistence {
     return this.store.findExpiredLeases(input);
   }
 
-  /**
-   * Takes the session's lease (creating the session first when `create` is given); with `turnId`, reads that
-   * turn under the new lease in the same store step (`turn`, absent when there is none).
-   */
-  async claim(
-    key: SessionKey,
-    create?: ClaimSessionInput["create"],
-    turnId?: string,
-  ): Promise<InvokeResult<{ session: SessionRecord; lease: SessionLease; turn?: TurnRecord }>> {
-    const owner = this.ids.newId("lease");
-    const claimed = await this.store.claimSession({
-      key,
-      lease: { owner, durationMs: this.leaseMs },
-      now: this.clock.now(),
-      ...(create ? { create } : {}),
-      ...(turnId === undefined ? {} : { turnId }),
-    });
-    if (claimed.outcome !== "claimed") return claimRefused(key, claimed.outcome);
-    const { session, turn } = claimed;
-    return ok({ session, lease: this.#lease(key, owner), ...(turn ? { turn } : {}) });
+  /** The session, the turn `turnId` and the session's open turn, as one read (`SessionStore.readTurnState`). */
+  readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
+    if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return Promise.resolve({});
+    return this.store.readTurnState(key, turnId);
   }
 
   /**
-   * A user turn's first write, in one store step (docs/turn-cost.md): the stored turn `turnId` when there is
-   * one (nothing claimed), else the session's lease with the turn `plan` decides started (`turn` set), or
-   * the lease alone when the plan declines (`turn` absent: the caller starts it with the separate writes).
+   * Applies a transition's writes with a new lease of the session, in one store step (docs/turn-cost.md):
+   * `applied` with the lease, or why nothing was written. `runsTurn`: the transition starts or resumes a
+   * running turn, so the principal's running-turn cap applies (refused RATE_LIMITED).
    */
-  async begin(
-    key: SessionKey,
-    input: {
-      turnId: string;
-      create: NonNullable<ClaimSessionInput["create"]>;
-      plan: (session: SessionRecord) => TurnStart | undefined;
-    },
+  async apply(
+    change: TransitionChange,
+    runsTurn: boolean,
   ): Promise<
-    InvokeResult<
-      | { type: "turn_exists"; turn: TurnRecord }
-      | { type: "claimed"; session: SessionRecord; lease: SessionLease; turn?: TurnRecord }
-    >
+    | { outcome: "applied"; session: SessionRecord; lease: SessionLease }
+    | { outcome: "busy" | "stale" }
+    | { outcome: "refused"; failure: InvokeFailure }
   > {
     const owner = this.ids.newId("lease");
-    const begun = await this.store.beginTurn({
-      key,
+    const applied = await this.store.applyTransition({
+      ...change,
       lease: { owner, durationMs: this.leaseMs },
-      now: this.clock.now(),
-      ...this.cap,
-      ...input,
+      ...(runsTurn ? this.cap : {}),
     });
-    switch (begun.outcome) {
-      case "turn_exists":
-        return ok({ type: "turn_exists", turn: begun.turn });
-      case "started":
-      case "claimed": {
-        const lease = this.#lease(key, owner);
-        const turn = begun.outcome === "started" ? { turn: begun.turn } : {};
-        return ok({ type: "claimed", session: begun.session, lease, ...turn });
+    switch (applied.outcome) {
+      case "applied": {
+        const lease = new SessionLease({ store: this.store, key: change.key, owner, leaseMs: this.leaseMs });
+        return { outcome: "applied", session: applied.session, lease };
       }
-      default:
-        return this.#refused(key, begun.outcome);
-    }
-  }
-
-  /**
-   * A tool continuation's first write, in one store step (docs/turn-cost.md): the turn `turnId` read, the
-   * session's lease claimed and the turn patched as `plan` decides (`resumed`). `claimed`: the lease, the turn
-   * moved on since the read (as read again). `unclaimed`: no lease, the turn as read; `refusal` says why when
-   * the session is busy, and is absent when the plan declined.
-   */
-  async resume(
-    key: SessionKey,
-    turnId: string,
-    plan: ResumeTurnInput["plan"],
-  ): Promise<
-    | { type: "resumed" | "claimed"; session: SessionRecord; lease: SessionLease; turn: TurnRecord }
-    | { type: "unclaimed"; turn: TurnRecord; refusal?: InvokeFailure }
-    | { type: "not_found" }
-  > {
-    if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return { type: "not_found" };
-    const owner = this.ids.newId("lease");
-    const resumed = await this.store.resumeTurn({
-      key,
-      lease: { owner, durationMs: this.leaseMs },
-      turnId,
-      plan,
-      ...this.cap,
-    });
-    switch (resumed.outcome) {
-      case "resumed":
-      case "claimed": {
-        const { session, turn } = resumed;
-        return { type: resumed.outcome, session, lease: this.#lease(key, owner), turn };
-      }
-      case "busy":
       case "rate_limited":
-        return { type: "unclaimed", turn: resumed.turn, refusal: this.#refused(key, resumed.outcome) };
-      case "declined":
-        return { type: "unclaimed", turn: resumed.turn };
-      case "not_found":
-        return { type: "not_found" };
+        return { outcome: "refused", failure: this.#rateLimited() };
+      default:
+        return { outcome: applied.outcome };
     }
   }
 
-  #refused(key: SessionKey, outcome: "busy" | "not_found" | "rate_limited"): InvokeFailure {
-    if (outcome !== "rate_limited") return claimRefused(key, outcome);
+  #rateLimited(): InvokeFailure {
     const max = this.cap.maxRunningTurns;
     return fail(
       "RATE_LIMITED",
@@ -202,20 +138,6 @@ export class TurnPersistence {
       { limit: "APTIX_MAX_RUNNING_TURNS", retryAfterSeconds: RUNNING_TURNS_RETRY_AFTER_SECONDS },
     );
   }
-
-  #lease(key: SessionKey, owner: string): SessionLease {
-    return new SessionLease({ store: this.store, key, owner, leaseMs: this.leaseMs });
-  }
-}
-
-function claimRefused(key: SessionKey, outcome: "busy" | "not_found"): InvokeFailure {
-  return outcome === "busy"
-    ? fail("SESSION_BUSY", "Another turn of this session is running; retry when it has finished.", {
-        sessionId: key.sessionId,
-      })
-    : fail("SESSION_NOT_FOUND", `No session ${JSON.stringify(key.sessionId)}.`, {
-        sessionId: key.sessionId,
-      });
 }
 
 /**
@@ -237,27 +159,6 @@ export class SessionLease implements RoundLease {
 
   constructor(options: { store: SessionStore; key: SessionKey; owner: string; leaseMs: number }) {
     ({ store: this.store, key: this.key, owner: this.owner, leaseMs: this.leaseMs } = options);
-  }
-
-  async startTurn(
-    turn: TurnRecord,
-    sessionPatch: SessionPatch,
-    abandonTurnId?: string,
-  ): Promise<InvokeResult<void>> {
-    const written = await this.#writeUnwritten();
-    if (!written.successful) return written;
-    const started = await this.store.startTurn({
-      turn,
-      sessionPatch,
-      leaseOwner: this.owner,
-      ...(abandonTurnId ? { abandonTurnId } : {}),
-    });
-    if (started === "turn_exists") {
-      return fail("TURN_ID_CONFLICT", `Turn ${JSON.stringify(turn.turnId)} already exists in this session.`, {
-        turnId: turn.turnId,
-      });
-    }
-    return started === "started" ? ok(undefined) : leaseLost();
   }
 
   /**

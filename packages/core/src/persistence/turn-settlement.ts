@@ -14,8 +14,9 @@ import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { Clock } from "../ports/clock.js";
 import type { ReasonerOutcome } from "../reasoner/reasoner-step.js";
 import type { LlmFinishReason } from "../records/llm-response.js";
+import type { SessionPatch } from "../records/session-record.js";
 import type { TurnProgress } from "../records/turn-progress.js";
-import type { ServerToolExecution, TurnRecord, TurnRound } from "../records/turn-record.js";
+import type { ServerToolExecution, TurnPatch, TurnRecord, TurnRound } from "../records/turn-record.js";
 import type { SessionLease } from "./turn-persistence.js";
 
 /** The round being settled: the lease it runs under, its turn, and what the turn has done so far. */
@@ -102,48 +103,58 @@ export class TurnSettlement {
       ...input.failure,
       warnings: [...input.failure.warnings, ...progress.warnings],
     };
-    const marked = await this.#markFailed({ lease, turn, progress, failure, release: true });
+    const { turnPatch, sessionPatch } = failedTurn({ turn, progress, failure, now: this.clock.now() });
+    const marked = await lease.updateTurn(turn.turnId, turnPatch, { sessionPatch, release: true });
     // Not stored because the lease was lost (another request took the session over): that is the answer.
     return marked.successful ? failure : marked;
   }
+}
 
-  /**
-   * A turn left running by an instance whose lease expired, failed with TURN_INTERRUPTED (retryable) because
-   * another request takes the session over, or the reaper found it: the lease is kept for the caller. Its
-   * pending calls stay, so its last round can still run again (see `isReapedRound`).
-   */
-  interrupted(lease: SessionLease, turn: TurnRecord): Promise<InvokeResult<void>> {
-    const failure = interruptedFailure(turn.turnId);
-    return this.#markFailed({
-      lease,
-      turn,
-      progress: storedProgress(turn),
-      failure,
-      release: false,
-      pending: turn.pending,
-    });
-  }
+/**
+ * What failing `turn` writes: the turn failed with `failure` as its last round's result, keeping its usage and
+ * trace (`progress`), and the session's provider view rolled back to where the turn started. `pending` stays
+ * only when given (an interrupted turn keeps it, so its last round can still run again).
+ */
+export function failedTurn(input: {
+  turn: TurnRecord;
+  progress: TurnProgress;
+  failure: InvokeFailure;
+  now: Date;
+  pending?: TurnRecord["pending"];
+}): { turnPatch: TurnPatch; sessionPatch: SessionPatch } {
+  const { turn, progress, failure, now } = input;
+  return {
+    turnPatch: {
+      status: "failed",
+      pending: input.pending ?? null,
+      error: failure.errors[0],
+      rounds: settleLastRound(turn.rounds, failure, progress),
+      usage: progress.usage,
+      llmCallCount: progress.llmCallCount,
+      toolExecutions: progress.toolExecutions,
+      files: progress.files,
+      completedAt: now,
+    },
+    sessionPatch: { cursor: turn.startCursor, openTurnId: null },
+  };
+}
 
-  #markFailed(
-    input: SettlingRound & { failure: InvokeFailure; release: boolean; pending?: TurnRecord["pending"] },
-  ): Promise<InvokeResult<void>> {
-    const { lease, turn, progress, failure, release } = input;
-    return lease.updateTurn(
-      turn.turnId,
-      {
-        status: "failed",
-        pending: input.pending ?? null,
-        error: failure.errors[0],
-        rounds: settleLastRound(turn.rounds, failure, progress),
-        usage: progress.usage,
-        llmCallCount: progress.llmCallCount,
-        toolExecutions: progress.toolExecutions,
-        files: progress.files,
-        completedAt: this.clock.now(),
-      },
-      { sessionPatch: { cursor: turn.startCursor, openTurnId: null }, release },
-    );
-  }
+/**
+ * A turn left running by an instance whose lease expired, failed with TURN_INTERRUPTED (retryable) because
+ * another request takes the session over, or the reaper found it. Its pending calls stay, so its last round
+ * can still run again (see `isReapedRound`).
+ */
+export function interruptedTurn(
+  turn: TurnRecord,
+  now: Date,
+): { turnPatch: TurnPatch; sessionPatch: SessionPatch } {
+  return failedTurn({
+    turn,
+    progress: storedProgress(turn),
+    failure: interruptedFailure(turn.turnId),
+    now,
+    pending: turn.pending,
+  });
 }
 
 /** The stored answer of a turn whose instance stopped before it finished: the work may be sent again as a new turn. */

@@ -17,105 +17,61 @@ export interface Lease {
   durationMs: number;
 }
 
-export interface ClaimSessionInput {
-  key: SessionKey;
-  lease: Lease;
-  /** Stamps a session this claim creates (`createdAt`, `updatedAt`); leases are never judged by it. */
-  now: Date;
-  /** Create the session with these values when it does not exist; without it a missing session is `not_found`. */
-  create?: Pick<SessionRecord, "conversationContextId" | "agentContextId" | "mode">;
-  /** Also read this turn, under the new lease, in the same step (`turn` of the answer, when it exists). */
-  turnId?: string;
-}
-
-export type ClaimSessionResult =
-  | { outcome: "claimed"; session: SessionRecord; turn?: TurnRecord }
-  | { outcome: "busy" }
-  | { outcome: "not_found" };
-
-/**
- * A user turn's start, decided from the session as claimed: the running turn (its `sequence` the session's
- * `turnCount + 1`) and what the session changes with it.
- */
-export interface TurnStart {
-  turn: TurnRecord;
-  sessionPatch: SessionPatch;
-}
-
 /**
  * The most turns of the key's principal running at once, across every instance: a turn runs while its status is
  * `running` and its session's lease is held and unexpired by the store's clock (a turn awaiting client tools
- * holds no lease). A claim that would start or resume a turn past it is refused `rate_limited`, writing
- * nothing, in the same atomic step as the claim. Absent: no cap. Two claims racing on a SQL store each judge
+ * holds no lease). A transition that would start or resume a turn past it is refused `rate_limited`, writing
+ * nothing, in the same atomic step as its claim. Absent: no cap. Two claims racing on a SQL store each judge
  * the other's uncommitted lease as not held: the cap may be passed by as many claims as run at the same moment.
  */
 export interface RunningTurnCap {
   maxRunningTurns?: number;
 }
 
-export interface BeginTurnInput extends Omit<ClaimSessionInput, "turnId">, RunningTurnCap {
-  create: NonNullable<ClaimSessionInput["create"]>;
-  /** The user turn's id: when the session has a turn by that id, nothing is claimed nor written. */
-  turnId: string;
-  /**
-   * Called synchronously with the session as claimed (lease held): the turn to start in the same atomic step,
-   * or undefined to keep the lease only (the caller goes on with the separate writes). A store may call it
-   * first with the session as the store last wrote it, to send the start with the claim: that start applies
-   * only if the session as claimed has every field the same, else the store calls it again, with the session
-   * as claimed. So it answers from its argument alone and has no effect of its own.
-   */
-  plan(session: SessionRecord): TurnStart | undefined;
+/** What a request's transition is decided from: read in one step, without a lease. */
+export interface TurnState {
+  /** Absent when the session does not exist. */
+  session?: SessionRecord;
+  /** The turn the request names, when the session has one by that id. */
+  turn?: TurnRecord;
+  /** The session's open turn (`session.openTurnId`), when it has one other than `turn`. */
+  openTurn?: TurnRecord;
 }
 
-/**
- * - `turn_exists`: the session has a turn `turnId` (as stored); nothing was claimed or written.
- * - `started`: lease claimed and the planned turn started; `session` as it is after the start.
- * - `claimed`: lease claimed, no turn started: the plan declined, or a turn by that id appeared meanwhile.
- * - `rate_limited`: the principal runs `maxRunningTurns` turns already; nothing was claimed or written (a
- *   session is not created either). Judged before `busy`.
- * - `busy`, `not_found`: as `claimSession` answers them.
- */
-export type BeginTurnResult =
-  | { outcome: "turn_exists"; turn: TurnRecord }
-  | { outcome: "started"; session: SessionRecord; turn: TurnRecord }
-  | { outcome: "rate_limited" }
-  | ClaimSessionResult;
-
-export interface ResumeTurnInput extends RunningTurnCap {
+/** A transition's writes, which the store applies in one atomic step together with the claim of the lease. */
+export interface TransitionWrite extends RunningTurnCap {
   key: SessionKey;
+  /** Taken with this write when the session's lease is free or expired by the store's clock. */
   lease: Lease;
-  /** The turn a tool continuation resumes. */
-  turnId: string;
+  /** Stamps what this write creates or changes (`createdAt`, `updatedAt`); leases are judged by the store's clock. */
+  now: Date;
   /**
-   * Called at most once, synchronously, with the session as claimed (lease held) and the turn as read with the
-   * claim: the patch that resumes the turn in the same atomic step, or undefined to claim nothing after all.
-   * The patch applies only while the turn still awaits client tools with as many rounds as read.
+   * The session's `version` as read: the write applies only while it is unchanged. Absent: the session must
+   * not exist yet, and `create` creates it.
    */
-  plan(session: SessionRecord, turn: TurnRecord): TurnPatch | undefined;
+  expectVersion?: number;
+  create?: Pick<SessionRecord, "conversationContextId" | "agentContextId" | "mode">;
+  /** A turn to insert (the session's `turnCount` goes up by one). */
+  insertTurn?: TurnRecord;
+  /** Patches of turns the session has, applied in order. */
+  turnPatches?: readonly { turnId: string; patch: TurnPatch }[];
+  sessionPatch?: SessionPatch;
+  /** A mode history row to append (`sessionPatch.mode` sets the session's mode). */
+  modeChange?: ModeHistoryEntry;
+  /** Gives the lease back in the same step: a transition after which nothing runs (the reaper's). */
+  releaseLease?: boolean;
 }
 
 /**
- * - `resumed`: lease claimed and the turn patched as planned; `session` as claimed, `turn` as patched.
- * - `claimed`: lease claimed, nothing written: the turn moved on between the read and the claim (another
- *   instance wrote it meanwhile); `turn` as read again under the lease.
- * - `busy`: the session's lease is held; `turn` as read, nothing claimed.
- * - `rate_limited`: the principal runs `maxRunningTurns` turns already (judged before `busy`); `turn` as
- *   read, nothing claimed.
- * - `declined`: the plan answered undefined; `turn` as read, nothing claimed.
- * - `not_found`: the session has no turn `turnId`.
+ * - `applied`: lease claimed and every write made; `session` as it is after them (new version).
+ * - `rate_limited`: the principal runs `maxRunningTurns` turns already; nothing written (judged first).
+ * - `busy`: another owner holds the lease, unexpired; nothing written.
+ * - `stale`: the session's version is not `expectVersion`, or the session exists though `expectVersion` is
+ *   absent (or a write conflicts, e.g. the turn id exists); nothing written: read again and decide again.
  */
-export type ResumeTurnResult =
-  | { outcome: "resumed" | "claimed"; session: SessionRecord; turn: TurnRecord }
-  | { outcome: "busy" | "rate_limited" | "declined"; turn: TurnRecord }
-  | { outcome: "not_found" };
-
-export interface StartTurnInput {
-  turn: TurnRecord;
-  sessionPatch: SessionPatch;
-  /** A turn awaiting client tools that this user turn abandons. */
-  abandonTurnId?: string;
-  leaseOwner: string;
-}
+export type TransitionResult =
+  | { outcome: "applied"; session: SessionRecord }
+  | { outcome: "rate_limited" | "busy" | "stale" };
 
 export interface UpdateTurnInput {
   key: SessionKey;
@@ -166,24 +122,15 @@ export interface FindExpiredLeasesInput {
 export interface SessionStore {
   getSession(key: SessionKey): Promise<SessionRecord | undefined>;
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined>;
-  /** Creates the session if asked and absent, then takes its lease if it is free or expired by the store's clock. */
-  claimSession(input: ClaimSessionInput): Promise<ClaimSessionResult>;
+  /** The session, the turn `turnId` and the session's open turn, as one consistent read. */
+  readTurnState(key: SessionKey, turnId: string): Promise<TurnState>;
   /**
-   * A user turn's first write, in one atomic step: answers the turn `turnId` when the session has it (claiming
-   * nothing); otherwise claims the session as `claimSession` does and starts the turn `plan` decides, as
-   * `startTurn` does (no turn abandoned).
+   * Claims the session's lease and makes every write of `write`, atomically, while the session's version is
+   * the one read (see TransitionResult); `releaseLease` gives the lease back in the same step.
    */
-  beginTurn(input: BeginTurnInput): Promise<BeginTurnResult>;
-  /**
-   * A tool continuation's first write, in one atomic step: reads the turn `turnId`, claims the session when its
-   * lease is free, and applies the patch `plan` decides (see ResumeTurnInput). Nothing is claimed when the
-   * turn is missing, the session busy or the plan declines.
-   */
-  resumeTurn(input: ResumeTurnInput): Promise<ResumeTurnResult>;
+  applyTransition(write: TransitionWrite): Promise<TransitionResult>;
   /** Gives the lease up if `owner` holds it; a no-op otherwise. */
   releaseLease(key: SessionKey, owner: string): Promise<void>;
-  /** Inserts the running turn, marks `abandonTurnId` abandoned, applies the session patch, bumps `turnCount`. */
-  startTurn(input: StartTurnInput): Promise<"started" | "turn_exists" | "lease_lost">;
   updateTurn(input: UpdateTurnInput): Promise<boolean>;
   /** Keeps the trace of one call, writes its transcript progress and renews the lease from now, atomically. */
   recordLlmCall(input: RecordLlmCallInput): Promise<boolean>;

@@ -18,6 +18,12 @@ export interface SessionRecord extends SessionKey {
   openTurnId: string | null;
   /** Turns started so far; the next turn's sequence number. */
   turnCount: number;
+  /**
+   * Goes up by one with every write to the session's row or to one of its turns (claims, releases, turn
+   * starts and patches, LLM call records, mode changes): a transition decided from a read applies only while
+   * it is unchanged. A new session has version 1 (after its creating write); stores set it, never core.
+   */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -22,6 +22,8 @@ export {
   type SessionStoreHarness,
 } from "./session-store-contract.js";
 export {
+  claimSessionFor,
+  FIXTURE_SESSION,
   FIXTURE_TIME,
   fixtureHash,
   newCallRecord,
@@ -39,6 +41,7 @@ export {
   newStoredFile,
   newTurnRecord,
   sampleTranscriptItems,
+  startTurnFor,
 } from "./store-fixtures.js";
 export { describeTurnEventLogContract, type TurnEventLogHarness } from "./turn-event-log-contract.js";
 export {

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Clock } from "../ports/clock.js";
 import type { SessionStore } from "../ports/session-store.js";
-import { newCallRecord, newLease, newSessionKey, newTurnRecord } from "./store-fixtures.js";
+import {
+  newCallRecord,
+  newLease,
+  newModeHistoryEntry,
+  newSessionKey,
+  newTurnRecord,
+} from "./store-fixtures.js";
 
 /** What the lease-clock contract needs: stores over shared data, as server instances with their own clocks see it. */
 export interface LeaseClockHarness {
@@ -60,39 +66,45 @@ export function describeLeaseClockContract(
       harness = undefined;
     });
 
-    /** A claim as `instance` sends it: its own clock's time as `now`. */
-    async function claimBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
-      const claimed = await instance.store.claimSession({
+    /**
+     * A claim as `instance` sends it (its own clock's time as `now`), starting turn-1 with it when `start`:
+     * the outcome of its transition.
+     */
+    async function claimBy(instance: { store: SessionStore; clock: Clock }, owner: string, start = false) {
+      const now = instance.clock.now();
+      const read = await instance.store.getSession(key);
+      const turn = newTurnRecord(key, "turn-1", { createdAt: now });
+      const applied = await instance.store.applyTransition({
         key,
         lease: newLease(owner, LEASE_MS),
-        now: instance.clock.now(),
-        create: { ...CREATE },
+        now,
+        ...(read ? { expectVersion: read.version } : { create: { ...CREATE } }),
+        ...(start ? { insertTurn: turn, sessionPatch: { openTurnId: turn.turnId } } : {}),
       });
-      return claimed.outcome;
+      return applied.outcome;
     }
 
-    async function startTurnBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
-      const turn = newTurnRecord(key, "turn-1", { createdAt: instance.clock.now() });
-      return instance.store.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: owner });
+    /** A lease-guarded write of `owner`: whether it was let in. */
+    function writeBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
+      return instance.store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), owner);
     }
 
     it("holds a lease for its duration by the store's clock, whatever the claimants' clocks say", async () => {
       const claimedAt = Date.now();
-      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
+      expect(await claimBy(behind, "owner-behind")).toBe("applied");
       // An instance an hour ahead would have judged a lease set by the one behind long expired.
       expect(await claimBy(ahead, "owner-ahead")).toBe("busy");
       expect(await claimBy(behind, "owner-behind-2")).toBe("busy");
 
       await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
-      expect(await claimBy(ahead, "owner-ahead")).toBe("claimed");
-      expect(await startTurnBy(behind, "owner-behind")).toBe("lease_lost");
-      expect(await startTurnBy(ahead, "owner-ahead")).toBe("started");
+      expect(await claimBy(ahead, "owner-ahead")).toBe("applied");
+      expect(await writeBy(behind, "owner-behind")).toBe(false);
+      expect(await writeBy(ahead, "owner-ahead")).toBe(true);
     });
 
     it("renews a lease for its duration from the store's now, whatever the holder's clock says", async () => {
       const claimedAt = Date.now();
-      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
-      expect(await startTurnBy(behind, "owner-behind")).toBe("started");
+      expect(await claimBy(behind, "owner-behind", true)).toBe("applied");
 
       await sleepUntil(claimedAt + LEASE_MS / 2);
       const renewedAt = Date.now();
@@ -107,13 +119,12 @@ export function describeLeaseClockContract(
       await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
       expect(await claimBy(ahead, "owner-ahead")).toBe("busy");
       await sleepUntil(renewedAt + LEASE_MS + MARGIN_MS);
-      expect(await claimBy(ahead, "owner-ahead")).toBe("claimed");
+      expect(await claimBy(ahead, "owner-ahead")).toBe("applied");
     });
 
     it("finds expired leases by the store's clock, whatever the asking instance's clock says", async () => {
       const claimedAt = Date.now();
-      expect(await claimBy(behind, "owner-behind")).toBe("claimed");
-      expect(await startTurnBy(behind, "owner-behind")).toBe("started");
+      expect(await claimBy(behind, "owner-behind", true)).toBe("applied");
       expect(await ahead.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
 
       await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);

@@ -1,11 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type {
-  BeginTurnInput,
-  ClaimSessionInput,
-  Lease,
-  ResumeTurnInput,
-  SessionStore,
-} from "../ports/session-store.js";
+import type { Lease, SessionStore, TransitionResult, TransitionWrite } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -83,32 +77,47 @@ export function describeSessionStoreContract(
       return newLease(owner, ms);
     }
 
-    function claimInput(owner: string, k: SessionKey = key, ms = LEASE_MS): ClaimSessionInput {
-      return { key: k, lease: leaseFor(owner, ms), now: clock.now(), create: { ...CREATE } };
+    /** A claim of `k`'s lease for `owner` with `writes`, decided from the session as read now. */
+    async function transition(
+      owner: string,
+      writes: Omit<TransitionWrite, "key" | "lease" | "now" | "expectVersion"> = {},
+      k: SessionKey = key,
+      ms = LEASE_MS,
+      now = clock.now(),
+    ): Promise<TransitionResult> {
+      const read = await store.getSession(k);
+      return store.applyTransition({
+        key: k,
+        lease: leaseFor(owner, ms),
+        now,
+        ...(read ? { expectVersion: read.version } : { create: { ...CREATE } }),
+        ...writes,
+      });
     }
 
-    /** `beginTurn`'s input: `owner` claims `key` (creating it if needed) for turn `turnId`, as `plan` decides. */
-    function beginInput(owner: string, turnId: string, plan: BeginTurnInput["plan"]): BeginTurnInput {
-      return { key, lease: leaseFor(owner), now: clock.now(), create: { ...CREATE }, turnId, plan };
-    }
-
-    /** Claims `k` for `owner` (creating it if needed) and expects the claim to succeed. */
+    /** Claims `k` for `owner` (creating it if needed) and expects the claim to apply. */
     async function claim(owner: string, k: SessionKey = key, ms = LEASE_MS): Promise<SessionRecord> {
-      const result = await store.claimSession(claimInput(owner, k, ms));
-      if (result.outcome !== "claimed") throw new Error(`expected claimed, got ${result.outcome}`);
+      const result = await transition(owner, {}, k, ms);
+      if (result.outcome !== "applied") throw new Error(`expected applied, got ${result.outcome}`);
       return result.session;
     }
 
-    /** Starts a running turn that becomes the session's open turn, and expects it to start. */
+    /**
+     * Starts a running turn that becomes the session's open turn, with a claim of `owner` (who gives back the
+     * lease it holds first: a turn starts with a claim), and expects it to apply.
+     */
     async function start(
       owner: string,
       turnId: string,
       overrides: Partial<TurnRecord> = {},
       k: SessionKey = key,
       sessionPatch: SessionPatch = { openTurnId: turnId },
+      ms = LEASE_MS,
     ): Promise<TurnRecord> {
       const turn = newTurnRecord(k, turnId, { createdAt: clock.now(), ...overrides });
-      expect(await store.startTurn({ turn, sessionPatch, leaseOwner: owner })).toBe("started");
+      await store.releaseLease(k, owner);
+      const result = await transition(owner, { insertTurn: turn, sessionPatch }, k, ms);
+      expect(result.outcome).toBe("applied");
       return turn;
     }
 
@@ -127,14 +136,17 @@ export function describeSessionStoreContract(
       return { items, fromPosition, cursor };
     }
 
-    it("creates a missing session on claim when asked, and answers not_found without create", async () => {
+    it("creates a missing session with its first transition, and answers stale to one expecting a version", async () => {
       const now = clock.now();
-      expect(await store.claimSession({ key, lease: leaseFor("owner-1"), now })).toEqual({
-        outcome: "not_found",
+      const lease = leaseFor("owner-1");
+      expect(await store.applyTransition({ key, lease, now, expectVersion: 1 })).toEqual({
+        outcome: "stale",
       });
+      expect(await store.applyTransition({ key, lease, now })).toEqual({ outcome: "stale" });
       expect(await store.getSession(key)).toBeUndefined();
+      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({});
 
-      const result = await store.claimSession(claimInput("owner-1"));
+      const result = await store.applyTransition({ key, lease, now, create: { ...CREATE } });
       const expected: SessionRecord = {
         principal: key.principal,
         sessionId: key.sessionId,
@@ -145,63 +157,236 @@ export function describeSessionStoreContract(
         cursor: { responseId: null, pendingInput: [], transcriptLength: 0 },
         openTurnId: null,
         turnCount: 0,
+        version: 1,
         createdAt: now,
         updatedAt: now,
       };
-      expect(result).toStrictEqual({ outcome: "claimed", session: expected });
+      expect(result).toStrictEqual({ outcome: "applied", session: expected });
       expect(await store.getSession(key)).toStrictEqual(expected);
+      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session: expected });
 
-      const other = newSessionKey("session-2", "principal-a");
-      const created = await store.claimSession({
-        key: other,
-        lease: leaseFor("owner-2"),
-        now,
-        create: { conversationContextId: "conv-2", agentContextId: null, mode: "plan" },
-      });
-      expect(created).toStrictEqual({
-        outcome: "claimed",
-        session: {
-          ...expected,
-          sessionId: "session-2",
-          conversationContextId: "conv-2",
-          agentContextId: null,
-          mode: "plan",
-        },
-      });
-
-      // An existing session ignores `create`.
+      // A session that exists is stale to a write that would create it, even once its lease is free.
       clock.advance(LEASE_MS);
-      const again = await store.claimSession({
-        key,
-        lease: leaseFor("owner-3"),
-        now: clock.now(),
-        create: { conversationContextId: "conv-x", agentContextId: null, mode: "review" },
+      const create = { conversationContextId: "conv-x", agentContextId: null, mode: "review" };
+      expect(await store.applyTransition({ key, lease: leaseFor("owner-2"), now, create })).toEqual({
+        outcome: "stale",
       });
-      expect(again).toStrictEqual({ outcome: "claimed", session: expected });
+      expect(await store.getSession(key)).toStrictEqual(expected);
     });
 
-    it("answers busy while the lease is held, even to the same owner", async () => {
-      await claim("owner-1");
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
-      expect(await store.claimSession(claimInput("owner-1"))).toEqual({ outcome: "busy" });
+    it("creates the session, inserts its turn, patches it and appends a mode change in one step", async () => {
+      const now = clock.now();
+      const turn = newTurnRecord(key, "turn-1", { sequence: 1, createdAt: now, updatedAt: now });
+      const cursor = newCursor({ responseId: "resp_0", transcriptLength: 2 });
+      const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
+      const result = await store.applyTransition({
+        key,
+        lease: leaseFor("owner-1"),
+        now,
+        create: { ...CREATE },
+        insertTurn: turn,
+        sessionPatch: { openTurnId: "turn-1", cursor, solutionContextText: "ctx", mode: "plan" },
+        modeChange: entry,
+      });
+      const session: SessionRecord = {
+        principal: key.principal,
+        sessionId: key.sessionId,
+        ...CREATE,
+        mode: "plan",
+        solutionContextText: "ctx",
+        cursor,
+        openTurnId: "turn-1",
+        turnCount: 1,
+        version: 1,
+        createdAt: now,
+        updatedAt: now,
+      };
+      expect(result).toStrictEqual({ outcome: "applied", session });
+      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session, turn });
+      expect(await store.listModeHistory(key)).toStrictEqual([entry]);
+      // The lease is the claimant's: others are busy, its writes go through.
+      expect((await transition("owner-2")).outcome).toBe("busy");
+      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
+        true,
+      );
+    });
+
+    it("readTurnState answers the named turn and the session's open turn, when another", async () => {
+      const first = await start("owner-1", "turn-1", {
+        status: "awaiting_client_tools",
+        pending: newPendingToolCalls(),
+      });
+      const session = await store.getSession(key);
+      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session, turn: first });
+      expect(await store.readTurnState(key, "turn-9")).toStrictEqual({ session, openTurn: first });
+      const second = await start("owner-1", "turn-2", { sequence: 2 });
+      const after = await store.getSession(key);
+      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({
+        session: after,
+        turn: first,
+        openTurn: second,
+      });
+      expect(await store.readTurnState(newSessionKey("session-9"), "turn-1")).toStrictEqual({});
+    });
+
+    it("answers busy while the lease is held, even to the same owner, writing nothing", async () => {
+      await start("owner-1", "turn-1");
+      const before = await snapshot(key, ["turn-1"]);
+      const turn2 = newTurnRecord(key, "turn-2", { sequence: 2, createdAt: clock.now() });
+      expect(await transition("owner-2", { insertTurn: turn2 })).toEqual({ outcome: "busy" });
+      expect(await transition("owner-1")).toEqual({ outcome: "busy" });
       clock.advance(LEASE_MS - 1);
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
+      expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual({ ...before, calls: [[], []] });
+    });
+
+    it("answers stale when the version moved since the read, or the turn to insert exists, writing nothing", async () => {
+      const created = await claim("owner-1");
+      await store.releaseLease(key, "owner-1");
+      const turn1 = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
+      // The release was a write: the version read with the claim is stale.
+      const lease = leaseFor("owner-2");
+      const now = clock.now();
+      expect(
+        await store.applyTransition({ key, lease, now, expectVersion: created.version, insertTurn: turn1 }),
+      ).toEqual({ outcome: "stale" });
+      await start("owner-2", "turn-1");
+      await store.releaseLease(key, "owner-2");
+      const before = await snapshot(key, ["turn-1"]);
+      const again = newTurnRecord(key, "turn-1", { sequence: 2, status: "completed", createdAt: now });
+      expect(
+        await transition("owner-3", { insertTurn: again, sessionPatch: { mode: "plan", openTurnId: null } }),
+      ).toEqual({ outcome: "stale" });
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      // Nothing claimed either.
+      expect((await transition("owner-4")).outcome).toBe("applied");
     });
 
     it("lets a new claimant take an expired lease (expiresAt <= now), locking out the old holder", async () => {
-      await claim("owner-1");
+      await start("owner-1", "turn-1");
       clock.advance(LEASE_MS);
       const session = await claim("owner-2");
-      expect(session.turnCount).toBe(0);
-      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-1" })).toBe("lease_lost");
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-2" })).toBe("started");
+      expect(session.turnCount).toBe(1);
+      const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
+      expect(await store.changeMode(entry, "owner-1")).toBe(false);
+      expect(await store.changeMode(entry, "owner-2")).toBe(true);
+    });
+
+    it("abandons or fails the open turn, starts the next and gives the lease back as written, in one step", async () => {
+      const created = await claim("owner-1");
+      const first = await start("owner-1", "turn-1", {}, key, {
+        openTurnId: "turn-1",
+        solutionContextText: "latched",
+      });
+      const pending = newPendingToolCalls();
+      clock.advance(1_000);
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          expectStatus: "running",
+          turnPatch: { status: "awaiting_client_tools", pending },
+          sessionPatch: { cursor: newCursor({ responseId: "resp_1", transcriptLength: 4 }) },
+          leaseOwner: "owner-1",
+          releaseLease: true,
+        }),
+      ).toBe(true);
+
+      clock.advance(5_000);
+      const startedAt = clock.now();
+      const second = newTurnRecord(key, "turn-2", {
+        sequence: 2,
+        createdAt: startedAt,
+        startCursor: pending.resumeCursor,
+      });
+      const sessionPatch: SessionPatch = {
+        openTurnId: "turn-2",
+        cursor: pending.resumeCursor,
+        solutionContextText: null,
+        mode: "plan",
+      };
+      const abandon: TurnPatch = { status: "abandoned", pending: null, completedAt: startedAt };
+      const result = await transition("owner-2", {
+        insertTurn: second,
+        turnPatches: [{ turnId: "turn-1", patch: abandon }],
+        sessionPatch,
+      });
+      expect(await store.getTurn(key, "turn-1")).toStrictEqual({
+        ...first,
+        status: "abandoned",
+        pending: null,
+        updatedAt: startedAt,
+        completedAt: startedAt,
+      });
+      expect(await store.getTurn(key, "turn-2")).toStrictEqual(second);
+      const session = await store.getSession(key);
+      expect(result).toStrictEqual({ outcome: "applied", session });
+      expect(session).toStrictEqual({
+        ...created,
+        ...sessionPatch,
+        turnCount: 2,
+        version: (session as SessionRecord).version,
+        updatedAt: startedAt,
+      });
+
+      // The reaper's, once the lease expired: the turn fails and the lease goes back in the same step (a claim
+      // alone keeps updatedAt).
+      clock.advance(LEASE_MS);
+      const failedAt = clock.now();
+      const failure = newFailureResult();
+      const failed = await transition("owner-3", {
+        turnPatches: [
+          { turnId: "turn-2", patch: { status: "failed", error: failure.errors[0], completedAt: failedAt } },
+        ],
+        sessionPatch: { openTurnId: null },
+        releaseLease: true,
+      });
+      expect(failed.outcome).toBe("applied");
+      expect(await store.getTurn(key, "turn-2")).toMatchObject({ status: "failed", updatedAt: failedAt });
+      expect((await claim("owner-4")).updatedAt).toStrictEqual(failedAt);
+    });
+
+    it("goes up one version with every write, and not with a refused one", async () => {
+      const versions: number[] = [];
+      const version = async () => versions.push((await store.getSession(key))?.version ?? 0);
+      await claim("owner-1");
+      await version();
+      await store.releaseLease(key, "owner-1");
+      await version();
+      await start("owner-1", "turn-1");
+      await version();
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "turn-1",
+          turnPatch: { llmCallCount: 1 },
+          leaseOwner: "owner-1",
+        }),
+      ).toBe(true);
+      await version();
+      expect(
+        await store.recordLlmCall({ call: newCallRecord(key, "turn-1", 0), lease: leaseFor("owner-1") }),
+      ).toBe(true);
+      await version();
+      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
+        true,
+      );
+      await version();
+      // Refused: another owner's writes, a transition while busy, a release by someone else.
+      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-2" })).toBe(
+        false,
+      );
+      expect((await transition("owner-2")).outcome).toBe("busy");
+      await store.releaseLease(key, "owner-2");
+      await version();
+      expect(versions).toEqual([1, 2, 3, 4, 5, 6, 6]);
     });
 
     it("lets the holder keep writing after its lease expired, until another claim takes it", async () => {
       await claim("owner-1");
       clock.advance(2 * LEASE_MS);
       await start("owner-1", "turn-1");
+      clock.advance(2 * LEASE_MS);
       expect(
         await store.updateTurn({
           key,
@@ -222,38 +407,114 @@ export function describeSessionStoreContract(
       expect((await store.getTurn(key, "turn-1"))?.status).toBe("running");
     });
 
-    it("grants exactly one of two concurrent claims of a new session", async () => {
+    it("applies exactly one of two concurrent transitions creating a session", async () => {
       const other = options.newConnection === undefined ? store : await options.newConnection();
+      const write = (owner: string) => ({
+        key,
+        lease: leaseFor(owner),
+        now: clock.now(),
+        create: { ...CREATE },
+      });
       const results = await Promise.all([
-        store.claimSession(claimInput("owner-a")),
-        other.claimSession(claimInput("owner-b")),
+        store.applyTransition(write("owner-a")),
+        other.applyTransition(write("owner-b")),
       ]);
-      expect(results.map((result) => result.outcome).sort()).toEqual(["busy", "claimed"]);
-      const winner = results[0]?.outcome === "claimed" ? "owner-a" : "owner-b";
+      // The loser sees the session the winner created: busy (its lease held) or stale (it exists).
+      const outcomes = results.map((result) => result.outcome);
+      expect(outcomes.filter((outcome) => outcome === "applied")).toHaveLength(1);
+      const winner = results[0]?.outcome === "applied" ? "owner-a" : "owner-b";
       const loser = winner === "owner-a" ? "owner-b" : "owner-a";
       expect((await store.getSession(key))?.turnCount).toBe(0);
-      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: loser })).toBe("lease_lost");
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: winner })).toBe("started");
+      const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
+      expect(await store.changeMode(entry, loser)).toBe(false);
+      expect(await store.changeMode(entry, winner)).toBe(true);
     });
 
-    it("grants exactly one of two concurrent claims of an expired lease", async () => {
-      await claim("owner-0");
+    it("applies exactly one of two concurrent transitions taking an expired lease", async () => {
+      const session = await claim("owner-0");
       clock.advance(LEASE_MS + 1);
       const other = options.newConnection === undefined ? store : await options.newConnection();
+      const write = (owner: string) => ({
+        key,
+        lease: leaseFor(owner),
+        now: clock.now(),
+        expectVersion: session.version,
+      });
       const results = await Promise.all([
-        store.claimSession(claimInput("owner-a")),
-        other.claimSession(claimInput("owner-b")),
+        store.applyTransition(write("owner-a")),
+        other.applyTransition(write("owner-b")),
       ]);
-      expect(results.map((result) => result.outcome).sort()).toEqual(["busy", "claimed"]);
-      const winner = results[0]?.outcome === "claimed" ? "owner-a" : "owner-b";
-      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-0" })).toBe("lease_lost");
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: winner })).toBe("started");
+      expect(results.map((result) => result.outcome).filter((outcome) => outcome === "applied")).toHaveLength(
+        1,
+      );
+      const winner = results[0]?.outcome === "applied" ? "owner-a" : "owner-b";
+      const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
+      expect(await store.changeMode(entry, "owner-0")).toBe(false);
+      expect(await store.changeMode(entry, winner)).toBe(true);
+    });
+
+    it("caps the turns a principal runs at once at maxRunningTurns: rate_limited, writing nothing", async () => {
+      const cap = { maxRunningTurns: 2 };
+      const session = (id: string, principal = key.principal) => newSessionKey(id, principal);
+      const begin = async (k: SessionKey, owner: string, turnId: string) => {
+        const read = await store.getSession(k);
+        const turn = newTurnRecord(k, turnId, {
+          sequence: (read?.turnCount ?? 0) + 1,
+          createdAt: clock.now(),
+        });
+        return (
+          await transition(owner, { insertTurn: turn, sessionPatch: { openTurnId: turnId }, ...cap }, k)
+        ).outcome;
+      };
+      /** Ends `turnId` of `k` as `status`, giving its lease up (an awaiting turn holds none). */
+      const settle = (k: SessionKey, turnId: string, owner: string, status: TurnRecord["status"]) =>
+        store.updateTurn({
+          key: k,
+          turnId,
+          turnPatch: { status },
+          ...(status === "awaiting_client_tools" ? {} : { sessionPatch: { openTurnId: null } }),
+          leaseOwner: owner,
+          releaseLease: true,
+        });
+
+      expect(await begin(session("s1"), "o1", "t1")).toBe("applied");
+      expect(await begin(session("s2"), "o2", "t1")).toBe("applied");
+      // At the cap: a new session is not even created.
+      expect(await begin(session("s3"), "o3", "t1")).toBe("rate_limited");
+      expect(await store.getSession(session("s3"))).toBeUndefined();
+      // Another principal is not counted; a write without the cap is not refused.
+      expect(await begin(session("s1", "principal-b"), "o4", "t1")).toBe("applied");
+      expect((await transition("o9", {}, session("s9"))).outcome).toBe("applied");
+
+      // A turn that ended frees its slot.
+      expect(await settle(session("s1"), "t1", "o1", "completed")).toBe(true);
+      expect(await begin(session("s3"), "o3", "t1")).toBe("applied");
+      const before = await snapshot(session("s1"), ["t1"]);
+      expect(await begin(session("s1"), "o5", "t2")).toBe("rate_limited");
+      expect(await snapshot(session("s1"), ["t1"])).toStrictEqual(before);
+      expect(await store.getTurn(session("s1"), "t2")).toBeUndefined();
+
+      // A turn awaiting client tools holds no lease and does not count; resuming it counts again.
+      expect(await settle(session("s3"), "t1", "o3", "awaiting_client_tools")).toBe(true);
+      expect(await begin(session("s1"), "o5", "t2")).toBe("applied");
+      const resume = () =>
+        transition(
+          "o6",
+          { turnPatches: [{ turnId: "t1", patch: { status: "running" } }], ...cap },
+          session("s3"),
+        );
+      const awaiting = await store.getTurn(session("s3"), "t1");
+      expect(await resume()).toEqual({ outcome: "rate_limited" });
+      expect(await store.getTurn(session("s3"), "t1")).toStrictEqual(awaiting);
+
+      // A running turn whose lease expired (its instance stopped) does not count either.
+      clock.advance(LEASE_MS);
+      expect((await resume()).outcome).toBe("applied");
+      expect(await begin(session("s4"), "o8", "t1")).toBe("applied");
+      expect(await begin(session("s5"), "o8", "t1")).toBe("rate_limited");
     });
 
     it("refuses every lease-guarded write of a non-owner and changes nothing", async () => {
-      await claim("owner-1");
       await start("owner-1", "turn-1");
       const items = sampleTranscriptItems().slice(0, 3);
       expect(
@@ -269,18 +530,6 @@ export function describeSessionStoreContract(
       const before = await snapshot(key, ["turn-1", "turn-2"]);
 
       const intruder = "owner-2";
-      const turn2 = newTurnRecord(key, "turn-2", { sequence: 1, createdAt: clock.now() });
-      expect(
-        await store.startTurn({ turn: turn2, sessionPatch: { openTurnId: "turn-2" }, leaseOwner: intruder }),
-      ).toBe("lease_lost");
-      expect(
-        await store.startTurn({
-          turn: turn2,
-          sessionPatch: { mode: "review" },
-          abandonTurnId: "turn-1",
-          leaseOwner: intruder,
-        }),
-      ).toBe("lease_lost");
       expect(
         await store.updateTurn({
           key,
@@ -309,14 +558,12 @@ export function describeSessionStoreContract(
 
       expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual(before);
       // The refused writes neither released nor extended the holder's lease.
-      expect(await store.claimSession(claimInput("owner-3"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-3")).toEqual({ outcome: "busy" });
       clock.advance(LEASE_MS);
-      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
+      expect((await transition("owner-3")).outcome).toBe("applied");
     });
 
     it("refuses writes to a session that does not exist", async () => {
-      const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-      expect(await store.startTurn({ turn, sessionPatch: {}, leaseOwner: "owner-1" })).toBe("lease_lost");
       expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
         false,
       );
@@ -328,91 +575,6 @@ export function describeSessionStoreContract(
       );
       expect(await store.getSession(key)).toBeUndefined();
       expect(await store.getTurn(key, "turn-1")).toBeUndefined();
-    });
-
-    it("answers turn_exists to a second startTurn with the same turnId, changing nothing", async () => {
-      await claim("owner-1");
-      const turn = await start("owner-1", "turn-1");
-      const before = await snapshot(key, ["turn-1"]);
-      clock.advance(1_000);
-      const again = newTurnRecord(key, "turn-1", {
-        sequence: 1,
-        status: "completed",
-        createdAt: clock.now(),
-      });
-      expect(
-        await store.startTurn({
-          turn: again,
-          sessionPatch: { mode: "plan", openTurnId: null },
-          leaseOwner: "owner-1",
-        }),
-      ).toBe("turn_exists");
-      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
-      expect((await store.getSession(key))?.turnCount).toBe(1);
-    });
-
-    it("startTurn abandons the named turn, applies the session patch and bumps turnCount", async () => {
-      const created = await claim("owner-1");
-      const first = await start("owner-1", "turn-1", {}, key, {
-        openTurnId: "turn-1",
-        solutionContextText: "latched",
-      });
-      const pending = newPendingToolCalls();
-      clock.advance(1_000);
-      expect(
-        await store.updateTurn({
-          key,
-          turnId: "turn-1",
-          expectStatus: "running",
-          turnPatch: { status: "awaiting_client_tools", pending },
-          sessionPatch: { cursor: newCursor({ responseId: "resp_1", transcriptLength: 4 }) },
-          leaseOwner: "owner-1",
-          releaseLease: true,
-        }),
-      ).toBe(true);
-      const awaiting = await store.getTurn(key, "turn-1");
-      expect(awaiting?.status).toBe("awaiting_client_tools");
-
-      clock.advance(5_000);
-      await claim("owner-2");
-      const startedAt = clock.now();
-      const second = newTurnRecord(key, "turn-2", {
-        sequence: 1,
-        createdAt: startedAt,
-        startCursor: pending.resumeCursor,
-      });
-      expect(
-        await store.startTurn({
-          turn: second,
-          sessionPatch: {
-            openTurnId: "turn-2",
-            cursor: pending.resumeCursor,
-            solutionContextText: null,
-            mode: "plan",
-          },
-          abandonTurnId: "turn-1",
-          leaseOwner: "owner-2",
-        }),
-      ).toBe("started");
-
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual({
-        ...first,
-        status: "abandoned",
-        pending: null,
-        updatedAt: startedAt,
-        completedAt: startedAt,
-      });
-      expect(await store.getTurn(key, "turn-2")).toStrictEqual(second);
-      expect(await store.getSession(key)).toStrictEqual({
-        ...created,
-        mode: "plan",
-        solutionContextText: null,
-        cursor: pending.resumeCursor,
-        openTurnId: "turn-2",
-        turnCount: 2,
-        updatedAt: startedAt,
-      });
     });
 
     it("updateTurn refuses a status mismatch or a missing turn, changing nothing", async () => {
@@ -442,7 +604,7 @@ export function describeSessionStoreContract(
         }),
       ).toBe(false);
       expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
 
       const completedAt = clock.now();
       expect(
@@ -467,7 +629,7 @@ export function describeSessionStoreContract(
       expect(
         await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-1" }),
       ).toBe(true);
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
 
       expect(
         await store.updateTurn({
@@ -494,10 +656,14 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       const before = await snapshot(key, ["turn-1"]);
       await store.releaseLease(key, "owner-2");
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
       await store.releaseLease(key, "owner-1");
-      // Only the lease changed: the session keeps its open turn.
-      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
+      // Only the lease (and so the version) changed: the session keeps its open turn.
+      const version = (before.session?.version ?? 0) + 1;
+      expect(await snapshot(key, ["turn-1"])).toStrictEqual({
+        ...before,
+        session: { ...before.session, version },
+      });
       expect((await claim("owner-2")).openTurnId).toBe("turn-1");
       expect(
         await store.updateTurn({
@@ -508,7 +674,7 @@ export function describeSessionStoreContract(
         }),
       ).toBe(false);
       await store.releaseLease(key, "owner-1");
-      expect(await store.claimSession(claimInput("owner-3"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-3")).toEqual({ outcome: "busy" });
       // Releasing a session that does not exist is a no-op too.
       await store.releaseLease(newSessionKey("session-404"), "owner-1");
       expect(await store.getSession(newSessionKey("session-404"))).toBeUndefined();
@@ -660,259 +826,6 @@ export function describeSessionStoreContract(
       expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
     });
 
-    it("claimSession with a turnId answers that turn as it is under the new lease, or none", async () => {
-      await claim("owner-1");
-      const turn = await start("owner-1", "turn-1");
-      await store.releaseLease(key, "owner-1");
-      const session = await store.getSession(key);
-      expect(await store.claimSession({ ...claimInput("owner-2"), turnId: "turn-1" })).toStrictEqual({
-        outcome: "claimed",
-        session,
-        turn,
-      });
-      expect(await store.claimSession({ ...claimInput("owner-3"), turnId: "turn-1" })).toStrictEqual({
-        outcome: "busy",
-      });
-      await store.releaseLease(key, "owner-2");
-      expect(await store.claimSession({ ...claimInput("owner-3"), turnId: "turn-9" })).toStrictEqual({
-        outcome: "claimed",
-        session,
-      });
-    });
-
-    it("beginTurn claims the session and starts the planned turn in one step", async () => {
-      const createdAt = clock.now();
-      const planned: SessionRecord[] = [];
-      const turn = newTurnRecord(key, "turn-1", { sequence: 1, createdAt, updatedAt: createdAt });
-      const cursor = newCursor({ responseId: "resp_0", transcriptLength: 2 });
-      const sessionPatch: SessionPatch = { openTurnId: "turn-1", cursor, solutionContextText: "ctx" };
-      const begun = await store.beginTurn(
-        beginInput("owner-1", "turn-1", (session) => {
-          planned.push(session);
-          return { turn, sessionPatch };
-        }),
-      );
-      expect(planned).toStrictEqual([
-        {
-          principal: key.principal,
-          sessionId: key.sessionId,
-          ...CREATE,
-          solutionContextText: null,
-          cursor: { responseId: null, pendingInput: [], transcriptLength: 0 },
-          openTurnId: null,
-          turnCount: 0,
-          createdAt,
-          updatedAt: createdAt,
-        },
-      ]);
-      const session: SessionRecord = {
-        ...(planned[0] as SessionRecord),
-        ...sessionPatch,
-        turnCount: 1,
-        updatedAt: createdAt,
-      };
-      expect(begun).toStrictEqual({ outcome: "started", session, turn });
-      expect(await store.getSession(key)).toStrictEqual(session);
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
-      // The lease is the claimant's: others are busy, its writes go through.
-      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("busy");
-      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
-        true,
-      );
-    });
-
-    it("beginTurn answers a stored turn and claims nothing; it keeps the lease alone when the plan declines", async () => {
-      await claim("owner-1");
-      const turn = await start("owner-1", "turn-1");
-      await store.releaseLease(key, "owner-1");
-      let plans = 0;
-      const plan = () => {
-        plans++;
-        return undefined;
-      };
-      expect(await store.beginTurn(beginInput("owner-2", "turn-1", plan))).toStrictEqual({
-        outcome: "turn_exists",
-        turn,
-      });
-      expect(plans).toBe(0);
-      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
-      expect(await store.beginTurn(beginInput("owner-2", "turn-2", plan))).toStrictEqual({
-        outcome: "busy",
-      });
-      expect(plans).toBe(0);
-
-      await store.releaseLease(key, "owner-3");
-      const before = await snapshot(key, ["turn-1"]);
-      const claimed = await store.beginTurn(beginInput("owner-2", "turn-2", plan));
-      expect(claimed).toStrictEqual({ outcome: "claimed", session: before.session });
-      expect(plans).toBe(1);
-      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
-      expect(await store.getTurn(key, "turn-2")).toBeUndefined();
-      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("busy");
-    });
-
-    /** A turn `turn-1` awaiting its client's tool results after one round, its session's lease free. */
-    async function awaitingTurn(): Promise<TurnRecord> {
-      await claim("owner-1");
-      const turn = await start("owner-1", "turn-1", {
-        status: "awaiting_client_tools",
-        rounds: [{ ...newRound(key, "turn-1", "1"), result: newContinuationResult(key, "turn-1") }],
-        pending: newPendingToolCalls(),
-      });
-      await store.releaseLease(key, "owner-1");
-      return turn;
-    }
-
-    /** `resumeTurn`'s input: `owner` resumes `turnId` of `k` as `plan` decides. */
-    function resumeInput(
-      owner: string,
-      turnId: string,
-      plan: ResumeTurnInput["plan"],
-      k: SessionKey = key,
-    ): ResumeTurnInput {
-      return { key: k, lease: leaseFor(owner), turnId, plan };
-    }
-
-    it("resumeTurn claims the session and patches the turn as planned in one step", async () => {
-      const turn = await awaitingTurn();
-      const session = await store.getSession(key);
-      clock.advance(1_000);
-      const planned: Array<[SessionRecord, TurnRecord]> = [];
-      const patch: TurnPatch = {
-        status: "running",
-        rounds: [...turn.rounds, newRound(key, "turn-1", "2")],
-        pending: { ...newPendingToolCalls(), continueCursor: newCursor({ responseId: "resp_1" }) },
-      };
-      const resumed = await store.resumeTurn(
-        resumeInput("owner-2", "turn-1", (...read) => {
-          planned.push(read);
-          return patch;
-        }),
-      );
-      expect(planned).toStrictEqual([[session, turn]]);
-      const patched = { ...turn, ...patch, updatedAt: clock.now() };
-      expect(resumed).toStrictEqual({ outcome: "resumed", session, turn: patched });
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(patched);
-      // The lease is the resumer's: others are busy, its writes go through.
-      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("busy");
-      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-2" })).toBe(
-        true,
-      );
-    });
-
-    it("resumeTurn claims nothing for a missing turn, a busy session or a declined plan", async () => {
-      const turn = await awaitingTurn();
-      let plans = 0;
-      const decline = () => {
-        plans++;
-        return undefined;
-      };
-      expect(await store.resumeTurn(resumeInput("owner-2", "turn-9", decline))).toStrictEqual({
-        outcome: "not_found",
-      });
-      const elsewhere = newSessionKey("session-9", key.principal);
-      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline, elsewhere))).toStrictEqual({
-        outcome: "not_found",
-      });
-      expect(plans).toBe(0);
-
-      await claim("owner-3");
-      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline))).toStrictEqual({
-        outcome: "busy",
-        turn,
-      });
-      expect(plans).toBe(0);
-      await store.releaseLease(key, "owner-3");
-
-      const before = await snapshot(key, ["turn-1"]);
-      expect(await store.resumeTurn(resumeInput("owner-2", "turn-1", decline))).toStrictEqual({
-        outcome: "declined",
-        turn,
-      });
-      expect(plans).toBe(1);
-      expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
-      expect((await store.claimSession(claimInput("owner-3"))).outcome).toBe("claimed");
-    });
-
-    it("caps the turns a principal runs at once at maxRunningTurns: beginTurn and resumeTurn answer rate_limited, writing nothing", async () => {
-      const cap = { maxRunningTurns: 2 };
-      const session = (id: string, principal = key.principal) => newSessionKey(id, principal);
-      const begin = (k: SessionKey, owner: string, turnId: string) =>
-        store.beginTurn({
-          key: k,
-          lease: leaseFor(owner),
-          now: clock.now(),
-          create: { ...CREATE },
-          turnId,
-          ...cap,
-          plan: (claimed) => ({
-            turn: newTurnRecord(k, turnId, {
-              sequence: claimed.turnCount + 1,
-              createdAt: clock.now(),
-              updatedAt: clock.now(),
-            }),
-            sessionPatch: { openTurnId: turnId },
-          }),
-        });
-      const outcome = async (k: SessionKey, owner: string, turnId: string) =>
-        (await begin(k, owner, turnId)).outcome;
-      /** Ends `turnId` of `k` as `status`, giving its lease up (an awaiting turn holds none). */
-      const settle = (k: SessionKey, turnId: string, owner: string, status: TurnRecord["status"]) =>
-        store.updateTurn({
-          key: k,
-          turnId,
-          turnPatch: { status },
-          ...(status === "awaiting_client_tools" ? {} : { sessionPatch: { openTurnId: null } }),
-          leaseOwner: owner,
-          releaseLease: true,
-        });
-
-      expect(await outcome(session("s1"), "o1", "t1")).toBe("started");
-      expect(await outcome(session("s2"), "o2", "t1")).toBe("started");
-      // At the cap: a new session is not even created; a stored turn still answers as stored.
-      expect(await begin(session("s3"), "o3", "t1")).toStrictEqual({ outcome: "rate_limited" });
-      expect(await store.getSession(session("s3"))).toBeUndefined();
-      expect(await outcome(session("s1"), "o9", "t1")).toBe("turn_exists");
-      // Another principal is not counted.
-      expect(await outcome(session("s1", "principal-b"), "o4", "t1")).toBe("started");
-
-      // A turn that ended frees its slot; the session this store wrote last is judged the same.
-      expect(await settle(session("s1"), "t1", "o1", "completed")).toBe(true);
-      expect(await outcome(session("s3"), "o3", "t1")).toBe("started");
-      const before = await snapshot(session("s1"), ["t1"]);
-      expect(await outcome(session("s1"), "o5", "t2")).toBe("rate_limited");
-      expect(await snapshot(session("s1"), ["t1"])).toStrictEqual(before);
-      expect(await store.getTurn(session("s1"), "t2")).toBeUndefined();
-
-      // A turn awaiting client tools holds no lease and does not count; resuming it counts again.
-      expect(await settle(session("s3"), "t1", "o3", "awaiting_client_tools")).toBe(true);
-      expect(await outcome(session("s1"), "o5", "t2")).toBe("started");
-      let plans = 0;
-      const resume = () =>
-        store.resumeTurn({
-          key: session("s3"),
-          lease: leaseFor("o6"),
-          turnId: "t1",
-          ...cap,
-          plan: () => {
-            plans++;
-            return { status: "running" };
-          },
-        });
-      const awaiting = await store.getTurn(session("s3"), "t1");
-      expect(await resume()).toStrictEqual({ outcome: "rate_limited", turn: awaiting });
-      expect(plans).toBe(0);
-      expect(await store.getTurn(session("s3"), "t1")).toStrictEqual(awaiting);
-      expect((await store.claimSession(claimInput("o7", session("s3")))).outcome).toBe("claimed");
-      await store.releaseLease(session("s3"), "o7");
-
-      // A running turn whose lease expired (its instance stopped) does not count either.
-      clock.advance(LEASE_MS);
-      expect((await resume()).outcome).toBe("resumed");
-      expect(await outcome(session("s4"), "o8", "t1")).toBe("started");
-      expect(await outcome(session("s5"), "o8", "t1")).toBe("rate_limited");
-    });
-
     it("updateTurn writes the given LLM calls with the turn in one step; a refused update writes none", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
@@ -946,7 +859,7 @@ export function describeSessionStoreContract(
       expect(await store.loadTranscript(key, 10)).toStrictEqual(items);
       expect(await store.getSession(key)).toMatchObject({ cursor: callCursor, openTurnId: null });
       expect(await store.getTurn(key, "turn-1")).toMatchObject({ status: "completed", llmCallCount: 2 });
-      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("claimed");
+      expect((await transition("owner-2")).outcome).toBe("applied");
 
       // The session patch's cursor wins over a call's: a failed turn restores the one it started from.
       await start("owner-2", "turn-2", { sequence: 2 });
@@ -976,26 +889,26 @@ export function describeSessionStoreContract(
         }),
       ).toBe(true);
       clock.advance(5 * LEASE_MS - 1);
-      expect(await store.claimSession(claimInput("owner-2"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
       clock.advance(1);
-      expect((await store.claimSession(claimInput("owner-2"))).outcome).toBe("claimed");
+      expect((await transition("owner-2")).outcome).toBe("applied");
     });
 
     it("judges a lease by its own clock: the `now` a claim carries neither frees nor holds it", async () => {
       await claim("owner-1");
       const farFuture = new Date(clock.now().getTime() + 1_000 * LEASE_MS);
-      expect(await store.claimSession({ ...claimInput("owner-2"), now: farFuture })).toEqual({
+      expect(await transition("owner-2", {}, key, LEASE_MS, farFuture)).toEqual({
         outcome: "busy",
       });
       clock.advance(LEASE_MS);
       const longAgo = new Date(clock.now().getTime() - 1_000 * LEASE_MS);
-      const taken = await store.claimSession({ ...claimInput("owner-3"), now: longAgo });
-      expect(taken.outcome).toBe("claimed");
+      const taken = await transition("owner-3", {}, key, LEASE_MS, longAgo);
+      expect(taken.outcome).toBe("applied");
       // The new lease lasts LEASE_MS from the store's now, not from the claim's `now`.
       clock.advance(LEASE_MS - 1);
-      expect(await store.claimSession(claimInput("owner-4"))).toEqual({ outcome: "busy" });
+      expect(await transition("owner-4")).toEqual({ outcome: "busy" });
       clock.advance(1);
-      expect((await store.claimSession(claimInput("owner-4"))).outcome).toBe("claimed");
+      expect((await transition("owner-4")).outcome).toBe("applied");
     });
 
     it("loadTranscript answers only the first `length` items", async () => {
@@ -1098,8 +1011,7 @@ export function describeSessionStoreContract(
       await claim("owner-2", expiredOpenOther);
       await start("owner-2", "turn-1", {}, expiredOpenOther);
       await claim("owner-3", expiredIdle);
-      await claim("owner-4", liveOpen, 10 * LEASE_MS);
-      await start("owner-4", "turn-1", {}, liveOpen);
+      await start("owner-4", "turn-1", {}, liveOpen, { openTurnId: "turn-1" }, 10 * LEASE_MS);
       const heldAwaiting = newSessionKey("s-held-awaiting", "principal-a");
       await claim("owner-6", heldAwaiting);
       await start("owner-6", "turn-1", { status: "awaiting_client_tools" }, heldAwaiting);
@@ -1143,13 +1055,13 @@ export function describeSessionStoreContract(
       const keyA = newSessionKey("shared", "principal-a");
       const keyB = newSessionKey("shared", "principal-b");
       await claim("owner-a", keyA);
-      const resultB = await store.claimSession({
+      const resultB = await store.applyTransition({
         key: keyB,
         lease: leaseFor("owner-b"),
         now: clock.now(),
         create: { conversationContextId: "conv-b", agentContextId: null, mode: "plan" },
       });
-      expect(resultB.outcome).toBe("claimed");
+      expect(resultB.outcome).toBe("applied");
 
       await start("owner-a", "turn-1", {}, keyA);
       await start("owner-a", "turn-only-a", { sequence: 1 }, keyA);
@@ -1159,10 +1071,9 @@ export function describeSessionStoreContract(
       expect((await store.listTurns(keyB)).map((turn) => turn.turnId)).toEqual(["turn-1"]);
       expect((await store.listTurns(keyA)).map((turn) => turn.turnId)).toEqual(["turn-1", "turn-only-a"]);
 
-      const turnB = newTurnRecord(keyB, "turn-x", { sequence: 1, createdAt: clock.now() });
-      expect(await store.startTurn({ turn: turnB, sessionPatch: {}, leaseOwner: "owner-a" })).toBe(
-        "lease_lost",
-      );
+      expect(
+        await store.updateTurn({ key: keyB, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-a" }),
+      ).toBe(false);
 
       expect(
         await store.recordLlmCall({

@@ -7,11 +7,11 @@ import {
   ok,
 } from "@aptix/contracts";
 import type { StoredFile } from "../ports/file-store.js";
-import type { Lease } from "../ports/session-store.js";
+import type { Lease, SessionStore, TransitionWrite } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
-import type { SessionKey } from "../records/session-record.js";
+import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { PendingToolCalls, TurnRecord, TurnRound } from "../records/turn-record.js";
 
@@ -36,6 +36,45 @@ export function newSessionKey(sessionId = "session-1", principal = "principal-a"
 /** A lease of `owner` lasting `durationMs` from the store's now. */
 export function newLease(owner: string, durationMs: number): Lease {
   return { owner, durationMs };
+}
+
+/** What a fixture session is created with. */
+export const FIXTURE_SESSION = {
+  conversationContextId: "conv-1",
+  agentContextId: "agent-1",
+  mode: "code",
+} as const satisfies TransitionWrite["create"];
+
+/**
+ * Claims the session `key` for `lease.owner` through `applyTransition`, with `writes` made in the same step,
+ * creating it (as `FIXTURE_SESSION`) when it does not exist; throws unless it applied. The session as written.
+ */
+export async function claimSessionFor(
+  store: SessionStore,
+  key: SessionKey,
+  lease: Lease,
+  now: Date,
+  writes: Omit<TransitionWrite, "key" | "lease" | "now" | "expectVersion"> = {},
+): Promise<SessionRecord> {
+  const read = await store.getSession(key);
+  const applied = await store.applyTransition({
+    key,
+    lease,
+    now,
+    ...(read ? { expectVersion: read.version } : { create: { ...FIXTURE_SESSION } }),
+    ...writes,
+  });
+  if (applied.outcome !== "applied") throw new Error(`expected applied, got ${applied.outcome}`);
+  return applied.session;
+}
+
+/** Starts `turn` as its session's open turn under a new lease of `lease.owner` (see `claimSessionFor`). */
+export function startTurnFor(store: SessionStore, turn: TurnRecord, lease: Lease): Promise<SessionRecord> {
+  const key = { principal: turn.principal, sessionId: turn.sessionId };
+  return claimSessionFor(store, key, lease, new Date(turn.createdAt), {
+    insertTurn: turn,
+    sessionPatch: { openTurnId: turn.turnId },
+  });
 }
 
 export function newCursor(overrides: Partial<ConversationCursor> = {}): ConversationCursor {

@@ -3,7 +3,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { TurnStatus } from "../records/turn-record.js";
-import { FIXTURE_TIME, newLease, newTurnRecord } from "./store-fixtures.js";
+import { FIXTURE_TIME, newLease, newTurnRecord, startTurnFor } from "./store-fixtures.js";
 
 export interface TurnEventLogHarness {
   log: TurnEventLog;
@@ -34,15 +34,8 @@ export function describeTurnEventLogContract(
     /** Stores turn `turnId` of `key` in `status`, ended at `completedAt` (null: not ended). */
     async function storeTurn(key: SessionKey, turnId: string, status: TurnStatus, completedAt: Date | null) {
       const owner = `owner-${++turnCount}`;
-      const claimed = await sessions.claimSession({
-        key,
-        lease: newLease(owner, 60_000),
-        now: FIXTURE_TIME,
-        create: { conversationContextId: "conv", agentContextId: null, mode: "code" },
-      });
-      expect(claimed.outcome).toBe("claimed");
-      const turn = newTurnRecord(key, turnId, { sequence: turnCount });
-      expect(await sessions.startTurn({ turn, sessionPatch: {}, leaseOwner: owner })).toBe("started");
+      const turn = newTurnRecord(key, turnId, { sequence: turnCount, createdAt: FIXTURE_TIME });
+      await startTurnFor(sessions, turn, newLease(owner, 60_000));
       expect(
         await sessions.updateTurn({
           key,

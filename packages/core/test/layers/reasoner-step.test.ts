@@ -51,13 +51,10 @@ async function setup(maxLlmCalls = 5) {
     modes: catalog.modes,
     maxLlmCalls,
   });
-  const claimed = await persistence.claim(key, {
-    conversationContextId: "default",
-    agentContextId: null,
-    mode: "general",
-  });
-  if (!claimed.successful) throw new Error(claimed.errors[0].message);
-  const { session, lease } = claimed.result;
+  const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
+  const claimed = await persistence.apply({ key, now: clock.now(), create }, false);
+  if (claimed.outcome !== "applied") throw new Error(`not applied: ${claimed.outcome}`);
+  const { session, lease } = claimed;
   const context = catalog.conversationContext("default");
   if (!context) throw new Error("no context");
   const mode = catalog.modes.get("general");

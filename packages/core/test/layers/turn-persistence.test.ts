@@ -9,7 +9,7 @@ const LEASE_MS = 60_000;
 const LEASE_LOST =
   "This server instance lost the session's lease while the turn ran; another request took the session over.";
 
-async function setup() {
+async function setup(maxRunningTurns?: number) {
   const clock = new ManualClock();
   const store = new InMemorySessionStore(clock);
   let ids = 0;
@@ -18,36 +18,57 @@ async function setup() {
     clock,
     ids: { newId: (prefix) => `${prefix}_${++ids}` },
     leaseMs: LEASE_MS,
+    ...(maxRunningTurns === undefined ? {} : { maxRunningTurns }),
   });
-  const claimed = await persistence.claim(key, {
-    conversationContextId: "default",
-    agentContextId: null,
-    mode: "general",
-  });
-  if (!claimed.successful) throw new Error(claimed.errors[0].message);
-  return { clock, store, persistence, ...claimed.result };
+  const applied = await persistence.apply(
+    {
+      key,
+      now: clock.now(),
+      create: { conversationContextId: "default", agentContextId: null, mode: "general" },
+      insertTurn: newTurnRecord(key, "t1", { mode: "general" }),
+      sessionPatch: { openTurnId: "t1" },
+    },
+    true,
+  );
+  if (applied.outcome !== "applied") throw new Error(`not applied: ${applied.outcome}`);
+  return { clock, store, persistence, lease: applied.lease, session: applied.session };
 }
 
 const text = (value: string): TranscriptItem => ({ type: "assistant_message", text: value });
 
 describe("TurnPersistence (layer 5)", () => {
-  it("answers a turn id the session already has with TURN_ID_CONFLICT", async () => {
-    const { lease } = await setup();
-    const turn = newTurnRecord(key, "t1", { mode: "general" });
-    expect((await lease.startTurn(turn, { openTurnId: "t1" })).successful).toBe(true);
-    expect(await lease.startTurn(turn, { openTurnId: "t1" })).toMatchObject({
-      successful: false,
-      errors: [{ code: "TURN_ID_CONFLICT", details: { turnId: "t1" } }],
+  it("applies a transition with a new lease, or answers why not: busy, stale, RATE_LIMITED at the cap", async () => {
+    const { clock, persistence, session } = await setup(1);
+    const other = { ...key, sessionId: "s2" };
+    const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
+    const now = clock.now();
+    expect(await persistence.apply({ key, now, expectVersion: session.version }, false)).toEqual({
+      outcome: "busy",
     });
+    expect(await persistence.apply({ key: other, now, create }, true)).toMatchObject({
+      outcome: "refused",
+      failure: {
+        successful: false,
+        errors: [
+          { code: "RATE_LIMITED", details: { limit: "APTIX_MAX_RUNNING_TURNS", retryAfterSeconds: 1 } },
+        ],
+      },
+    });
+    // Without a running turn to start, the cap does not apply.
+    const created = await persistence.apply({ key: other, now, create }, false);
+    expect(created.outcome).toBe("applied");
+    clock.advance(LEASE_MS);
+    expect(await persistence.apply({ key: other, now, create }, false)).toEqual({ outcome: "stale" });
   });
 
   it("refuses every write of a lease another instance took over, with the lease-lost error", async () => {
-    const { clock, persistence, lease } = await setup();
-    const turn = newTurnRecord(key, "t1", { mode: "general" });
-    expect((await lease.startTurn(turn, { openTurnId: "t1" })).successful).toBe(true);
+    const { clock, persistence, lease, session } = await setup();
     clock.advance(LEASE_MS + 1);
-    const takeover = await persistence.claim(key);
-    expect(takeover.successful).toBe(true);
+    const takeover = await persistence.apply(
+      { key, now: clock.now(), expectVersion: session.version },
+      false,
+    );
+    expect(takeover.outcome).toBe("applied");
 
     const lost = {
       successful: false,
@@ -55,13 +76,11 @@ describe("TurnPersistence (layer 5)", () => {
     };
     expect(await lease.updateTurn("t1", { status: "completed" })).toMatchObject(lost);
     expect(await lease.recordLlmCall(newCallRecord(key, "t1", 0))).toMatchObject(lost);
-    expect(await lease.startTurn(newTurnRecord(key, "t2"), { openTurnId: "t2" })).toMatchObject(lost);
     expect((await persistence.getTurn(key, "t1"))?.status).toBe("running");
   });
 
   it("cuts the transcript at fromPosition when it records a call, and advances the cursor", async () => {
     const { store, persistence, lease } = await setup();
-    expect((await lease.startTurn(newTurnRecord(key, "t1"), { openTurnId: "t1" })).successful).toBe(true);
     const first = newCursor({ responseId: "resp_1", transcriptLength: 2 });
     expect(
       (

@@ -2,7 +2,7 @@ import { type AgentExecuteRequest, httpStatusOf } from "@aptix/contracts";
 import { describe, expect, it, vi } from "vitest";
 import { DEFAULT_LEASE_MS, type ServerTool, type TurnEvent } from "../../src/index.js";
 import type { ScriptedStep } from "../../src/testing/scripted-llm-provider.js";
-import { newTurnRecord } from "../../src/testing/store-fixtures.js";
+import { newTurnRecord, startTurnFor } from "../../src/testing/store-fixtures.js";
 import {
   createTestAgent,
   errorsOf,
@@ -237,23 +237,13 @@ describe("a turn left running by a crashed instance", () => {
     const stored = await agent.store.getSession(key);
     if (!stored) throw new Error("session missing");
     const now = agent.clock.now();
-    const claimed = await agent.store.claimSession({
-      key,
-      lease: { owner: "crashed-instance", durationMs: 1_000 },
-      now,
+    const turn = newTurnRecord(key, "t2", {
+      sequence: 2,
+      mode: "general",
+      startCursor: stored.cursor,
+      createdAt: now,
     });
-    expect(claimed.outcome).toBe("claimed");
-    const started = await agent.store.startTurn({
-      turn: newTurnRecord(key, "t2", {
-        sequence: 2,
-        mode: "general",
-        startCursor: stored.cursor,
-        createdAt: now,
-      }),
-      sessionPatch: { openTurnId: "t2" },
-      leaseOwner: "crashed-instance",
-    });
-    expect(started).toBe("started");
+    await startTurnFor(agent.store, turn, { owner: "crashed-instance", durationMs: 1_000 });
 
     expect(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "Hello?" })).toEqual(busy("s"));
     agent.clock.advance(1_000);

@@ -11,17 +11,13 @@ import {
   type AgentCatalogConfig,
   AgentService,
   type AgentServiceOptions,
-  type BeginTurnInput,
-  type BeginTurnResult,
-  type ClaimSessionInput,
   type FixedContextChunk,
   InMemoryContextRetriever,
   InMemoryFileStore,
   InMemorySessionStore,
-  type ResumeTurnInput,
-  type ResumeTurnResult,
   type ServerTool,
   type SessionStore,
+  type TransitionWrite,
   type TurnEvent,
 } from "../../src/index.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -149,74 +145,28 @@ class GatedScriptedProvider extends ScriptedLlmProvider {
   }
 }
 
-/** A SessionStore whose next session claims can be held until the test releases them. */
+/** A SessionStore whose next transitions can be held until the test releases them. */
 type GatedSessionStore = SessionStore & {
   /**
-   * Holds the next claim not held yet, before it reaches the store: a request that read the session, then
-   * claims it only after other requests ran (two identical requests racing).
+   * Holds the next transition not held yet, before it reaches the store: a request that read the session,
+   * then applies its transition only after other requests ran (two identical requests racing).
    */
   holdNextClaim(): HeldCall<HeldClaim>;
 };
 
-/** What a held claim shows the test: the session it claims and for whom. */
-type HeldClaim = Pick<ClaimSessionInput, "key" | "lease">;
+/** What a held transition shows the test: the session it claims and for whom. */
+type HeldClaim = Pick<TransitionWrite, "key" | "lease">;
 
 function gatedSessionStore(store: SessionStore): GatedSessionStore {
   const holds = new CallHolds<HeldClaim>();
-  const claimSession = async (input: ClaimSessionInput) => {
-    await holds.pass({ key: input.key, lease: input.lease });
-    return store.claimSession(input);
-  };
-  // A user turn's read and claim, held in between as a database's read-committed transaction may see them:
-  // its turn read before the hold, its claim and start after it (a turn started meanwhile: `claimed` only).
-  const beginTurn = async (input: BeginTurnInput): Promise<BeginTurnResult> => {
-    const existing = await store.getTurn(input.key, input.turnId);
-    if (existing) return { outcome: "turn_exists", turn: existing };
-    const { plan, turnId: _, ...claim } = input;
-    await holds.pass({ key: claim.key, lease: claim.lease });
-    const claimed = await store.claimSession(claim);
-    if (claimed.outcome !== "claimed") return claimed;
-    const start = plan(claimed.session);
-    if (!start) return claimed;
-    const started = await store.startTurn({ ...start, leaseOwner: input.lease.owner });
-    if (started !== "started") return claimed;
-    const session = (await store.getSession(input.key)) ?? claimed.session;
-    return { outcome: "started", session, turn: start.turn };
-  };
-  // A continuation's read and claim, held in between likewise: the patch applies only to the turn as read.
-  const resumeTurn = async ({ key, lease, turnId, plan }: ResumeTurnInput): Promise<ResumeTurnResult> => {
-    const read = await store.getTurn(key, turnId);
-    if (!read) return { outcome: "not_found" };
-    await holds.pass({ key, lease });
-    const claimed = await store.claimSession({ key, lease, now: new Date(0), turnId });
-    if (claimed.outcome !== "claimed") return { outcome: "busy", turn: read };
-    const fresh = claimed.turn;
-    if (!fresh) throw new Error(`Turn ${turnId} vanished under its session's lease.`);
-    if (fresh.status !== read.status || fresh.rounds.length !== read.rounds.length) {
-      return { outcome: "claimed", session: claimed.session, turn: fresh };
-    }
-    const patch = plan(claimed.session, read);
-    if (!patch) {
-      await store.releaseLease(key, lease.owner);
-      return { outcome: "declined", turn: read };
-    }
-    const updated = await store.updateTurn({
-      key,
-      turnId,
-      turnPatch: patch,
-      leaseOwner: lease.owner,
-      expectStatus: read.status,
-    });
-    const turn = await store.getTurn(key, turnId);
-    if (!updated || !turn) throw new Error(`Turn ${turnId} was not resumed under its session's lease.`);
-    return { outcome: "resumed", session: claimed.session, turn };
+  const applyTransition = async (write: TransitionWrite) => {
+    await holds.pass({ key: write.key, lease: write.lease });
+    return store.applyTransition(write);
   };
   const holdNextClaim = () => holds.hold();
   return new Proxy(store as GatedSessionStore, {
     get(target, property) {
-      if (property === "claimSession") return claimSession;
-      if (property === "beginTurn") return beginTurn;
-      if (property === "resumeTurn") return resumeTurn;
+      if (property === "applyTransition") return applyTransition;
       if (property === "holdNextClaim") return holdNextClaim;
       const value: unknown = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;

@@ -1,0 +1,163 @@
+import type {
+  AgentExecuteResponse,
+  InvokeFailure,
+  InvokeResult,
+  InvokeWarning,
+  ToolContinuationRequest,
+  UserTurnRequest,
+} from "@aptix/contracts";
+import type { ConversationContext } from "../catalog/conversation-context.js";
+import type { RoundOpening } from "../composition/round-opening.js";
+import type { TransitionChange } from "../persistence/turn-persistence.js";
+import type { TurnState } from "../ports/session-store.js";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { PendingToolCalls, TurnPatch, TurnRecord } from "../records/turn-record.js";
+
+/**
+ * Which failure answers a transition whose session's lease another owner holds: SESSION_BUSY (another turn
+ * runs), or the retryable "still being answered" of a round sent again while its own instance runs it.
+ */
+export type BusyAnswer = "session_busy" | "still_answering";
+
+/** A turn's patch, by id. */
+export interface TurnWrite {
+  turnId: string;
+  patch: TurnPatch;
+}
+
+/** A user turn's start: its running turn, and what its session changes with it. */
+export interface StartTurn {
+  type: "start_turn";
+  busy: "session_busy";
+  /** The session to create first, when it does not exist. */
+  create?: Pick<SessionRecord, "conversationContextId" | "agentContextId" | "mode">;
+  turn: TurnRecord;
+  sessionPatch: SessionPatch;
+  /**
+   * The session's open turn, closed with the start: abandoned when it awaits client tools (the user moved on),
+   * failed with TURN_INTERRUPTED when an instance whose lease expired left it running.
+   */
+  closeOpenTurn?: TurnWrite;
+  /** The session's mode, no longer configured, reset to its context's default (AGN-011 §5.7). */
+  modeChange?: ModeHistoryEntry;
+  context: ConversationContext;
+  request: UserTurnRequest;
+  warnings: InvokeWarning[];
+}
+
+/** A continuation whose results match its turn's pending calls: the turn runs again, with them. */
+export interface ResumeTurn {
+  type: "resume_turn";
+  busy: "session_busy";
+  /** The turn as resumed: `patch` applied. */
+  turn: TurnRecord;
+  patch: TurnPatch;
+  context: ConversationContext;
+  request: ToolContinuationRequest;
+  pending: PendingToolCalls;
+}
+
+/**
+ * A round sent again whose instance stopped before answering it: it runs again from its last durable point
+ * (`cursor`). A turn the reaper failed while nothing followed it in the session is reopened first (`reopen`,
+ * with the session's open turn set back to it).
+ */
+export interface RerunRound {
+  type: "rerun_round";
+  busy: "still_answering";
+  round: number;
+  /** The turn as it runs again: reopened when `reopen` is given. */
+  turn: TurnRecord;
+  reopen?: TurnPatch;
+  context: ConversationContext;
+  opening: RoundOpening;
+  cursor: ConversationCursor;
+  warnings: InvokeWarning[];
+}
+
+/**
+ * A round that fails before it runs, `failure` stored as its result (the settlement writes it, under the lease):
+ * tool results that do not match, a context no longer configured, a round sent again with no restart point.
+ */
+export interface FailRound {
+  type: "fail_round";
+  busy: BusyAnswer;
+  round: number;
+  /** The turn as the settlement fails it (with the round among its rounds; reopened when `reopen` is given). */
+  turn: TurnRecord;
+  reopen?: TurnPatch;
+  failure: InvokeFailure;
+}
+
+/** The reaper's: a turn left running by a stopped instance fails with TURN_INTERRUPTED, the lease given back. */
+export interface FailInterrupted {
+  type: "fail_interrupted";
+  failed: TurnWrite;
+  sessionPatch: SessionPatch;
+}
+
+/** A transition that claims the session's lease and writes, in one store step. */
+export type LeasedTransition = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted;
+
+/** What a request does, decided from what was read (`decideTransition`). */
+export type TurnTransition =
+  | {
+      type: "answer";
+      round: number;
+      /** The round's stored result. */
+      result: InvokeResult<AgentExecuteResponse>;
+      /** Whether its turn streams its answers. */
+      stream: boolean;
+    }
+  | { type: "refuse"; failure: InvokeFailure }
+  | Exclude<LeasedTransition, FailInterrupted>;
+
+/** What the store writes for `transition`, decided from `state`: applied only while the session is as read. */
+export function transitionWrite(
+  key: SessionKey,
+  state: TurnState,
+  transition: LeasedTransition,
+  now: Date,
+): TransitionChange {
+  const base: TransitionChange = { key, now };
+  if (state.session) base.expectVersion = state.session.version;
+  switch (transition.type) {
+    case "start_turn": {
+      const { create, turn, sessionPatch, closeOpenTurn, modeChange } = transition;
+      return {
+        ...base,
+        ...(create ? { create } : {}),
+        insertTurn: turn,
+        ...(closeOpenTurn ? { turnPatches: [closeOpenTurn] } : {}),
+        sessionPatch,
+        ...(modeChange ? { modeChange } : {}),
+      };
+    }
+    case "resume_turn":
+      return { ...base, turnPatches: [{ turnId: transition.turn.turnId, patch: transition.patch }] };
+    case "rerun_round":
+    case "fail_round": {
+      const { turn, reopen } = transition;
+      if (!reopen) return base;
+      return {
+        ...base,
+        turnPatches: [{ turnId: turn.turnId, patch: reopen }],
+        sessionPatch: { openTurnId: turn.turnId },
+      };
+    }
+    case "fail_interrupted":
+      return {
+        ...base,
+        turnPatches: [transition.failed],
+        sessionPatch: transition.sessionPatch,
+        releaseLease: true,
+      };
+  }
+}
+
+/** Whether the transition starts or resumes a running turn: only those count against the running-turn cap. */
+export function runsTurn(transition: LeasedTransition): boolean {
+  return transition.type === "start_turn" || transition.type === "resume_turn";
+}

@@ -10,6 +10,7 @@ import {
   newStoredFile,
   newTurnRecord,
   sampleTranscriptItems,
+  startTurnFor,
 } from "@aptix/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
@@ -45,17 +46,8 @@ describe("openStore on PGlite", () => {
 
     const first = await openStore(path, { clock });
     expect(await first.readiness()).toStrictEqual({ ready: true });
-    const claimed = await first.sessions.claimSession({
-      key,
-      lease: newLease("owner-1", 60_000),
-      now: clock.now(),
-      create: { conversationContextId: "conv", agentContextId: "agent", mode: "code" },
-    });
-    expect(claimed.outcome).toBe("claimed");
     const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-    expect(
-      await first.sessions.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: "owner-1" }),
-    ).toBe("started");
+    await startTurnFor(first.sessions, turn, newLease("owner-1", 60_000));
     const cursor = newCursor({ responseId: "resp_0", transcriptLength: items.length });
     expect(
       await first.sessions.recordLlmCall({

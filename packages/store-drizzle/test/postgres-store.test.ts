@@ -132,79 +132,6 @@ describe("the schema option", () => {
   });
 });
 
-describe("resuming a turn on Postgres", () => {
-  it("claims the session but writes nothing when the turn moved on while the claim waited for its row", async () => {
-    await withSchema(async (schema) => {
-      const store = await openStore(TEST_DATABASE_URL, { schema });
-      const sql = await adminSql();
-      const other = await sql.reserve();
-      try {
-        const key = newSessionKey("s");
-        const now = new Date();
-        const create = { conversationContextId: "conv", agentContextId: null, mode: "code" };
-        const claimed = await store.sessions.claimSession({
-          key,
-          lease: newLease("owner-1", 60_000),
-          now,
-          create,
-        });
-        expect(claimed.outcome).toBe("claimed");
-        const turn = newTurnRecord(key, "t1", {
-          status: "awaiting_client_tools",
-          rounds: [{ ...newRound(key, "t1", "1"), result: newContinuationResult(key, "t1") }],
-          pending: newPendingToolCalls(),
-        });
-        expect(
-          await store.sessions.startTurn({ turn, sessionPatch: { openTurnId: "t1" }, leaseOwner: "owner-1" }),
-        ).toBe("started");
-        await store.sessions.releaseLease(key, "owner-1");
-
-        // Another instance resumes the turn: it holds the session row until it commits.
-        const where = `"principal" = '${key.principal}' and "session_id" = '${key.sessionId}'`;
-        await other.unsafe("begin");
-        await other.unsafe(`update "${schema}"."sessions" set "lease_owner" = null where ${where}`);
-        await other.unsafe(
-          `update "${schema}"."turns" set "status" = 'running', "rounds" = "rounds" || '[{"late":true}]'::jsonb where ${where}`,
-        );
-        const read: number[] = [];
-        const resuming = store.sessions.resumeTurn({
-          key,
-          lease: newLease("owner-2", 60_000),
-          turnId: "t1",
-          plan: (_, planned) => {
-            read.push(planned.rounds.length);
-            return { status: "running", rounds: [...planned.rounds, newRound(key, "t1", "2")] };
-          },
-        });
-        // Its read is taken before the other commits; its claim waits for the session row.
-        while ((await sql`select 1 from pg_stat_activity where wait_event_type = 'Lock'`).length === 0) {
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
-        await other.unsafe("commit");
-
-        const resumed = await resuming;
-        expect(read).toStrictEqual([1]);
-        const moved = await store.sessions.getTurn(key, "t1");
-        expect(moved?.rounds).toHaveLength(2);
-        expect(moved?.rounds[1]).toStrictEqual({ late: true });
-        expect(resumed).toStrictEqual({
-          outcome: "claimed",
-          session: await store.sessions.getSession(key),
-          turn: moved,
-        });
-        // The claim stands: the session is owner-2's.
-        expect(
-          (await store.sessions.claimSession({ key, lease: newLease("owner-3", 60_000), now })).outcome,
-        ).toBe("busy");
-      } finally {
-        await other.unsafe("rollback").catch(() => {});
-        other.release();
-        await store.close();
-      }
-    });
-  });
-});
-
 describe("opening one schema from two processes at once", () => {
   it("migrates once, and both stores work on the same data", async () => {
     await withSchema(async (schema) => {
@@ -248,9 +175,11 @@ describe("opening one schema from two processes at once", () => {
           now,
           create: { conversationContextId: "conv", agentContextId: null, mode: "code" },
         });
-        expect((await a.sessions.claimSession(claim("owner-a"))).outcome).toBe("claimed");
-        expect((await b.sessions.claimSession(claim("owner-b"))).outcome).toBe("busy");
-        expect((await b.sessions.getSession(key))?.mode).toBe("code");
+        expect((await a.sessions.applyTransition(claim("owner-a"))).outcome).toBe("applied");
+        const shared = await b.sessions.getSession(key);
+        expect(shared?.mode).toBe("code");
+        const write = { ...claim("owner-b"), expectVersion: shared?.version ?? 0 };
+        expect((await b.sessions.applyTransition(write)).outcome).toBe("busy");
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

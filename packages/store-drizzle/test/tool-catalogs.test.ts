@@ -1,5 +1,12 @@
 import type { LlmCallRecord, SessionKey } from "@aptix/core";
-import { ManualClock, newCallRecord, newLease, newSessionKey, newTurnRecord } from "@aptix/core/testing";
+import {
+  ManualClock,
+  newCallRecord,
+  newLease,
+  newSessionKey,
+  newTurnRecord,
+  startTurnFor,
+} from "@aptix/core/testing";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AptixStore, openPgliteStore, openStore } from "../src/index.js";
@@ -45,17 +52,8 @@ const clock = new ManualClock();
 
 /** A session with a running turn held by `owner`, on `store`. */
 async function runningTurn(store: AptixStore, key: SessionKey, owner: string): Promise<void> {
-  const claimed = await store.sessions.claimSession({
-    key,
-    lease: newLease(owner, 60_000),
-    now: clock.now(),
-    create: { conversationContextId: "conv", agentContextId: "agent", mode: "code" },
-  });
-  expect(claimed.outcome).toBe("claimed");
   const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
-  expect(
-    await store.sessions.startTurn({ turn, sessionPatch: { openTurnId: "turn-1" }, leaseOwner: owner }),
-  ).toBe("started");
+  await startTurnFor(store.sessions, turn, newLease(owner, 60_000));
 }
 
 describe.each([

@@ -27,9 +27,9 @@ export class LeaseClock {
 }
 
 /**
- * A lease-guarded write's first statement: sets `set` on the session row while `owner` holds its lease (and
- * `also` holds), which locks the row to the commit, so a claim racing the transaction waits for it and then
- * sees what it wrote. Answers whether the lease was held; when not, the caller writes nothing more.
+ * A lease-guarded write's first statement: sets `set` on the session row, and bumps its `version`, while `owner`
+ * holds its lease (and `also` holds), which locks the row to the commit, so a claim racing the transaction waits
+ * for it and then sees what it wrote. Answers whether the lease was held; when not, the caller writes nothing more.
  */
 export async function holdLease(
   tx: StoreTransaction,
@@ -38,10 +38,10 @@ export async function holdLease(
   set: SessionSet,
   also?: SQL,
 ): Promise<boolean> {
-  const held = and(keyWhere(sessions, key), eq(sessions.leaseOwner, owner), also);
-  const rows =
-    Object.keys(set).length > 0
-      ? await tx.update(sessions).set(set).where(held).returning({ principal: sessions.principal })
-      : await tx.select({ principal: sessions.principal }).from(sessions).where(held).for("no key update");
+  const rows = await tx
+    .update(sessions)
+    .set({ ...set, version: sql`${sessions.version} + 1` })
+    .where(and(keyWhere(sessions, key), eq(sessions.leaseOwner, owner), also))
+    .returning({ principal: sessions.principal });
   return rows.length > 0;
 }

@@ -103,6 +103,7 @@ export function toSession(row: SessionRow): SessionRecord {
     cursor: row.cursor,
     openTurnId: row.openTurnId,
     turnCount: row.turnCount,
+    version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -49,7 +49,7 @@ function prepared(db: StoreDatabase) {
       .prepare("get_turn"),
     releaseLease: db
       .update(sessions)
-      .set({ leaseOwner: null, leaseExpiresAt: null })
+      .set({ leaseOwner: null, leaseExpiresAt: null, version: sql`${sessions.version} + 1` })
       .where(
         and(
           eq(sessions.principal, principal),

@@ -6,6 +6,7 @@ import {
   type TurnState,
 } from "@aptix/core";
 import { and, eq, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import { modeHistory, sessions, turns } from "../schema.js";
 import type { LeaseClock } from "./lease.js";
 import {
@@ -32,8 +33,8 @@ function refuse(outcome: Refused): never {
  * The sessions-and-turns domain's transitions (`SessionStore.readTurnState`, `applyTransition`), on drizzle's
  * query builder:
  *
- * - `readTurnState` is one prepared statement: the session row, joined to its turns named by the request or
- *   open (primary-key lookups only, so the rows read stay flat in the session's length).
+ * - `readTurnState` is one prepared statement: the session row, joined to the turn the request names and to its
+ *   open turn (primary-key lookups only, so the rows read stay flat in the session's length).
  * - `applyTransition` is one ordinary transaction: first the session row, written only while its lease is free
  *   (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns` is given, the
  *   principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session, inserted with
@@ -52,17 +53,33 @@ export class TurnTransitions {
   constructor(db: StoreDatabase, leaseClock: LeaseClock) {
     this.#db = db;
     this.#leaseClock = leaseClock;
-    this.#read = db
-      .select({ session: sessions, turn: turns })
-      .from(sessions)
-      .leftJoin(
-        turns,
+    // Each turn is one primary-key lookup. The open turn is a lateral subquery, its `limit` keeping the planner
+    // from flattening it into a join that could hash the session's every turn.
+    const named = alias(turns, "named_turn");
+    const open = db
+      .select()
+      .from(turns)
+      .where(
         and(
           eq(turns.principal, sessions.principal),
           eq(turns.sessionId, sessions.sessionId),
-          or(eq(turns.turnId, sql.placeholder("turnId")), eq(turns.turnId, sessions.openTurnId)),
+          eq(turns.turnId, sessions.openTurnId),
         ),
       )
+      .limit(1)
+      .as("open_turn");
+    this.#read = db
+      .select()
+      .from(sessions)
+      .leftJoin(
+        named,
+        and(
+          eq(named.principal, sessions.principal),
+          eq(named.sessionId, sessions.sessionId),
+          eq(named.turnId, sql.placeholder("turnId")),
+        ),
+      )
+      .leftJoinLateral(open, sql`true`)
       .where(
         and(
           eq(sessions.principal, sql.placeholder("principal")),
@@ -73,16 +90,14 @@ export class TurnTransitions {
   }
 
   async readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
-    const rows = await this.#read.execute({ ...key, turnId });
-    const [first] = rows;
-    if (first === undefined) return {};
-    const state: TurnState = { session: toSession(first.session) };
-    for (const { turn } of rows) {
-      if (turn === null) continue;
-      if (turn.turnId === turnId) state.turn = toTurn(turn);
-      else state.openTurn = toTurn(turn);
-    }
-    return state;
+    const [row] = await this.#read.execute({ ...key, turnId });
+    if (row === undefined) return {};
+    const { sessions: session, named_turn: turn, open_turn: openTurn } = row;
+    return {
+      session: toSession(session),
+      ...(turn ? { turn: toTurn(turn) } : {}),
+      ...(openTurn && openTurn.turnId !== turnId ? { openTurn: toTurn(openTurn) } : {}),
+    };
   }
 
   applyTransition(write: TransitionWrite): Promise<TransitionResult> {

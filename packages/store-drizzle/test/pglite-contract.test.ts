@@ -3,6 +3,7 @@ import {
   describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
+  describeTurnTransitionTable,
   ManualClock,
   type SessionStoreHarness,
 } from "@aptix/core/testing";
@@ -42,6 +43,11 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
 }
 
 describeSessionStoreContract("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
+  const harness = await openHarness();
+  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+});
+
+describeTurnTransitionTable("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
   const harness = await openHarness();
   return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
 });

@@ -3,6 +3,7 @@ import {
   describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
+  describeTurnTransitionTable,
   ManualClock,
   type SessionStoreHarness,
 } from "@aptix/core/testing";
@@ -54,6 +55,11 @@ describeSessionStoreContract(
     },
   },
 );
+
+describeTurnTransitionTable("drizzle on Postgres (postgres.js)", async (): Promise<SessionStoreHarness> => {
+  const harness = await openHarness();
+  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+});
 
 describeFileStoreContract("drizzle on Postgres (postgres.js)", async () => {
   const harness = await openHarness();

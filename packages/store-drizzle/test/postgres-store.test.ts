@@ -1,14 +1,6 @@
 import { once } from "node:events";
 import { type AddressInfo, createServer, type Socket, connect as tcpConnect } from "node:net";
-import {
-  newContinuationResult,
-  newLease,
-  newPendingToolCalls,
-  newRound,
-  newSessionKey,
-  newTurnRecord,
-  ScriptedLlmProvider,
-} from "@aptix/core/testing";
+import { newLease, newSessionKey, ScriptedLlmProvider } from "@aptix/core/testing";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AptixStore, MIGRATIONS_FOLDER, openStore } from "../src/index.js";

@@ -44,6 +44,7 @@ export {
   startTurnFor,
 } from "./store-fixtures.js";
 export { describeTurnEventLogContract, type TurnEventLogHarness } from "./turn-event-log-contract.js";
+export { describeTurnTransitionTable } from "./turn-transition-table.js";
 export {
   describeWorkspaceIndexContract,
   type WorkspaceIndexContractOptions,

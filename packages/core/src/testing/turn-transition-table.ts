@@ -1,0 +1,497 @@
+import {
+  type AgentExecuteRequest,
+  type AgentExecuteResponse,
+  fail,
+  type InvokeResult,
+} from "@aptix/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentCatalog } from "../catalog/agent-catalog.js";
+import { sha256ContentHashService } from "../defaults/sha256-content-hash-service.js";
+import type { Admission } from "../entry/admission.js";
+import { TurnAdmission } from "../entry/admission.js";
+import { requestHash } from "../entry/request-hash.js";
+import { TurnPersistence } from "../persistence/turn-persistence.js";
+import { interruptedFailure } from "../persistence/turn-settlement.js";
+import type { SessionStore, TurnState } from "../ports/session-store.js";
+import type { SessionKey } from "../records/session-record.js";
+import type { TurnRecord } from "../records/turn-record.js";
+import type { ManualClock } from "./manual-clock.js";
+import type { SessionStoreHarness } from "./session-store-contract.js";
+import {
+  claimSessionFor,
+  newContinuationResult,
+  newCursor,
+  newFinalResult,
+  newLease,
+  newPendingToolCalls,
+  newTurnRecord,
+} from "./store-fixtures.js";
+
+/**
+ * The transition table (issue 28): every (session state × turn state × request kind), with the transition
+ * `decideTransition` answers and what admission answers once the store applied it. Written once, as data;
+ * impossible combinations are listed with why.
+ */
+
+/**
+ * The session: absent; idle (no open turn, lease free); its open turn awaiting client tools (lease free); its
+ * open turn running with the lease held, or with the lease expired (its instance stopped).
+ */
+export type SessionState = "absent" | "idle" | "awaiting" | "running_held" | "running_expired";
+/**
+ * The turn the request names: none; completed (after a continuation); failed (its continuation mismatched);
+ * interrupted (its user round reaped: TURN_INTERRUPTED); awaiting client tools (after one continuation);
+ * running (its continuation round unanswered). An awaiting or running turn is its session's open turn.
+ */
+export type NamedTurnState = "none" | "completed" | "failed" | "interrupted" | "awaiting" | "running";
+/**
+ * The request: a user turn with a new id, or the named turn's id and body, or its id with another body; a
+ * continuation answering the calls the turn awaits (or would), one that does not match them, or one the turn
+ * already has as a round.
+ */
+export type RequestKind =
+  | "user_new"
+  | "user_same"
+  | "user_other"
+  | "cont_match"
+  | "cont_mismatch"
+  | "cont_applied";
+
+export const REQUEST_KINDS: readonly RequestKind[] = [
+  "user_new",
+  "user_same",
+  "user_other",
+  "cont_match",
+  "cont_mismatch",
+  "cont_applied",
+];
+
+/**
+ * What a combination gets: `decide`, the transition's type (a refusal as `refuse:CODE`); `admit`, what
+ * admission answers through a store (`run_round`, `rerun`, `settle_failure`, `stored_answer`, or a failure's
+ * code, `SESSION_BUSY+retry` for the retryable "still being answered").
+ */
+export type Expected = { decide: string; admit: string } | { impossible: string };
+
+export interface TableRow {
+  session: SessionState;
+  turn: NamedTurnState;
+  expected: Record<RequestKind, Expected>;
+}
+
+const to = (decide: string, admit: string): Expected => ({ decide, admit });
+const refuse = (code: string): Expected => ({ decide: `refuse:${code}`, admit: code });
+const no = (impossible: string): Expected => ({ impossible });
+const NEW_ID = no("a new turn id names no turn");
+const NO_TURN = no("sent again or applied: the request names a turn");
+const NO_CONTINUATION_ROUND = no("the reaped turn's only round is its user turn");
+const stored = to("answer", "stored_answer");
+const notAwaiting = refuse("TURN_NOT_AWAITING_TOOLS");
+const conflict = refuse("TURN_ID_CONFLICT");
+
+/** The rows of a turn that has ended, named by a request (any session state that has it). */
+function ended(session: SessionState, turn: "completed" | "failed"): TableRow {
+  return {
+    session,
+    turn,
+    expected: {
+      user_new: NEW_ID,
+      user_same: stored,
+      user_other: conflict,
+      cont_match: notAwaiting,
+      cont_mismatch: notAwaiting,
+      cont_applied: stored,
+    },
+  };
+}
+
+function impossible(session: SessionState, turn: NamedTurnState, why: string): TableRow {
+  const all = no(why);
+  return {
+    session,
+    turn,
+    expected: {
+      user_new: all,
+      user_same: all,
+      user_other: all,
+      cont_match: all,
+      cont_mismatch: all,
+      cont_applied: all,
+    },
+  };
+}
+
+/** A turn reaped while a later turn is open (or the lease is another's): its stored answer, not run again. */
+function reapedFollowed(session: SessionState): TableRow {
+  return {
+    session,
+    turn: "interrupted",
+    expected: {
+      user_new: NEW_ID,
+      user_same: stored,
+      user_other: conflict,
+      cont_match: notAwaiting,
+      cont_mismatch: notAwaiting,
+      cont_applied: NO_CONTINUATION_ROUND,
+    },
+  };
+}
+
+/** A request naming no turn, in a session that exists. */
+function noTurn(session: SessionState, userNew: Expected): TableRow {
+  return {
+    session,
+    turn: "none",
+    expected: {
+      user_new: userNew,
+      user_same: NO_TURN,
+      user_other: NO_TURN,
+      cont_match: refuse("TURN_NOT_FOUND"),
+      cont_mismatch: refuse("TURN_NOT_FOUND"),
+      cont_applied: NO_TURN,
+    },
+  };
+}
+
+const NO_SESSION = "a turn belongs to its session";
+const OPEN = "an awaiting or running turn is its session's open turn";
+
+export const TURN_TRANSITION_TABLE: readonly TableRow[] = [
+  {
+    session: "absent",
+    turn: "none",
+    expected: {
+      user_new: to("start_turn", "run_round"),
+      user_same: NO_TURN,
+      user_other: NO_TURN,
+      cont_match: refuse("SESSION_NOT_FOUND"),
+      cont_mismatch: refuse("SESSION_NOT_FOUND"),
+      cont_applied: NO_TURN,
+    },
+  },
+  impossible("absent", "completed", NO_SESSION),
+  impossible("absent", "failed", NO_SESSION),
+  impossible("absent", "interrupted", NO_SESSION),
+  impossible("absent", "awaiting", NO_SESSION),
+  impossible("absent", "running", NO_SESSION),
+
+  noTurn("idle", to("start_turn", "run_round")),
+  ended("idle", "completed"),
+  ended("idle", "failed"),
+  {
+    session: "idle",
+    turn: "interrupted",
+    expected: {
+      user_new: NEW_ID,
+      // Nothing followed it in the session: reopened and run again.
+      user_same: to("rerun_round", "rerun"),
+      user_other: conflict,
+      cont_match: notAwaiting,
+      cont_mismatch: notAwaiting,
+      cont_applied: NO_CONTINUATION_ROUND,
+    },
+  },
+  impossible("idle", "awaiting", OPEN),
+  impossible("idle", "running", OPEN),
+
+  // The open awaiting turn is abandoned by a new user turn.
+  noTurn("awaiting", to("start_turn", "run_round")),
+  ended("awaiting", "completed"),
+  ended("awaiting", "failed"),
+  reapedFollowed("awaiting"),
+  {
+    session: "awaiting",
+    turn: "awaiting",
+    expected: {
+      user_new: NEW_ID,
+      user_same: stored,
+      user_other: conflict,
+      cont_match: to("resume_turn", "run_round"),
+      cont_mismatch: to("fail_round", "settle_failure"),
+      cont_applied: stored,
+    },
+  },
+  impossible("awaiting", "running", OPEN),
+
+  noTurn("running_held", to("start_turn", "SESSION_BUSY")),
+  ended("running_held", "completed"),
+  ended("running_held", "failed"),
+  reapedFollowed("running_held"),
+  impossible("running_held", "awaiting", OPEN),
+  {
+    session: "running_held",
+    turn: "running",
+    expected: {
+      user_new: NEW_ID,
+      user_same: stored,
+      user_other: conflict,
+      cont_match: notAwaiting,
+      cont_mismatch: notAwaiting,
+      cont_applied: to("rerun_round", "SESSION_BUSY+retry"),
+    },
+  },
+
+  // The open running turn fails with TURN_INTERRUPTED in the new turn's start.
+  noTurn("running_expired", to("start_turn", "run_round")),
+  ended("running_expired", "completed"),
+  ended("running_expired", "failed"),
+  reapedFollowed("running_expired"),
+  impossible("running_expired", "awaiting", OPEN),
+  {
+    session: "running_expired",
+    turn: "running",
+    expected: {
+      user_new: NEW_ID,
+      user_same: stored,
+      user_other: conflict,
+      cont_match: notAwaiting,
+      cont_mismatch: notAwaiting,
+      cont_applied: to("rerun_round", "rerun"),
+    },
+  },
+];
+
+/** The configuration the table's sessions run in. */
+export const TABLE_CATALOG = AgentCatalog.create(
+  {
+    conversationContexts: [
+      {
+        id: "default",
+        bootPrompt: "You are Aptix.",
+        model: "gpt-test",
+        provider: "scripted",
+        defaultMode: "general",
+      },
+    ],
+    modes: [
+      {
+        id: "general",
+        displayName: "General",
+        instructions: "Help with anything.",
+        welcomeMessage: "Back to general work.",
+        tools: [],
+        toolChoice: null,
+      },
+    ],
+    clientTools: [],
+  },
+  [],
+);
+
+const NAMED = "t1";
+const OPEN_ID = "t-open";
+/** How long a held lease lasts: past every test. */
+const HELD_MS = 1_000_000_000;
+const EXPIRING_MS = 1_000;
+
+/** The request of `kind` for the session `key` (its turn `t1`, or a new id). */
+export function requestOf(key: SessionKey, kind: RequestKind): AgentExecuteRequest {
+  const { sessionId } = key;
+  const results = (toolCallId: string) => [{ toolCallId, executionMs: 1, resultJson: '"ok"' }];
+  switch (kind) {
+    case "user_new":
+      return { sessionId, turnId: "t-new", instruction: "Something new?" };
+    case "user_same":
+      return { sessionId, turnId: NAMED, instruction: "Question?" };
+    case "user_other":
+      return { sessionId, turnId: NAMED, instruction: "Another question?" };
+    case "cont_match":
+      return { sessionId, turnId: NAMED, toolResults: results("call_2") };
+    case "cont_mismatch":
+      return { sessionId, turnId: NAMED, toolResults: results("call_x") };
+    case "cont_applied":
+      return { sessionId, turnId: NAMED, toolResults: results("call_1") };
+  }
+}
+
+/** A round of `request`, with `result` when answered. */
+function round(key: SessionKey, kind: RequestKind, result?: InvokeResult<AgentExecuteResponse>) {
+  const request = requestOf(key, kind);
+  return {
+    request,
+    requestHash: requestHash(request, sha256ContentHashService),
+    ...(result ? { result } : {}),
+  };
+}
+
+/** The named turn in `state`, as its session stores it. */
+function namedTurn(key: SessionKey, state: Exclude<NamedTurnState, "none">, now: Date): TurnRecord {
+  const asked = round(key, "user_same", newContinuationResult(key, NAMED));
+  const pending = (clientCallId: string) => ({ ...newPendingToolCalls(), clientCallIds: [clientCallId] });
+  const base = { sequence: 1, createdAt: now, updatedAt: now, mode: "general" };
+  switch (state) {
+    case "completed":
+      return newTurnRecord(key, NAMED, {
+        ...base,
+        status: "completed",
+        rounds: [asked, round(key, "cont_applied", newFinalResult(key, NAMED))],
+        completedAt: now,
+      });
+    case "failed": {
+      const mismatch = fail("TOOL_RESULTS_MISMATCH", "Tool results do not match the turn's tool calls.");
+      return newTurnRecord(key, NAMED, {
+        ...base,
+        status: "failed",
+        rounds: [asked, round(key, "cont_applied", mismatch)],
+        error: mismatch.errors[0],
+        completedAt: now,
+      });
+    }
+    case "interrupted": {
+      const reaped = interruptedFailure(NAMED);
+      return newTurnRecord(key, NAMED, {
+        ...base,
+        status: "failed",
+        rounds: [round(key, "user_same", reaped)],
+        error: reaped.errors[0],
+        completedAt: now,
+      });
+    }
+    case "awaiting":
+      return newTurnRecord(key, NAMED, {
+        ...base,
+        status: "awaiting_client_tools",
+        rounds: [asked, round(key, "cont_applied", newContinuationResult(key, NAMED))],
+        pending: pending("call_2"),
+      });
+    case "running":
+      return newTurnRecord(key, NAMED, {
+        ...base,
+        rounds: [asked, round(key, "cont_applied")],
+        pending: { ...pending("call_1"), continueCursor: newCursor({ responseId: "resp_1" }) },
+      });
+  }
+}
+
+/** The session's open turn when it is not the named one. */
+function otherOpenTurn(key: SessionKey, session: SessionState, sequence: number, now: Date): TurnRecord {
+  const base = { sequence, createdAt: now, updatedAt: now, mode: "general" };
+  const asked = {
+    ...round(key, "user_new"),
+    request: { sessionId: key.sessionId, turnId: OPEN_ID, instruction: "Open?" },
+  };
+  return session === "awaiting"
+    ? newTurnRecord(key, OPEN_ID, {
+        ...base,
+        status: "awaiting_client_tools",
+        rounds: [{ ...asked, result: newContinuationResult(key, OPEN_ID) }],
+        pending: { ...newPendingToolCalls(), clientCallIds: ["call_o"] },
+      })
+    : newTurnRecord(key, OPEN_ID, { ...base, rounds: [asked] });
+}
+
+/** Writes `row`'s session and turns to `store` under `key`, leaving its lease as the row says. */
+export async function arrange(
+  store: SessionStore,
+  clock: ManualClock,
+  key: SessionKey,
+  row: TableRow,
+): Promise<void> {
+  if (row.session === "absent") return;
+  const now = clock.now();
+  const named = row.turn === "none" ? undefined : namedTurn(key, row.turn, now);
+  const namedOpen = row.turn === "awaiting" || row.turn === "running";
+  const other =
+    row.session !== "idle" && !namedOpen ? otherOpenTurn(key, row.session, named ? 2 : 1, now) : undefined;
+  const leaseMs = row.session === "running_held" ? HELD_MS : EXPIRING_MS;
+  const lease = newLease("crashed-instance", leaseMs);
+  const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
+  const applied = await store.applyTransition({ key, lease, now, create });
+  if (applied.outcome !== "applied") throw new Error(`arrange: ${applied.outcome}`);
+  for (const turn of [named, other]) {
+    if (!turn) continue;
+    const open = turn.status === "running" || turn.status === "awaiting_client_tools";
+    await store.releaseLease(key, lease.owner);
+    await claimSessionFor(store, key, lease, now, {
+      insertTurn: turn,
+      sessionPatch: { openTurnId: open ? turn.turnId : null },
+    });
+  }
+  if (row.session === "idle" || row.session === "awaiting") await store.releaseLease(key, lease.owner);
+  if (row.session === "running_expired") clock.advance(EXPIRING_MS);
+}
+
+/** Every combination the table lists as possible, with its expectation. */
+export function possibleCases(): {
+  row: TableRow;
+  kind: RequestKind;
+  expected: { decide: string; admit: string };
+}[] {
+  return TURN_TRANSITION_TABLE.flatMap((row) =>
+    REQUEST_KINDS.flatMap((kind) => {
+      const expected = row.expected[kind];
+      return "impossible" in expected ? [] : [{ row, kind, expected }];
+    }),
+  );
+}
+
+/** What admission answered, as the table writes it. */
+export function admitted(result: InvokeResult<Admission>): string {
+  if (!result.successful) {
+    const [error] = result.errors;
+    return error.code === "SESSION_BUSY" && error.details?.retryable === true
+      ? "SESSION_BUSY+retry"
+      : error.code;
+  }
+  const admission = result.result;
+  return admission.type === "run_round" && admission.rerun ? "rerun" : admission.type;
+}
+
+/**
+ * Runs the table through admission against a store: each possible combination is arranged in a session of its
+ * own, admitted, and judged by what admission answered. Call it at the top level of a test file, as the other
+ * contract suites are.
+ */
+export function describeTurnTransitionTable(
+  name: string,
+  makeStore: () => Promise<SessionStoreHarness>,
+): void {
+  describe(`turn transition table through admission: ${name}`, () => {
+    let harness: SessionStoreHarness | undefined;
+    let admission: TurnAdmission;
+
+    beforeAll(async () => {
+      harness = await makeStore();
+      if (!TABLE_CATALOG.successful) throw new Error(TABLE_CATALOG.errors[0].message);
+      let ids = 0;
+      const persistence = new TurnPersistence({
+        store: harness.store,
+        clock: harness.clock,
+        ids: { newId: (prefix) => `${prefix}_${++ids}` },
+        leaseMs: 60_000,
+      });
+      admission = new TurnAdmission({
+        catalog: TABLE_CATALOG.result,
+        persistence,
+        clock: harness.clock,
+        hashing: sha256ContentHashService,
+      });
+    });
+
+    afterAll(async () => {
+      await harness?.close();
+    });
+
+    it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
+      "session $row.session, turn $row.turn, request $kind: $expected.admit",
+      async ({ row, kind, expected, index }) => {
+        const h = harness as SessionStoreHarness;
+        const key = { principal: "principal-t", sessionId: `table-${index}` };
+        await arrange(h.store, h.clock, key, row);
+        expect(admitted(await admission.admit(key, requestOf(key, kind)))).toBe(expected.admit);
+      },
+    );
+  });
+}
+
+/** The state `decideTransition` is given for a combination: arranged in `store`, read back. */
+export async function arrangedState(
+  store: SessionStore,
+  clock: ManualClock,
+  key: SessionKey,
+  row: TableRow,
+  kind: RequestKind,
+): Promise<TurnState> {
+  await arrange(store, clock, key, row);
+  return store.readTurnState(key, requestOf(key, kind).turnId);
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { decideTransition } from "../../src/entry/decide-transition.js";
+import { requestHash } from "../../src/entry/request-hash.js";
+import { InMemorySessionStore, sha256ContentHashService } from "../../src/index.js";
+import { ManualClock } from "../../src/testing/manual-clock.js";
+import {
+  arrangedState,
+  describeTurnTransitionTable,
+  possibleCases,
+  REQUEST_KINDS,
+  requestOf,
+  TABLE_CATALOG,
+  TURN_TRANSITION_TABLE,
+} from "../../src/testing/turn-transition-table.js";
+
+describe("the turn transition table", () => {
+  it("lists every (session state × turn state × request kind) combination once", () => {
+    const listed = TURN_TRANSITION_TABLE.flatMap((row) =>
+      REQUEST_KINDS.map((kind) => `${row.session}/${row.turn}/${kind}`),
+    );
+    expect(new Set(listed).size).toBe(5 * 6 * 6);
+    expect(listed).toHaveLength(5 * 6 * 6);
+  });
+
+  it.each(possibleCases())(
+    "decideTransition: session $row.session, turn $row.turn, request $kind → $expected.decide",
+    async ({ row, kind, expected }) => {
+      if (!TABLE_CATALOG.successful) throw new Error(TABLE_CATALOG.errors[0].message);
+      const clock = new ManualClock();
+      const store = new InMemorySessionStore(clock);
+      const key = { principal: "principal-t", sessionId: "s" };
+      const state = await arrangedState(store, clock, key, row, kind);
+      const request = requestOf(key, kind);
+      const transition = decideTransition({
+        key,
+        state,
+        request,
+        hash: requestHash(request, sha256ContentHashService),
+        catalog: TABLE_CATALOG.result,
+        now: clock.now(),
+      });
+      const decided =
+        transition.type === "refuse" ? `refuse:${transition.failure.errors[0].code}` : transition.type;
+      expect(decided).toBe(expected.decide);
+    },
+  );
+});
+
+describeTurnTransitionTable("InMemorySessionStore", async () => {
+  const clock = new ManualClock();
+  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
+});

@@ -50,7 +50,11 @@ export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavail
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 export type * from "./ports/workspace-index.js";
 export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
-export type { LlmCallRecord } from "./records/llm-call-record.js";
+/**
+ * @public No package imports it by name, but the declarations tsc emits for store-drizzle's schema (the
+ * `llm_calls.request` column's type) name it.
+ */
+export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
 export type { LlmRequest } from "./records/llm-request.js";
 export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
 export type { ModeHistoryEntry } from "./records/mode-history-entry.js";

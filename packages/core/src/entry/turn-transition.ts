@@ -19,7 +19,7 @@ import type { PendingToolCalls, TurnPatch, TurnRecord } from "../records/turn-re
  * Which failure answers a transition whose session's lease another owner holds: SESSION_BUSY (another turn
  * runs), or the retryable "still being answered" of a round sent again while its own instance runs it.
  */
-export type BusyAnswer = "session_busy" | "still_answering";
+type BusyAnswer = "session_busy" | "still_answering";
 
 /** A turn's patch, by id. */
 export interface TurnWrite {
@@ -48,7 +48,7 @@ export interface StartTurn {
 }
 
 /** A continuation whose results match its turn's pending calls: the turn runs again, with them. */
-export interface ResumeTurn {
+interface ResumeTurn {
   type: "resume_turn";
   busy: "session_busy";
   /** The turn as resumed: `patch` applied. */
@@ -64,7 +64,7 @@ export interface ResumeTurn {
  * (`cursor`). A turn the reaper failed while nothing followed it in the session is reopened first (`reopen`,
  * with the session's open turn set back to it).
  */
-export interface RerunRound {
+interface RerunRound {
   type: "rerun_round";
   busy: "still_answering";
   round: number;
@@ -81,7 +81,7 @@ export interface RerunRound {
  * A round that fails before it runs, `failure` stored as its result (the settlement writes it, under the lease):
  * tool results that do not match, a context no longer configured, a round sent again with no restart point.
  */
-export interface FailRound {
+interface FailRound {
   type: "fail_round";
   busy: BusyAnswer;
   round: number;

@@ -115,7 +115,7 @@ export class TurnSettlement {
  * trace (`progress`), and the session's provider view rolled back to where the turn started. `pending` stays
  * only when given (an interrupted turn keeps it, so its last round can still run again).
  */
-export function failedTurn(input: {
+function failedTurn(input: {
   turn: TurnRecord;
   progress: TurnProgress;
   failure: InvokeFailure;

@@ -2,7 +2,7 @@ import type { Clock, SessionKey } from "@aptix/core";
 import { and, eq, type SQL, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { sessions } from "../schema.js";
-import { keyWhere, type StoreTransaction } from "./rows.js";
+import { keyWhere, type StoreTransaction, sentPrepared } from "./rows.js";
 
 /** Columns a write sets on a session row: values, or SQL computed by the database. */
 export type SessionSet = PgUpdateSetSource<typeof sessions>;
@@ -38,10 +38,12 @@ export async function holdLease(
   set: SessionSet,
   also?: SQL,
 ): Promise<boolean> {
-  const rows = await tx
-    .update(sessions)
-    .set({ ...set, version: sql`${sessions.version} + 1` })
-    .where(and(keyWhere(sessions, key), eq(sessions.leaseOwner, owner), also))
-    .returning({ principal: sessions.principal });
+  const rows = await sentPrepared(
+    tx
+      .update(sessions)
+      .set({ ...set, version: sql`${sessions.version} + 1` })
+      .where(and(keyWhere(sessions, key), eq(sessions.leaseOwner, owner), also))
+      .returning({ principal: sessions.principal }),
+  );
   return rows.length > 0;
 }

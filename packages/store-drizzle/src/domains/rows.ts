@@ -39,6 +39,17 @@ export async function transaction<T>(
   }
 }
 
+/**
+ * Sends a query built inside a transaction as a prepared statement. Awaited as it is, drizzle sends a built query
+ * unnamed, so Postgres parses and plans it on every call and postgres.js describes its rows again each time;
+ * prepared, postgres.js keeps one statement per text on each connection and reuses it. For the hot path's
+ * statements, whose texts take a few shapes only: each text is kept for the connection's life. (drizzle's PGlite
+ * driver sends it as it does any statement.)
+ */
+export function sentPrepared<T>(query: { prepare(name: string): { execute(): Promise<T> } }): Promise<T> {
+  return query.prepare("aptix_hot_path").execute();
+}
+
 export function keyWhere(table: { principal: PgColumn; sessionId: PgColumn }, key: SessionKey): SQL {
   return and(eq(table.principal, key.principal), eq(table.sessionId, key.sessionId)) as SQL;
 }

@@ -14,6 +14,7 @@ import {
   keyWhere,
   Refusal,
   type StoreDatabase,
+  sentPrepared,
   sessionPatchSet,
   toModeHistoryEntry,
   toSession,
@@ -150,10 +151,12 @@ export class SessionsAndTurns {
     const written = await transaction(this.#db, async (tx) => {
       if (!(await holdLease(tx, key, leaseOwner, set, turnAsExpected))) throw new Refusal(false);
       await Promise.all([
-        tx
-          .update(turns)
-          .set({ ...turnPatchSet(turnPatch), updatedAt: now })
-          .where(theTurn),
+        sentPrepared(
+          tx
+            .update(turns)
+            .set({ ...turnPatchSet(turnPatch), updatedAt: now })
+            .where(theTurn),
+        ),
         ...writes.send(tx),
       ]);
       return true;

@@ -16,6 +16,7 @@ import {
   Refusal,
   type StoreDatabase,
   type StoreTransaction,
+  sentPrepared,
   toLlmCall,
   transaction,
 } from "./rows.js";
@@ -113,13 +114,15 @@ export class TranscriptAndTraces {
     const transcript = mergedTranscript(calls);
     return {
       send: (tx) => [
-        tx
-          .insert(llmCalls)
-          .values(rows)
-          .onConflictDoUpdate({
-            target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
-            set: excluded(CALL_VALUE_COLUMNS),
-          }),
+        sentPrepared(
+          tx
+            .insert(llmCalls)
+            .values(rows)
+            .onConflictDoUpdate({
+              target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
+              set: excluded(CALL_VALUE_COLUMNS),
+            }),
+        ),
         ...(catalogs.size === 0
           ? []
           : [

@@ -14,6 +14,7 @@ import {
   Refusal,
   type StoreDatabase,
   type StoreTransaction,
+  sentPrepared,
   sessionPatchSet,
   toSession,
   toTurn,
@@ -102,23 +103,30 @@ export class TurnTransitions {
 
   applyTransition(write: TransitionWrite): Promise<TransitionResult> {
     return transaction(this.#db, async (tx): Promise<TransitionResult> => {
-      await tx.execute(sql`set local synchronous_commit = off`);
-      const session = await this.#writeSession(tx, write);
+      // Sent together: postgres.js pipelines them on the transaction's connection.
+      const [, session] = await Promise.all([
+        tx.execute(sql`set local synchronous_commit = off`),
+        this.#writeSession(tx, write),
+      ]);
       const { key, now, insertTurn, turnPatches = [], modeChange } = write;
       if (insertTurn !== undefined) {
-        const inserted = await tx
-          .insert(turns)
-          .values(turnRow(insertTurn))
-          .onConflictDoNothing()
-          .returning({ turnId: turns.turnId });
+        const inserted = await sentPrepared(
+          tx
+            .insert(turns)
+            .values(turnRow(insertTurn))
+            .onConflictDoNothing()
+            .returning({ turnId: turns.turnId }),
+        );
         if (inserted.length === 0) refuse("stale");
       }
       for (const { turnId, patch } of turnPatches) {
-        const patched = await tx
-          .update(turns)
-          .set({ ...turnPatchSet(patch), updatedAt: now })
-          .where(and(keyWhere(turns, key), eq(turns.turnId, turnId)))
-          .returning({ turnId: turns.turnId });
+        const patched = await sentPrepared(
+          tx
+            .update(turns)
+            .set({ ...turnPatchSet(patch), updatedAt: now })
+            .where(and(keyWhere(turns, key), eq(turns.turnId, turnId)))
+            .returning({ turnId: turns.turnId }),
+        );
         if (patched.length === 0) refuse("stale");
       }
       if (modeChange !== undefined) await tx.insert(modeHistory).values(modeChange);
@@ -164,25 +172,27 @@ export class TurnTransitions {
       return toSession(row);
     }
     const leaseFree = or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now()));
-    const [row] = await tx
-      .update(sessions)
-      .set({
-        ...claimed,
-        ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
-        ...(insertTurn === undefined ? {} : { turnCount: sql`${sessions.turnCount} + 1` }),
-        ...(changes ? { updatedAt: now } : {}),
-        version: sql`${sessions.version} + 1`,
-      })
-      .where(
-        and(
-          eq(sessions.principal, key.principal),
-          eq(sessions.sessionId, key.sessionId),
-          eq(sessions.version, expectVersion),
-          leaseFree,
-          ...(capped === undefined ? [] : [sql`not ${capped}`]),
-        ),
-      )
-      .returning();
+    const [row] = await sentPrepared(
+      tx
+        .update(sessions)
+        .set({
+          ...claimed,
+          ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+          ...(insertTurn === undefined ? {} : { turnCount: sql`${sessions.turnCount} + 1` }),
+          ...(changes ? { updatedAt: now } : {}),
+          version: sql`${sessions.version} + 1`,
+        })
+        .where(
+          and(
+            eq(sessions.principal, key.principal),
+            eq(sessions.sessionId, key.sessionId),
+            eq(sessions.version, expectVersion),
+            leaseFree,
+            ...(capped === undefined ? [] : [sql`not ${capped}`]),
+          ),
+        )
+        .returning(),
+    );
     if (row === undefined) refuse(await this.#whyNot(tx, key, capped));
     return toSession(row);
   }

@@ -9,6 +9,9 @@ export { ServerToolRegistry } from "./catalog/server-tool-registry.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
+// For the transition table of @aptix/testing-stores, which runs every combination through decideTransition and
+// through TurnAdmission (over TurnPersistence) on a store, and stores reaped turns with interruptedFailure.
+export { type Admission, TurnAdmission } from "./entry/admission.js";
 export {
   AgentService,
   type AgentServiceOptions,
@@ -16,12 +19,16 @@ export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_RUNNING_TURNS,
 } from "./entry/agent-service.js";
+export { decideTransition } from "./entry/decide-transition.js";
+export { requestHash } from "./entry/request-hash.js";
 export type { SessionSummary, TurnTrace } from "./entry/views.js";
 export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export { WireTools } from "./llm-call/wire-tools.js";
+export { TurnPersistence } from "./persistence/turn-persistence.js";
+export { interruptedFailure } from "./persistence/turn-settlement.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
 export type { ContextRetriever } from "./ports/context-retriever.js";

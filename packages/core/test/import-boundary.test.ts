@@ -7,7 +7,8 @@ import { importsOf, importsUnder } from "./support/source-imports.js";
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
 // gpt-tokenizer is pure computation (no I/O): Composition counts the [CONTEXT] block's tokens with it.
 // ajv too: Server Tool Execution checks a call's arguments against its tool's JSON Schema (DESIGN §11).
-const ALLOWED = new Set(["@aptix/contracts", "ajv", "gpt-tokenizer", "node:crypto", "vitest"]);
+// No test runner either: the testing kit has none, the store contract suites are @aptix/testing-stores.
+const ALLOWED = new Set(["@aptix/contracts", "ajv", "gpt-tokenizer", "node:crypto"]);
 
 describe("core's import boundary", () => {
   const imports = importsUnder(join(import.meta.dirname, "..", "src"));
@@ -31,13 +32,9 @@ describe("core's import boundary", () => {
     );
   });
 
-  it("imports only its own files, the contracts, ajv, gpt-tokenizer and node:crypto (vitest in the testing kit)", () => {
+  it("imports only its own files, the contracts, ajv, gpt-tokenizer and node:crypto", () => {
     const outside = imports.filter(({ specifier }) => !specifier.startsWith(".") && !ALLOWED.has(specifier));
     expect(outside).toEqual([]);
-    const vitestOutsideTesting = imports.filter(
-      ({ file, specifier }) => specifier === "vitest" && !file.startsWith("testing/"),
-    );
-    expect(vitestOutsideTesting).toEqual([]);
   });
 
   it("declares no runtime dependency but the contracts, ajv and gpt-tokenizer", () => {

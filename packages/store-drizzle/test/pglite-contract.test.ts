@@ -1,12 +1,12 @@
+import { ManualClock } from "@aptix/core/testing";
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   describeTurnTransitionTable,
-  ManualClock,
   type SessionStoreHarness,
-} from "@aptix/core/testing";
+} from "@aptix/testing-stores";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, it } from "vitest";
 import { type AptixStore, openPgliteStore } from "../src/index.js";

@@ -1,5 +1,6 @@
 import { codeSearchText } from "@aptix/core";
-import { describeWorkspaceIndexContract, ManualClock } from "@aptix/core/testing";
+import { ManualClock } from "@aptix/core/testing";
+import { describeWorkspaceIndexContract } from "@aptix/testing-stores";
 import { PGlite } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,12 +1,12 @@
+import { ManualClock } from "@aptix/core/testing";
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   describeTurnTransitionTable,
-  ManualClock,
   type SessionStoreHarness,
-} from "@aptix/core/testing";
+} from "@aptix/testing-stores";
 import { afterAll } from "vitest";
 import { type AptixStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";

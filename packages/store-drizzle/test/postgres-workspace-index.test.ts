@@ -1,4 +1,5 @@
-import { describeWorkspaceIndexContract, ManualClock } from "@aptix/core/testing";
+import { ManualClock } from "@aptix/core/testing";
+import { describeWorkspaceIndexContract } from "@aptix/testing-stores";
 import { afterAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";

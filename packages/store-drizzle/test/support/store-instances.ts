@@ -1,5 +1,5 @@
 import type { Clock } from "@aptix/core";
-import type { LeaseClockHarness } from "@aptix/core/testing";
+import type { LeaseClockHarness } from "@aptix/testing-stores";
 import type { AptixStore } from "../../src/index.js";
 
 /**

@@ -1,11 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Lease, SessionStore, TransitionResult, TransitionWrite } from "../ports/session-store.js";
-import type { ConversationCursor } from "../records/conversation-cursor.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
-import type { TranscriptItem } from "../records/transcript-item.js";
-import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
-import type { ManualClock } from "./manual-clock.js";
+import type {
+  ConversationCursor,
+  Lease,
+  SessionKey,
+  SessionPatch,
+  SessionRecord,
+  SessionStore,
+  TranscriptItem,
+  TransitionResult,
+  TransitionWrite,
+  TurnPatch,
+  TurnRecord,
+} from "@aptix/core";
 import {
+  type ManualClock,
   newCallRecord,
   newContinuationResult,
   newCursor,
@@ -20,7 +27,8 @@ import {
   newSessionKey,
   newTurnRecord,
   sampleTranscriptItems,
-} from "./store-fixtures.js";
+} from "@aptix/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What a contract run needs from the store under test, made afresh (over empty data) for every test. */
 export interface SessionStoreHarness {
@@ -34,7 +42,7 @@ export interface SessionStoreHarness {
   close(): Promise<void>;
 }
 
-export interface SessionStoreContractOptions {
+interface SessionStoreContractOptions {
   /**
    * A second store over the same data as the one the current test's `makeStore` answered, but on its own
    * database connection, so concurrent claims race in the database rather than in one connection's queue.

@@ -4,28 +4,31 @@ import {
   fail,
   type InvokeResult,
 } from "@aptix/contracts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentCatalog } from "../catalog/agent-catalog.js";
-import { sha256ContentHashService } from "../defaults/sha256-content-hash-service.js";
-import type { Admission } from "../entry/admission.js";
-import { TurnAdmission } from "../entry/admission.js";
-import { requestHash } from "../entry/request-hash.js";
-import { TurnPersistence } from "../persistence/turn-persistence.js";
-import { interruptedFailure } from "../persistence/turn-settlement.js";
-import type { SessionStore, TurnState } from "../ports/session-store.js";
-import type { SessionKey } from "../records/session-record.js";
-import type { TurnRecord } from "../records/turn-record.js";
-import type { ManualClock } from "./manual-clock.js";
-import type { SessionStoreHarness } from "./session-store-contract.js";
+import {
+  type Admission,
+  AgentCatalog,
+  interruptedFailure,
+  requestHash,
+  type SessionKey,
+  type SessionStore,
+  sha256ContentHashService,
+  TurnAdmission,
+  TurnPersistence,
+  type TurnRecord,
+  type TurnState,
+} from "@aptix/core";
 import {
   claimSessionFor,
+  type ManualClock,
   newContinuationResult,
   newCursor,
   newFinalResult,
   newLease,
   newPendingToolCalls,
   newTurnRecord,
-} from "./store-fixtures.js";
+} from "@aptix/core/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SessionStoreHarness } from "./session-store-contract.js";
 
 /**
  * The transition table (issue 28): every (session state × turn state × request kind), with the transition
@@ -37,25 +40,19 @@ import {
  * The session: absent; idle (no open turn, lease free); its open turn awaiting client tools (lease free); its
  * open turn running with the lease held, or with the lease expired (its instance stopped).
  */
-export type SessionState = "absent" | "idle" | "awaiting" | "running_held" | "running_expired";
+type SessionState = "absent" | "idle" | "awaiting" | "running_held" | "running_expired";
 /**
  * The turn the request names: none; completed (after a continuation); failed (its continuation mismatched);
  * interrupted (its user round reaped: TURN_INTERRUPTED); awaiting client tools (after one continuation);
  * running (its continuation round unanswered). An awaiting or running turn is its session's open turn.
  */
-export type NamedTurnState = "none" | "completed" | "failed" | "interrupted" | "awaiting" | "running";
+type NamedTurnState = "none" | "completed" | "failed" | "interrupted" | "awaiting" | "running";
 /**
  * The request: a user turn with a new id, or the named turn's id and body, or its id with another body; a
  * continuation answering the calls the turn awaits (or would), one that does not match them, or one the turn
  * already has as a round.
  */
-export type RequestKind =
-  | "user_new"
-  | "user_same"
-  | "user_other"
-  | "cont_match"
-  | "cont_mismatch"
-  | "cont_applied";
+type RequestKind = "user_new" | "user_same" | "user_other" | "cont_match" | "cont_mismatch" | "cont_applied";
 
 export const REQUEST_KINDS: readonly RequestKind[] = [
   "user_new",
@@ -71,9 +68,9 @@ export const REQUEST_KINDS: readonly RequestKind[] = [
  * admission answers through a store (`run_round`, `rerun`, `settle_failure`, `stored_answer`, or a failure's
  * code, `SESSION_BUSY+retry` for the retryable "still being answered").
  */
-export type Expected = { decide: string; admit: string } | { impossible: string };
+type Expected = { decide: string; admit: string } | { impossible: string };
 
-export interface TableRow {
+interface TableRow {
   session: SessionState;
   turn: NamedTurnState;
   expected: Record<RequestKind, Expected>;
@@ -381,7 +378,7 @@ function otherOpenTurn(key: SessionKey, session: SessionState, sequence: number,
 }
 
 /** Writes `row`'s session and turns to `store` under `key`, leaving its lease as the row says. */
-export async function arrange(
+async function arrange(
   store: SessionStore,
   clock: ManualClock,
   key: SessionKey,
@@ -426,7 +423,7 @@ export function possibleCases(): {
 }
 
 /** What admission answered, as the table writes it. */
-export function admitted(result: InvokeResult<Admission>): string {
+function admitted(result: InvokeResult<Admission>): string {
   if (!result.successful) {
     const [error] = result.errors;
     return error.code === "SESSION_BUSY" && error.details?.retryable === true

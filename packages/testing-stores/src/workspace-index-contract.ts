@@ -1,26 +1,27 @@
 import type { RagScopeCondition } from "@aptix/contracts";
+import {
+  codeQueryTerms,
+  codeSearchText,
+  type IndexChunkInput,
+  type IndexDocumentInput,
+  type LexicalSearchInput,
+  QuotaExceededError,
+  type ScoredChunk,
+  type WorkspaceIndex,
+  type WorkspaceKey,
+} from "@aptix/core";
+import type { ManualClock } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
-import type {
-  IndexChunkInput,
-  IndexDocumentInput,
-  LexicalSearchInput,
-  ScoredChunk,
-  WorkspaceIndex,
-  WorkspaceKey,
-} from "../ports/workspace-index.js";
-import { codeQueryTerms, codeSearchText } from "../retrieval/code-search-text.js";
-import type { ManualClock } from "./manual-clock.js";
 
 /** What a contract run needs from the index under test, made afresh (over empty data) for every test. */
-export interface WorkspaceIndexHarness {
+interface WorkspaceIndexHarness {
   index: WorkspaceIndex;
   /** The clock the index stamps `updatedAt` with. */
   clock: ManualClock;
   close(): Promise<void>;
 }
 
-export interface WorkspaceIndexContractOptions {
+interface WorkspaceIndexContractOptions {
   /** Whether the index under test stores embeddings; the vector search checks run only then. */
   vectors: boolean;
 }

@@ -1,13 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Clock } from "../ports/clock.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { Clock, SessionStore } from "@aptix/core";
 import {
   newCallRecord,
   newLease,
   newModeHistoryEntry,
   newSessionKey,
   newTurnRecord,
-} from "./store-fixtures.js";
+} from "@aptix/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What the lease-clock contract needs: stores over shared data, as server instances with their own clocks see it. */
 export interface LeaseClockHarness {

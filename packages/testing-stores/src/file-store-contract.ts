@@ -1,11 +1,9 @@
+import { type FileStore, QuotaExceededError } from "@aptix/core";
+import { type ManualClock, newStoredFile } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { FileStore } from "../ports/file-store.js";
-import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
-import type { ManualClock } from "./manual-clock.js";
-import { newStoredFile } from "./store-fixtures.js";
 
 /** What a contract run needs from the file store under test, made afresh (over empty data) for every test. */
-export interface FileStoreHarness {
+interface FileStoreHarness {
   store: FileStore;
   /** The clock the store judges `expiresAt` by. */
   clock: ManualClock;

@@ -1,12 +1,16 @@
-import { systemClock } from "../src/defaults/system-clock.js";
-import { InMemoryFileStore } from "../src/in-memory/in-memory-file-store.js";
-import { InMemorySessionStore } from "../src/in-memory/in-memory-session-store.js";
-import { InMemoryTurnEventLog } from "../src/in-memory/in-memory-turn-event-log.js";
-import { describeFileStoreContract } from "../src/testing/file-store-contract.js";
-import { describeLeaseClockContract } from "../src/testing/lease-clock-contract.js";
-import { ManualClock } from "../src/testing/manual-clock.js";
-import { describeSessionStoreContract } from "../src/testing/session-store-contract.js";
-import { describeTurnEventLogContract } from "../src/testing/turn-event-log-contract.js";
+import { systemClock } from "@aptix/core";
+import {
+  InMemoryFileStore,
+  InMemorySessionStore,
+  InMemoryTurnEventLog,
+  ManualClock,
+} from "@aptix/core/testing";
+import {
+  describeFileStoreContract,
+  describeLeaseClockContract,
+  describeSessionStoreContract,
+  describeTurnEventLogContract,
+} from "../src/index.js";
 
 describeSessionStoreContract("InMemorySessionStore", async () => {
   const clock = new ManualClock();

@@ -1,8 +1,6 @@
+import { decideTransition, requestHash, sha256ContentHashService } from "@aptix/core";
+import { InMemorySessionStore, ManualClock } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import { decideTransition } from "../../src/entry/decide-transition.js";
-import { requestHash } from "../../src/entry/request-hash.js";
-import { InMemorySessionStore, sha256ContentHashService } from "../../src/index.js";
-import { ManualClock } from "../../src/testing/manual-clock.js";
 import {
   arrangedState,
   describeTurnTransitionTable,
@@ -11,7 +9,7 @@ import {
   requestOf,
   TABLE_CATALOG,
   TURN_TRANSITION_TABLE,
-} from "../../src/testing/turn-transition-table.js";
+} from "../src/turn-transition-table.js";
 
 describe("the turn transition table", () => {
   it("lists every (session state × turn state × request kind) combination once", () => {

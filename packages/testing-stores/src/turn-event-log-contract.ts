@@ -1,11 +1,8 @@
+import type { SessionKey, SessionStore, TurnEventLog, TurnStatus } from "@aptix/core";
+import { FIXTURE_TIME, newLease, newTurnRecord, startTurnFor } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionStore } from "../ports/session-store.js";
-import type { TurnEventLog } from "../ports/turn-event-log.js";
-import type { SessionKey } from "../records/session-record.js";
-import type { TurnStatus } from "../records/turn-record.js";
-import { FIXTURE_TIME, newLease, newTurnRecord, startTurnFor } from "./store-fixtures.js";
 
-export interface TurnEventLogHarness {
+interface TurnEventLogHarness {
   log: TurnEventLog;
   /** The session store over the same data: the turns whose end `prune` goes by. */
   sessions: SessionStore;

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 const REMEMBERED = 1_024;
 
 /** A call payload (its `request` or `provider_request`) as stored: without its tool catalog, and the digest. */
-export interface SplitPayload {
+interface SplitPayload {
   payload: unknown;
   /** The catalog's digest in `tool_catalogs`; null when the payload has no catalog (it is stored whole). */
   digest: string | null;

@@ -40,7 +40,10 @@ export interface TurnPersistenceOptions {
   ids: IdGenerator;
   /** How long a claimed lease lasts before another instance may take the session over. */
   leaseMs: number;
-  /** The most turns one principal may run at once across every instance (`RunningTurnCap`); absent: no cap. */
+  /**
+   * The most turns one principal may run at once across every instance (`TransitionWrite.maxRunningTurns`);
+   * absent: no cap.
+   */
   maxRunningTurns?: number;
 }
 

@@ -17,17 +17,6 @@ export interface Lease {
   durationMs: number;
 }
 
-/**
- * The most turns of the key's principal running at once, across every instance: a turn runs while its status is
- * `running` and its session's lease is held and unexpired by the store's clock (a turn awaiting client tools
- * holds no lease). A transition that would start or resume a turn past it is refused `rate_limited`, writing
- * nothing, in the same atomic step as its claim. Absent: no cap. Two claims racing on a SQL store each judge
- * the other's uncommitted lease as not held: the cap may be passed by as many claims as run at the same moment.
- */
-export interface RunningTurnCap {
-  maxRunningTurns?: number;
-}
-
 /** What a request's transition is decided from: read in one step, without a lease. */
 export interface TurnState {
   /** Absent when the session does not exist. */
@@ -39,8 +28,17 @@ export interface TurnState {
 }
 
 /** A transition's writes, which the store applies in one atomic step together with the claim of the lease. */
-export interface TransitionWrite extends RunningTurnCap {
+export interface TransitionWrite {
   key: SessionKey;
+  /**
+   * The most turns of the key's principal running at once, across every instance: a turn runs while its status
+   * is `running` and its session's lease is held and unexpired by the store's clock (a turn awaiting client
+   * tools holds no lease). A transition that would start or resume a turn past it is refused `rate_limited`,
+   * writing nothing, in the same atomic step as its claim. Absent: no cap. Two claims racing on a SQL store each
+   * judge the other's uncommitted lease as not held: the cap may be passed by as many claims as run at the same
+   * moment.
+   */
+  maxRunningTurns?: number;
   /** Taken with this write when the session's lease is free or expired by the store's clock. */
   lease: Lease;
   /** Stamps what this write creates or changes (`createdAt`, `updatedAt`); leases are judged by the store's clock. */

@@ -1,7 +1,7 @@
 import type { Clock } from "../ports/clock.js";
 
 /** The time a `ManualClock` starts at unless told otherwise. */
-export const MANUAL_CLOCK_START = new Date("2025-01-01T00:00:00.000Z");
+const MANUAL_CLOCK_START = new Date("2025-01-01T00:00:00.000Z");
 
 /** A `Clock` that moves only when told to. `now()` answers a fresh `Date` each time. */
 export class ManualClock implements Clock {

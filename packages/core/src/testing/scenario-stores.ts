@@ -4,7 +4,7 @@ import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { ManualClock } from "./manual-clock.js";
 
 /** The stores one test agent of core's scenario suite runs on. */
-export interface ScenarioStores {
+interface ScenarioStores {
   store: SessionStore;
   files?: FileStore;
   events?: TurnEventLog;

@@ -25,7 +25,7 @@ import type { PendingToolCalls, TurnRecord, TurnRound } from "../records/turn-re
 export const FIXTURE_TIME = new Date("2025-01-01T00:00:00.000Z");
 
 /** A `sha256:` content hash made of one repeated hex digit. */
-export function fixtureHash(digit = "a"): string {
+function fixtureHash(digit = "a"): string {
   return `sha256:${digit.repeat(64)}`;
 }
 
@@ -39,7 +39,7 @@ export function newLease(owner: string, durationMs: number): Lease {
 }
 
 /** What a fixture session is created with. */
-export const FIXTURE_SESSION = {
+const FIXTURE_SESSION = {
   conversationContextId: "conv-1",
   agentContextId: "agent-1",
   mode: "code",

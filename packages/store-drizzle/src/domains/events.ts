@@ -4,7 +4,7 @@ import { turnEvents, turns } from "../schema.js";
 import type { StoreDatabase } from "./rows.js";
 
 /** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
-export const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
+const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
 
 /** Listens on a channel of the database until the answered `stop`: postgres.js's or PGlite's `listen`. */
 export type ListenToChannel = (

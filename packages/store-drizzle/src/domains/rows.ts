@@ -15,8 +15,8 @@ import type { llmCalls, modeHistory, sessions, turns } from "../schema.js";
 export type StoreDatabase = PgDatabase<PgQueryResultHKT>;
 export type StoreTransaction = Parameters<Parameters<StoreDatabase["transaction"]>[0]>[0];
 
-export type SessionRow = typeof sessions.$inferSelect;
-export type SessionWrite = Partial<typeof sessions.$inferInsert>;
+type SessionRow = typeof sessions.$inferSelect;
+type SessionWrite = Partial<typeof sessions.$inferInsert>;
 type TurnRow = typeof turns.$inferSelect;
 type LlmCallRow = typeof llmCalls.$inferSelect;
 type ModeHistoryRow = typeof modeHistory.$inferSelect;

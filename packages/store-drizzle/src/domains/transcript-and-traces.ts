@@ -61,7 +61,7 @@ function prepared(db: StoreDatabase) {
 }
 
 /** What keeping some LLM calls writes: sent in a lease-guarded transaction, and remembered once committed. */
-export interface CallWrites {
+interface CallWrites {
   /** The statements, sent together: none reads what another writes. */
   send(tx: StoreTransaction): Promise<unknown>[];
   /** Records that they committed. */

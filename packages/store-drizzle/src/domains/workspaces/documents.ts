@@ -53,7 +53,7 @@ export async function workspaceIdOf(
 }
 
 /** What `deleteDocuments` removed: documents, their chunks, and the chunks' terms added up. */
-export interface Deleted {
+interface Deleted {
   documents: number;
   chunks: number;
   terms: number;

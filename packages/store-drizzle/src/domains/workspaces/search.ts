@@ -31,7 +31,7 @@ const TERM_WEIGHTS = `{${TEXT_WEIGHT},0,0,${PATH_WEIGHT}}`;
 const CANDIDATE_BUDGET = 500;
 
 /** Query terms a search uses: the first ones, as a bound on the statement's size. */
-export const MAX_QUERY_TERMS = 64;
+const MAX_QUERY_TERMS = 64;
 /** The factor a chunk's score is multiplied by for each boost hint (repo, language) it matches. */
 const BOOST_FACTOR = 1.5;
 

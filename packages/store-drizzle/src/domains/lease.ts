@@ -1,16 +1,12 @@
-import type { Clock, SessionKey } from "@aptix/core";
+import type { Clock } from "@aptix/core";
 import { and, eq, type SQL, sql } from "drizzle-orm";
-import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { sessions } from "../schema.js";
-import { keyWhere, type StoreTransaction, sentPrepared } from "./rows.js";
-
-/** Columns a write sets on a session row: values, or SQL computed by the database. */
-export type SessionSet = PgUpdateSetSource<typeof sessions>;
+import { parts, type StoreDatabase, type Write } from "./rows.js";
 
 /**
  * The leases' clock, in SQL: the database's `now()`, so instances whose clocks disagree agree on every lease
  * (deadlines are `now() + duration`, expiry is `lease_expires_at <= now()`); or, for tests that move time by
- * hand, a `leaseClock`'s time.
+ * hand, a `leaseClock`'s time, sent as a placeholder's value (`values`), so prepared statements stay valid.
  */
 export class LeaseClock {
   readonly #clock: Clock | undefined;
@@ -19,31 +15,47 @@ export class LeaseClock {
     this.#clock = clock;
   }
 
-  /** The leases' now, `offsetMs` on. */
-  now(offsetMs = 0): SQL {
-    const now = this.#clock === undefined ? sql`now()` : sql`${this.#clock.now().toISOString()}::timestamptz`;
-    return offsetMs === 0 ? now : sql`(${now} + ${offsetMs}::double precision * interval '1 millisecond')`;
+  /** The leases' now, plus the milliseconds the placeholder `offsetMs` names when given. */
+  now(offsetMs?: string): SQL {
+    const now = this.#clock === undefined ? sql`now()` : sql`${sql.placeholder("leaseNow")}::timestamptz`;
+    return offsetMs === undefined
+      ? now
+      : sql`(${now} + ${sql.placeholder(offsetMs)}::double precision * interval '1 millisecond')`;
+  }
+
+  /** The values of `now`'s own placeholders, for a statement that uses it. */
+  values(): Record<string, unknown> {
+    return this.#clock === undefined ? {} : { leaseNow: this.#clock.now().toISOString() };
   }
 }
 
 /**
- * A lease-guarded write's first statement: sets `set` on the session row, and bumps its `version`, while `owner`
- * holds its lease (and `also` holds), which locks the row to the commit, so a claim racing the transaction waits
- * for it and then sees what it wrote. Answers whether the lease was held; when not, the caller writes nothing more.
+ * A lease-guarded write, as one statement (atomic without a transaction): its first part sets `set` on the
+ * session row (placeholders `principal`, `sessionId`) and bumps its `version`, while the placeholder `owner`
+ * holds its lease (and `also` holds); each of `writes`, built with the guard it is given, writes only when that
+ * part did. Its rows: one when the lease was held, none (and nothing written) when not.
  */
-export async function holdLease(
-  tx: StoreTransaction,
-  key: SessionKey,
-  owner: string,
-  set: SessionSet,
-  also?: SQL,
-): Promise<boolean> {
-  const rows = await sentPrepared(
-    tx
+export function whileLeaseHeld(
+  db: StoreDatabase,
+  { set, also }: { set: Record<string, SQL>; also?: SQL },
+  writes: (held: SQL) => readonly Write[],
+) {
+  const lease = db.$with("lease_held").as(
+    db
       .update(sessions)
       .set({ ...set, version: sql`${sessions.version} + 1` })
-      .where(and(keyWhere(sessions, key), eq(sessions.leaseOwner, owner), also))
+      .where(
+        and(
+          eq(sessions.principal, sql.placeholder("principal")),
+          eq(sessions.sessionId, sql.placeholder("sessionId")),
+          eq(sessions.leaseOwner, sql.placeholder("owner")),
+          also,
+        ),
+      )
       .returning({ principal: sessions.principal }),
   );
-  return rows.length > 0;
+  return db
+    .with(lease, ...parts(db, writes(sql`exists (select from ${lease})`)))
+    .select()
+    .from(lease);
 }

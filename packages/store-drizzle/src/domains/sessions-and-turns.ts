@@ -9,20 +9,21 @@ import type {
 } from "@aptix/core";
 import { and, asc, eq, exists, isNotNull, lte, sql } from "drizzle-orm";
 import { modeHistory, sessions, turns } from "../schema.js";
-import { holdLease, type LeaseClock, type SessionSet } from "./lease.js";
+import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
-  keyWhere,
-  Refusal,
+  keyOf,
+  modeHistoryJson,
+  modeHistoryWrite,
+  PreparedShapes,
+  placeholders,
   type StoreDatabase,
-  sentPrepared,
   sessionPatchSet,
   toModeHistoryEntry,
   toSession,
   toTurn,
-  transaction,
   turnPatchSet,
 } from "./rows.js";
-import { keyOf, type TranscriptAndTraces } from "./transcript-and-traces.js";
+import type { TranscriptAndTraces } from "./transcript-and-traces.js";
 
 /** A session's key as placeholders, for prepared statements. */
 const principal = sql.placeholder("principal");
@@ -77,9 +78,8 @@ function prepared(db: StoreDatabase) {
 
 /**
  * Sessions and their turns: reads by key, the lease-guarded writes of a running turn (`updateTurn`,
- * `changeMode`, `releaseLease`), and the reaper's `findExpiredLeases`. A guarded write is one transaction that
- * starts by writing (or locking) the session row while the lease is held (`holdLease`): refused, it writes
- * nothing. Every read goes by a primary key, or reads one session's rows through it.
+ * `changeMode`, `releaseLease`), and the reaper's `findExpiredLeases`. A guarded write is one statement that
+ * writes the session row while the lease is held, and the rest only then (`writeWhileLeaseHeld`). Every read goes by a primary key, or reads one session's rows through it.
  */
 export class SessionsAndTurns {
   readonly #db: StoreDatabase;
@@ -87,6 +87,7 @@ export class SessionsAndTurns {
   readonly #leaseClock: LeaseClock;
   readonly #traces: TranscriptAndTraces;
   readonly #prepared: ReturnType<typeof prepared>;
+  readonly #shapes = new PreparedShapes();
 
   /** `traces` keeps the LLM calls a settlement carries. */
   constructor(db: StoreDatabase, clock: Clock, leaseClock: LeaseClock, traces: TranscriptAndTraces) {
@@ -120,8 +121,8 @@ export class SessionsAndTurns {
   }
 
   /**
-   * One transaction: the session row's changes, guarded by the lease and the turn's status; then, sent
-   * together, the turn's patch and the LLM calls it carries.
+   * One statement: the session row's changes, guarded by the lease and the turn's status, with the turn's patch
+   * and the LLM calls it carries.
    */
   async updateTurn({
     key,
@@ -135,79 +136,95 @@ export class SessionsAndTurns {
   }: UpdateTurnInput): Promise<boolean> {
     const now = this.#clock.now();
     // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
-    const set: SessionSet = {};
+    const sessionSet: Partial<typeof sessions.$inferInsert> = {};
     const progressed = calls.findLast((write) => write.progress !== undefined)?.progress;
-    if (progressed !== undefined) Object.assign(set, { cursor: progressed.cursor, updatedAt: now });
-    if (sessionPatch !== undefined) Object.assign(set, sessionPatchSet(sessionPatch), { updatedAt: now });
-    if (releaseLease === true) Object.assign(set, { leaseOwner: null, leaseExpiresAt: null });
-    const theTurn = and(keyWhere(turns, key), eq(turns.turnId, turnId));
-    const turnAsExpected = exists(
-      this.#db
-        .select({ turnId: turns.turnId })
-        .from(turns)
-        .where(and(theTurn, expectStatus === undefined ? undefined : eq(turns.status, expectStatus))),
+    if (progressed !== undefined) Object.assign(sessionSet, { cursor: progressed.cursor, updatedAt: now });
+    if (sessionPatch !== undefined)
+      Object.assign(sessionSet, sessionPatchSet(sessionPatch), { updatedAt: now });
+    if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
+    const session = placeholders(sessions, "session_", sessionSet);
+    const turn = placeholders(turns, "turn_", { ...turnPatchSet(turnPatch), updatedAt: now });
+    const traces = this.#traces.callWrites(calls);
+    const expecting = expectStatus !== undefined;
+    const rows = await this.#shapes.send(
+      `settle/${expecting}/${session.shape}/${turn.shape}/${traces.shape}`,
+      () => {
+        const theTurn = and(
+          eq(turns.principal, sql.placeholder("principal")),
+          eq(turns.sessionId, sql.placeholder("sessionId")),
+          eq(turns.turnId, sql.placeholder("turnId")),
+        );
+        const turnAsExpected = exists(
+          this.#db
+            .select({ turnId: turns.turnId })
+            .from(turns)
+            .where(and(theTurn, expecting ? eq(turns.status, sql.placeholder("expectStatus")) : undefined)),
+        );
+        return whileLeaseHeld(this.#db, { set: session.set, also: turnAsExpected }, (held) => [
+          this.#db.update(turns).set(turn.set).where(and(theTurn, held)).returning({ turnId: turns.turnId }),
+          ...traces.writes(held),
+        ]);
+      },
+      {
+        ...keyOf(key),
+        owner: leaseOwner,
+        turnId,
+        ...(expecting ? { expectStatus } : {}),
+        ...session.values,
+        ...turn.values,
+        ...traces.values,
+      },
     );
-    const writes = this.#traces.callWrites(key, calls);
-    const written = await transaction(this.#db, async (tx) => {
-      if (!(await holdLease(tx, key, leaseOwner, set, turnAsExpected))) throw new Refusal(false);
-      await Promise.all([
-        sentPrepared(
-          tx
-            .update(turns)
-            .set({ ...turnPatchSet(turnPatch), updatedAt: now })
-            .where(theTurn),
-        ),
-        ...writes.send(tx),
-      ]);
-      return true;
-    });
-    if (written) writes.committed();
-    return written;
+    if (rows.length > 0) traces.committed();
+    return rows.length > 0;
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
-    const set = { mode: entry.newMode, updatedAt: new Date(entry.changedAt) };
-    return transaction(this.#db, async (tx) => {
-      if (!(await holdLease(tx, entry, leaseOwner, set))) throw new Refusal(false);
-      await tx.insert(modeHistory).values({
-        principal: entry.principal,
-        sessionId: entry.sessionId,
-        turnId: entry.turnId,
-        previousMode: entry.previousMode,
-        newMode: entry.newMode,
-        reason: entry.reason,
-        changedBy: entry.changedBy,
-        changedAt: new Date(entry.changedAt),
-      });
-      return true;
+    const session = placeholders(sessions, "session_", {
+      mode: entry.newMode,
+      updatedAt: new Date(entry.changedAt),
     });
+    const rows = await this.#shapes.send(
+      "change_mode",
+      () =>
+        whileLeaseHeld(this.#db, { set: session.set }, (held) => [
+          modeHistoryWrite(this.#db, "modeChange", held),
+        ]),
+      { ...keyOf(entry), owner: leaseOwner, ...session.values, modeChange: modeHistoryJson(entry) },
+    );
+    return rows.length > 0;
   }
 
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
     // Like the in-memory store, a limit below 1 finds nothing and a fractional one rounds up.
     const count = Math.ceil(limit);
     if (!(count > 0)) return [];
-    // From the running turns (a partial index holds them alone) to their sessions: no index on the session
-    // row's lease or open turn, which every turn writes, so those writes stay HOT.
-    return this.#db
-      .select({ principal: sessions.principal, sessionId: sessions.sessionId })
-      .from(turns)
-      .innerJoin(
-        sessions,
-        and(
-          eq(sessions.principal, turns.principal),
-          eq(sessions.sessionId, turns.sessionId),
-          eq(sessions.openTurnId, turns.turnId),
-        ),
-      )
-      .where(
-        and(
-          eq(turns.status, "running"),
-          isNotNull(sessions.leaseOwner),
-          lte(sessions.leaseExpiresAt, this.#leaseClock.now(-expiredForMs)),
-        ),
-      )
-      .orderBy(asc(sessions.leaseExpiresAt))
-      .limit(count);
+    return this.#shapes.send(
+      "find_expired_leases",
+      // From the running turns (a partial index holds them alone) to their sessions: no index on the session
+      // row's lease or open turn, which every turn writes, so those writes stay HOT.
+      () =>
+        this.#db
+          .select({ principal: sessions.principal, sessionId: sessions.sessionId })
+          .from(turns)
+          .innerJoin(
+            sessions,
+            and(
+              eq(sessions.principal, turns.principal),
+              eq(sessions.sessionId, turns.sessionId),
+              eq(sessions.openTurnId, turns.turnId),
+            ),
+          )
+          .where(
+            and(
+              eq(turns.status, "running"),
+              isNotNull(sessions.leaseOwner),
+              lte(sessions.leaseExpiresAt, this.#leaseClock.now("expiredForMs")),
+            ),
+          )
+          .orderBy(asc(sessions.leaseExpiresAt))
+          .limit(sql.placeholder("limit")),
+      { expiredForMs: -expiredForMs, limit: count, ...this.#leaseClock.values() },
+    );
   }
 }

@@ -6,19 +6,20 @@ import type {
   SessionKey,
   TranscriptItem,
 } from "@aptix/core";
-import { and, asc, eq, getTableColumns, gte, lt, notInArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { llmCalls, toolCatalogs, transcriptItems } from "../schema.js";
+import { llmCalls, sessions, toolCatalogs, transcriptItems } from "../schema.js";
 import { ToolCatalogs, withTools } from "../tool-catalogs.js";
-import { holdLease, type LeaseClock, type SessionSet } from "./lease.js";
+import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
-  keyWhere,
-  Refusal,
+  keyOf,
+  PreparedShapes,
+  placeholders,
+  rowsJson,
+  rowsWhere,
   type StoreDatabase,
-  type StoreTransaction,
-  sentPrepared,
   toLlmCall,
-  transaction,
+  type Write,
 } from "./rows.js";
 
 type LlmCallRow = typeof llmCalls.$inferSelect;
@@ -60,10 +61,14 @@ function prepared(db: StoreDatabase) {
   };
 }
 
-/** What keeping some LLM calls writes: sent in a lease-guarded transaction, and remembered once committed. */
+/** What keeping some LLM calls writes: sent with a lease guard, and remembered once committed. */
 interface CallWrites {
-  /** The statements, sent together: none reads what another writes. */
-  send(tx: StoreTransaction): Promise<unknown>[];
+  /** The writes, each made where `held` holds (the session's key in the placeholders `principal`, `sessionId`). */
+  writes(held: SQL): Write[];
+  /** Their placeholders' values. */
+  values: Record<string, unknown>;
+  /** Which writes they are: a part of the statement's shape. */
+  shape: string;
   /** Records that they committed. */
   committed(): void;
 }
@@ -79,6 +84,7 @@ export class TranscriptAndTraces {
   readonly #leaseClock: LeaseClock;
   readonly #catalogs = new ToolCatalogs();
   readonly #prepared: ReturnType<typeof prepared>;
+  readonly #shapes = new PreparedShapes();
 
   constructor(db: StoreDatabase, clock: Clock, leaseClock: LeaseClock) {
     this.#db = db;
@@ -87,52 +93,80 @@ export class TranscriptAndTraces {
     this.#prepared = prepared(db);
   }
 
-  /** One transaction: renews the lease (the write's guard), then the call, its catalogs and its transcript. */
+  /** One statement: renews the lease (the write's guard), and writes the call, its catalogs and its transcript. */
   async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
-    const key = { principal: call.principal, sessionId: call.sessionId };
-    const set: SessionSet = { leaseExpiresAt: this.#leaseClock.now(lease.durationMs) };
-    if (progress !== undefined) Object.assign(set, { cursor: progress.cursor, updatedAt: this.#clock.now() });
-    const writes = this.callWrites(key, [{ call, progress }]);
-    const written = await transaction(this.#db, async (tx) => {
-      if (!(await holdLease(tx, key, lease.owner, set))) throw new Refusal(false);
-      await Promise.all(writes.send(tx));
-      return true;
-    });
-    if (written) writes.committed();
-    return written;
+    const session = placeholders(
+      sessions,
+      "session_",
+      progress === undefined ? {} : { cursor: progress.cursor, updatedAt: this.#clock.now() },
+    );
+    const calls = this.callWrites([{ call, progress }]);
+    const rows = await this.#shapes.send(
+      `${session.shape}/${calls.shape}`,
+      () =>
+        whileLeaseHeld(
+          this.#db,
+          { set: { ...session.set, leaseExpiresAt: this.#leaseClock.now("leaseMs") } },
+          calls.writes,
+        ),
+      {
+        ...keyOf(call),
+        owner: lease.owner,
+        leaseMs: lease.durationMs,
+        ...this.#leaseClock.values(),
+        ...session.values,
+        ...calls.values,
+      },
+    );
+    if (rows.length > 0) calls.committed();
+    return rows.length > 0;
   }
 
   /**
-   * The writes that keep `calls` of the session `key`, in order: each call's trace (replacing one kept before
-   * under its index), the tool catalogs not known stored, and the transcript their progress leaves (each
-   * progress replaces every item from its position on).
+   * The writes that keep `calls` of one session, in order: each call's trace (replacing one kept before under
+   * its index), the tool catalogs not known stored, and the transcript their progress leaves (each progress
+   * replaces every item from its position on).
    */
-  callWrites(key: SessionKey, calls: readonly LlmCallWrite[]): CallWrites {
-    if (calls.length === 0) return { send: () => [], committed: () => {} };
+  callWrites(calls: readonly LlmCallWrite[]): CallWrites {
+    if (calls.length === 0) return { writes: () => [], values: {}, shape: "", committed: () => {} };
     const catalogs = new Map<string, string>();
     const rows = calls.map(({ call }) => this.#callRow(call, catalogs));
     const transcript = mergedTranscript(calls);
+    const values: Record<string, unknown> = { calls: rowsJson(llmCalls, rows) };
+    if (catalogs.size > 0) {
+      // Each catalog's text is JSON already: spliced in, not parsed to be written again.
+      values.catalogs = `[${[...catalogs].map(([digest, tools]) => `{"digest":${JSON.stringify(digest)},"tools":${tools}}`).join(",")}]`;
+    }
+    if (transcript !== undefined) {
+      values.transcriptFloor = transcript.floor;
+      values.transcriptPositions = JSON.stringify(transcript.items.map(([position]) => position));
+      values.transcriptItems = JSON.stringify(
+        transcript.items.map(([position, item]) => ({ position, item })),
+      );
+    }
     return {
-      send: (tx) => [
-        sentPrepared(
-          tx
-            .insert(llmCalls)
-            .values(rows)
-            .onConflictDoUpdate({
-              target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
-              set: excluded(CALL_VALUE_COLUMNS),
-            }),
-        ),
+      writes: (held) => [
+        this.#db
+          .insert(llmCalls)
+          .select(rowsWhere(llmCalls, "calls", held))
+          .onConflictDoUpdate({
+            target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
+            set: excluded(CALL_VALUE_COLUMNS),
+          })
+          .returning({ turnId: llmCalls.turnId }),
         ...(catalogs.size === 0
           ? []
           : [
-              tx
+              this.#db
                 .insert(toolCatalogs)
-                .values([...catalogs].map(([digest, tools]) => ({ digest, tools: sql`${tools}::jsonb` })))
-                .onConflictDoNothing(),
+                .select(rowsWhere(toolCatalogs, "catalogs", held))
+                .onConflictDoNothing()
+                .returning({ digest: toolCatalogs.digest }),
             ]),
-        ...(transcript === undefined ? [] : transcriptWrites(tx, key, transcript)),
+        ...(transcript === undefined ? [] : transcriptWrites(this.#db, held)),
       ],
+      values,
+      shape: `calls${catalogs.size > 0 ? "+catalogs" : ""}${transcript === undefined ? "" : "+transcript"}`,
       committed: () => this.#catalogs.stored(catalogs.keys()),
     };
   }
@@ -176,11 +210,6 @@ export class TranscriptAndTraces {
   }
 }
 
-/** A key's two columns alone, as the prepared statements' placeholders name them. */
-export function keyOf(key: SessionKey): { principal: string; sessionId: string } {
-  return { principal: key.principal, sessionId: key.sessionId };
-}
-
 /** A call's columns besides its key, which a call kept again under the same index replaces. */
 const {
   principal: _p,
@@ -203,27 +232,38 @@ interface MergedTranscript {
   items: [number, TranscriptItem][];
 }
 
-/** Deletes the items from `floor` on that are not written again, and upserts the written ones. */
-function transcriptWrites(tx: StoreTransaction, key: SessionKey, { floor, items }: MergedTranscript) {
-  const positions = items.map(([position]) => position);
-  const stale = and(
-    keyWhere(transcriptItems, key),
-    gte(transcriptItems.position, floor),
-    positions.length === 0 ? undefined : notInArray(transcriptItems.position, positions),
+/**
+ * Deletes the session's items from the placeholder `transcriptFloor` on that are not written again (positions in
+ * `transcriptPositions`), and upserts the written ones (`transcriptItems`), where `held`.
+ */
+function transcriptWrites(db: StoreDatabase, held: SQL): Write[] {
+  const theSession = and(
+    eq(transcriptItems.principal, sql.placeholder("principal")),
+    eq(transcriptItems.sessionId, sql.placeholder("sessionId")),
   );
+  const written = sql`select jsonb_array_elements_text(${sql.placeholder("transcriptPositions")}::jsonb)::integer`;
   return [
-    tx.delete(transcriptItems).where(stale),
-    ...(items.length === 0
-      ? []
-      : [
-          tx
-            .insert(transcriptItems)
-            .values(items.map(([position, item]) => ({ ...keyOf(key), position, item })))
-            .onConflictDoUpdate({
-              target: [transcriptItems.principal, transcriptItems.sessionId, transcriptItems.position],
-              set: { item: sql`excluded.${sql.identifier(transcriptItems.item.name)}` },
-            }),
-        ]),
+    db
+      .delete(transcriptItems)
+      .where(
+        and(
+          theSession,
+          gte(transcriptItems.position, sql.placeholder("transcriptFloor")),
+          sql`${transcriptItems.position} <> all (${written})`,
+          held,
+        ),
+      )
+      .returning({ position: transcriptItems.position }),
+    db
+      .insert(transcriptItems)
+      .select(
+        sql`select ${sql.placeholder("principal")}, ${sql.placeholder("sessionId")}, r.position, r.item from jsonb_to_recordset(${sql.placeholder("transcriptItems")}::jsonb) as r(position integer, item jsonb) where ${held}`,
+      )
+      .onConflictDoUpdate({
+        target: [transcriptItems.principal, transcriptItems.sessionId, transcriptItems.position],
+        set: { item: sql`excluded.${sql.identifier(transcriptItems.item.name)}` },
+      })
+      .returning({ position: transcriptItems.position }),
   ];
 }
 

@@ -7,28 +7,27 @@ import {
 } from "@aptix/core";
 import { and, eq, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { modeHistory, sessions, turns } from "../schema.js";
+import { sessions, turns } from "../schema.js";
 import type { LeaseClock } from "./lease.js";
 import {
-  keyWhere,
-  Refusal,
+  isUniqueViolation,
+  keyOf,
+  modeHistoryJson,
+  modeHistoryWrite,
+  type Placeholders,
+  PreparedShapes,
+  parts,
+  placeholders,
+  rowsJson,
+  rowsWhere,
   type StoreDatabase,
-  type StoreTransaction,
-  sentPrepared,
   sessionPatchSet,
   toSession,
   toTurn,
-  transaction,
   turnPatchSet,
   turnRow,
+  type Write,
 } from "./rows.js";
-
-type Refused = Exclude<TransitionResult["outcome"], "applied">;
-
-/** Rolls the transition's transaction back and answers `outcome` instead. */
-function refuse(outcome: Refused): never {
-  throw new Refusal<TransitionResult>({ outcome });
-}
 
 /**
  * The sessions-and-turns domain's transitions (`SessionStore.readTurnState`, `applyTransition`), on drizzle's
@@ -36,20 +35,20 @@ function refuse(outcome: Refused): never {
  *
  * - `readTurnState` is one prepared statement: the session row, joined to the turn the request names and to its
  *   open turn (primary-key lookups only, so the rows read stay flat in the session's length).
- * - `applyTransition` is one ordinary transaction: first the session row, written only while its lease is free
- *   (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns` is given, the
- *   principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session, inserted with
- *   `ON CONFLICT DO NOTHING`. That write locks the row, so racing transitions queue and the later one sees the
- *   new version. When it writes nothing, one select tells rate_limited from busy from stale. Then the turn
- *   insert (a conflict: stale), the turn patches, the mode history row. A refusal rolls everything back.
- *   It commits without waiting for the disk (`synchronous_commit` off for its own transaction): what it writes
- *   matters to a client only once the round's settlement, a synchronous commit, has flushed it with its own;
- *   a database crash in between loses the transition with the round, and the request sent again runs anew.
+ * - `applyTransition` is one statement, atomic without a transaction: first the session row, written only while
+ *   its lease is free (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns`
+ *   is given, the principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session,
+ *   inserted with `ON CONFLICT DO NOTHING`. Then, each only when that row was written, the turn insert, the
+ *   turn patches and the mode history row. Every write of a session's turns bumps the session's version, so a
+ *   version that matched means the turns are as read; a turn insert that conflicts anyway fails the statement
+ *   and answers stale. When the session row was not written, one select tells rate_limited from busy from
+ *   stale. Statements are built once per shape (`PreparedShapes`).
  */
 export class TurnTransitions {
   readonly #db: StoreDatabase;
   readonly #leaseClock: LeaseClock;
   readonly #read;
+  readonly #shapes = new PreparedShapes();
 
   constructor(db: StoreDatabase, leaseClock: LeaseClock) {
     this.#db = db;
@@ -101,112 +100,188 @@ export class TurnTransitions {
     };
   }
 
-  applyTransition(write: TransitionWrite): Promise<TransitionResult> {
-    return transaction(this.#db, async (tx): Promise<TransitionResult> => {
-      // Sent together: postgres.js pipelines them on the transaction's connection.
-      const [, session] = await Promise.all([
-        tx.execute(sql`set local synchronous_commit = off`),
-        this.#writeSession(tx, write),
-      ]);
-      const { key, now, insertTurn, turnPatches = [], modeChange } = write;
-      if (insertTurn !== undefined) {
-        const inserted = await sentPrepared(
-          tx
-            .insert(turns)
-            .values(turnRow(insertTurn))
-            .onConflictDoNothing()
-            .returning({ turnId: turns.turnId }),
-        );
-        if (inserted.length === 0) refuse("stale");
-      }
-      for (const { turnId, patch } of turnPatches) {
-        const patched = await sentPrepared(
-          tx
-            .update(turns)
-            .set({ ...turnPatchSet(patch), updatedAt: now })
-            .where(and(keyWhere(turns, key), eq(turns.turnId, turnId)))
-            .returning({ turnId: turns.turnId }),
-        );
-        if (patched.length === 0) refuse("stale");
-      }
-      if (modeChange !== undefined) await tx.insert(modeHistory).values(modeChange);
-      return { outcome: "applied" as const, session };
-    });
-  }
-
-  /** Claims the lease and writes the session row (creating it when asked), or throws why it may not. */
-  async #writeSession(tx: StoreTransaction, write: TransitionWrite) {
-    const { key, lease, now, expectVersion, create, insertTurn, sessionPatch, modeChange } = write;
-    const capped =
-      write.maxRunningTurns === undefined
-        ? undefined
-        : sql`"aptix_at_running_cap"(${key.principal}, ${write.maxRunningTurns}::integer, ${this.#leaseClock.now()})`;
-    const claimed = write.releaseLease
-      ? { leaseOwner: null, leaseExpiresAt: null }
-      : { leaseOwner: lease.owner, leaseExpiresAt: this.#leaseClock.now(lease.durationMs) };
-    const changes = insertTurn !== undefined || sessionPatch !== undefined || modeChange !== undefined;
-    if (expectVersion === undefined) {
-      if (create === undefined) refuse("stale");
-      if (capped !== undefined) {
-        const [judged] = await tx.select({ capped: sql<boolean>`${capped}` }).from(sql`(select 1) as one`);
-        if (judged?.capped === true) refuse("rate_limited");
-      }
-      const [row] = await tx
-        .insert(sessions)
-        .values({
-          ...key,
-          ...create,
-          solutionContextText: null,
-          cursor: EMPTY_CURSOR,
-          openTurnId: null,
-          ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
-          turnCount: insertTurn === undefined ? 0 : 1,
-          version: 1,
-          ...claimed,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoNothing()
-        .returning();
-      if (row === undefined) refuse(await this.#whyNot(tx, key, capped));
-      return toSession(row);
-    }
-    const leaseFree = or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now()));
-    const [row] = await sentPrepared(
-      tx
-        .update(sessions)
-        .set({
-          ...claimed,
-          ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
-          ...(insertTurn === undefined ? {} : { turnCount: sql`${sessions.turnCount} + 1` }),
-          ...(changes ? { updatedAt: now } : {}),
-          version: sql`${sessions.version} + 1`,
-        })
-        .where(
-          and(
-            eq(sessions.principal, key.principal),
-            eq(sessions.sessionId, key.sessionId),
-            eq(sessions.version, expectVersion),
-            leaseFree,
-            ...(capped === undefined ? [] : [sql`not ${capped}`]),
-          ),
-        )
-        .returning(),
+  async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
+    const { key, lease, now, expectVersion, insertTurn, turnPatches = [], modeChange } = write;
+    const capping = write.maxRunningTurns !== undefined;
+    const judged = { ...keyOf(key), maxRunningTurns: write.maxRunningTurns, ...this.#leaseClock.values() };
+    if (expectVersion === undefined && write.create === undefined) return { outcome: "stale" };
+    const session = placeholders(
+      sessions,
+      "session_",
+      expectVersion === undefined ? {} : this.#sessionColumns(write),
     );
-    if (row === undefined) refuse(await this.#whyNot(tx, key, capped));
-    return toSession(row);
+    const patches = turnPatches.map(({ patch }, index) =>
+      placeholders(turns, `patch${index}_`, { ...turnPatchSet(patch), updatedAt: now }),
+    );
+    const shape = {
+      creates: expectVersion === undefined,
+      claims: write.releaseLease !== true,
+      capping,
+      insertsTurn: insertTurn !== undefined,
+      changesMode: modeChange !== undefined,
+    };
+    let row: typeof sessions.$inferSelect | undefined;
+    try {
+      [row] = await this.#shapes.send(
+        [...Object.values(shape), session.shape, ...patches.map((patch) => patch.shape)].join("/"),
+        () => this.#statement(shape, session, patches),
+        {
+          ...judged,
+          expectVersion,
+          leaseMs: lease.durationMs,
+          ...session.values,
+          ...(expectVersion === undefined ? { session: rowsJson(sessions, [this.#newSession(write)]) } : {}),
+          ...(insertTurn === undefined ? {} : { turn: rowsJson(turns, [turnRow(insertTurn)]) }),
+          ...Object.assign({}, ...patches.map((patch) => patch.values)),
+          ...Object.fromEntries(turnPatches.map(({ turnId }, index) => [`patch${index}TurnId`, turnId])),
+          ...(modeChange === undefined ? {} : { modeChange: modeHistoryJson(modeChange) }),
+        },
+      );
+    } catch (error) {
+      // The turn to insert exists: what was read is out of date.
+      if (isUniqueViolation(error)) return { outcome: "stale" };
+      throw error;
+    }
+    if (row !== undefined) return { outcome: "applied", session: toSession(row) };
+    // Why the session row was not written: the cap first, then a held lease, else the session moved on.
+    const why = await this.#judge(capping ? "why_not_capped" : "why_not", judged);
+    return { outcome: why.capped ? "rate_limited" : why.held ? "busy" : "stale" };
   }
 
-  /** Why the session row was not written: the cap first, then a held lease, else the session moved on. */
-  async #whyNot(tx: StoreTransaction, key: SessionKey, capped: SQL | undefined): Promise<Refused> {
-    const [row] = await tx
-      .select({
-        capped: capped === undefined ? sql<boolean>`false` : sql<boolean>`${capped}`,
-        held: sql<boolean>`${sessions.leaseOwner} is not null and ${sessions.leaseExpiresAt} > ${this.#leaseClock.now()}`,
-      })
-      .from(sessions)
-      .where(keyWhere(sessions, key));
-    if (row?.capped === true) return "rate_limited";
-    return row?.held === true ? "busy" : "stale";
+  /** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */
+  #sessionColumns({ lease, now, insertTurn, sessionPatch, modeChange, releaseLease }: TransitionWrite) {
+    const changes = insertTurn !== undefined || sessionPatch !== undefined || modeChange !== undefined;
+    return {
+      leaseOwner: releaseLease === true ? null : lease.owner,
+      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+      ...(changes ? { updatedAt: now } : {}),
+    };
+  }
+
+  /** A new session's row, but for its lease's deadline (SQL). */
+  #newSession({ key, lease, now, create, insertTurn, sessionPatch, releaseLease }: TransitionWrite) {
+    return {
+      ...key,
+      ...(create as NonNullable<TransitionWrite["create"]>),
+      solutionContextText: null,
+      cursor: EMPTY_CURSOR,
+      openTurnId: null,
+      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+      turnCount: insertTurn === undefined ? 0 : 1,
+      version: 1,
+      leaseOwner: releaseLease === true ? null : lease.owner,
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /**
+   * The transition as one statement (atomic without a transaction): first the session row's write, returning
+   * it; then the turn insert, the turn patches and the mode history row, each only when that write was made.
+   */
+  #statement(
+    shape: {
+      creates: boolean;
+      claims: boolean;
+      capping: boolean;
+      insertsTurn: boolean;
+      changesMode: boolean;
+    },
+    session: Placeholders,
+    patches: readonly Placeholders[],
+  ) {
+    const db = this.#db;
+    const deadline = shape.claims ? this.#leaseClock.now("leaseMs") : null;
+    const claim = db.$with("claimed").as(
+      shape.creates
+        ? db
+            .insert(sessions)
+            .select(
+              rowsWhere(sessions, "session", shape.capping ? sql`not ${this.#capped()}` : sql`true`, {
+                leaseExpiresAt: deadline ?? sql`null`,
+              }),
+            )
+            .onConflictDoNothing()
+            .returning()
+        : db
+            .update(sessions)
+            .set({
+              ...session.set,
+              leaseExpiresAt: deadline,
+              ...(shape.insertsTurn ? { turnCount: sql`${sessions.turnCount} + 1` } : {}),
+              version: sql`${sessions.version} + 1`,
+            })
+            .where(
+              and(
+                eq(sessions.principal, sql.placeholder("principal")),
+                eq(sessions.sessionId, sql.placeholder("sessionId")),
+                eq(sessions.version, sql.placeholder("expectVersion")),
+                or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now())),
+                shape.capping ? sql`not ${this.#capped()}` : undefined,
+              ),
+            )
+            .returning(),
+    );
+    const claimed = sql`exists (select from ${claim})`;
+    const writes: Write[] = [
+      ...(shape.insertsTurn
+        ? [
+            db
+              .insert(turns)
+              .select(rowsWhere(turns, "turn", claimed))
+              .returning({ turnId: turns.turnId }),
+          ]
+        : []),
+      ...patches.map((patch, index) =>
+        db
+          .update(turns)
+          .set(patch.set)
+          .where(
+            and(
+              eq(turns.principal, sql.placeholder("principal")),
+              eq(turns.sessionId, sql.placeholder("sessionId")),
+              eq(turns.turnId, sql.placeholder(`patch${index}TurnId`)),
+              claimed,
+            ),
+          )
+          .returning({ turnId: turns.turnId }),
+      ),
+      ...(shape.changesMode ? [modeHistoryWrite(db, "modeChange", claimed)] : []),
+    ];
+    return db
+      .with(claim, ...parts(db, writes))
+      .select()
+      .from(claim);
+  }
+
+  /** Whether the principal runs `maxRunningTurns` turns already (migration 0007's `aptix_at_running_cap`). */
+  #capped(): SQL {
+    return sql`"aptix_at_running_cap"(${sql.placeholder("principal")}, ${sql.placeholder("maxRunningTurns")}::integer, ${this.#leaseClock.now()})`;
+  }
+
+  /** The cap (when `judgement` names it) and whether the session's lease is held, as the store sees them now. */
+  async #judge(
+    judgement: "why_not" | "why_not_capped",
+    values: Record<string, unknown>,
+  ): Promise<{ capped: boolean; held: boolean }> {
+    const [row] = await this.#shapes.send(
+      judgement,
+      () =>
+        this.#db
+          .select({
+            capped: judgement === "why_not" ? sql<boolean>`false` : sql<boolean>`${this.#capped()}`,
+            held: sql<boolean>`${sessions.leaseOwner} is not null and ${sessions.leaseExpiresAt} > ${this.#leaseClock.now()}`,
+          })
+          .from(sql`(select 1) as one`)
+          .leftJoin(
+            sessions,
+            and(
+              eq(sessions.principal, sql.placeholder("principal")),
+              eq(sessions.sessionId, sql.placeholder("sessionId")),
+            ),
+          ),
+      values,
+    );
+    return { capped: row?.capped === true, held: row?.held === true };
   }
 }

@@ -28,9 +28,9 @@ export type { StoreDatabase } from "./domains/rows.js";
  * `describeSessionStoreContract`), safe for many server instances sharing one database. It delegates to its
  * domains (`src/domains/`): turn transitions (the read a request is decided from, and the one write that applies
  * the decision), sessions and turns, and transcript and traces. Leases are judged by the database's clock
- * (`LeaseClock`), and every lease-guarded write is one short transaction that starts by writing the session row
- * (bumping its `version`) while the lease is held, so a claim racing it waits for its commit; no transaction
- * outlives a method call, and each call sends a fixed number of statements whatever the session's length.
+ * (`LeaseClock`), and every lease-guarded write is one statement whose first part writes the session row
+ * (bumping its `version`) while the lease is held, its other parts writing only then, so a claim racing it waits
+ * for its commit; each call sends a fixed number of statements whatever the session's length.
  */
 export class DrizzleSessionStore implements SessionStore {
   readonly #sessions: SessionsAndTurns;

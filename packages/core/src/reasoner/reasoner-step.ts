@@ -241,7 +241,8 @@ export class ReasonerStep {
 
   /**
    * AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at
-   * once. Answers the session's mode after the response.
+   * once. Several changes in one turn (in one response, or in its successive responses and rounds) warn
+   * `MULTIPLE_MODE_CHANGES` once, counting them all. Answers the session's mode after the response.
    */
   async #applyModeChange(
     input: ReasonerInput,
@@ -254,10 +255,17 @@ export class ReasonerStep {
       .map((call) => results.get(call.callId) as ChangeModeResult);
     const last = changes.at(-1);
     if (!last) return ok(sessionMode);
-    if (changes.length > 1) {
-      input.progress.warnings.push({
+    // The turn's runs so far, this response's included: earlier rounds' are on the turn, kept in its progress.
+    const inTurn = input.progress.toolExecutions.filter(
+      (execution) => execution.name === CHANGE_MODE_TOOL_NAME && execution.resultJson !== undefined,
+    ).length;
+    if (inTurn > 1) {
+      const warnings = input.progress.warnings;
+      const earlier = warnings.findIndex((warning) => warning.code === "MULTIPLE_MODE_CHANGES");
+      if (earlier >= 0) warnings.splice(earlier, 1);
+      warnings.push({
         code: "MULTIPLE_MODE_CHANGES",
-        message: `The model changed mode ${changes.length} times in one response; the last change (${last.mode}) applies.`,
+        message: `The model changed mode ${inTurn} times in this turn; the last change (${last.mode}) applies.`,
       });
     }
     const session = input.session;

@@ -21,6 +21,15 @@ const CHUNK: FixedContextChunk = {
 };
 
 const toReview = { mode: "review", reason: "The user asked for a review.", branch: false };
+const toDesign = { mode: "design", reason: "Design first.", branch: false };
+const withDesign = catalogWithModes({
+  id: "design",
+  displayName: "Design",
+  instructions: "Design the solution.",
+  welcomeMessage: "Let's design.",
+  tools: ["read_file"],
+  toolChoice: null,
+});
 const GENERAL_TOOLS = ["read_file", "lookup", "agent_change_mode"];
 const REVIEW_TOOLS = ["read_file", "submit_review", "agent_change_mode"];
 
@@ -181,7 +190,7 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
     expect(result.warnings).toEqual([
       {
         code: "MULTIPLE_MODE_CHANGES",
-        message: "The model changed mode 2 times in one response; the last change (design) applies.",
+        message: "The model changed mode 2 times in this turn; the last change (design) applies.",
       },
     ]);
     const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
@@ -189,6 +198,75 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
     expect(session.modeHistory.map((entry) => [entry.previousMode, entry.newMode, entry.reason])).toEqual([
       ["general", "design", "Design first."],
     ]);
+  });
+
+  it("warns MULTIPLE_MODE_CHANGES once, counting them all, for changes in successive responses of one round", async () => {
+    const agent = await createTestAgent({ config: withDesign });
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toDesign, callId: "m2" }] },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m3" }] },
+      { text: "Reviewing." },
+    );
+    const result = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Plan it" });
+    expect(responseOf(result)).toMatchObject({ kind: "final", modeDisplayName: "Code Review" });
+    expect(result.warnings).toEqual([
+      {
+        code: "MULTIPLE_MODE_CHANGES",
+        message: "The model changed mode 3 times in this turn; the last change (review) applies.",
+      },
+    ]);
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.mode).toBe("review");
+    expect(session.modeHistory.map((entry) => [entry.previousMode, entry.newMode])).toEqual([
+      ["general", "review"],
+      ["review", "design"],
+      ["design", "review"],
+    ]);
+  });
+
+  it("warns MULTIPLE_MODE_CHANGES on the continuation round when the turn changed mode before its client tools", async () => {
+    const agent = await createTestAgent({ config: withDesign });
+    agent.provider.enqueue(
+      {
+        toolCalls: [
+          { name: "agent_change_mode", arguments: toReview, callId: "m1" },
+          { name: "read_file", arguments: { path: "a.ts" }, callId: "c1" },
+        ],
+      },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toDesign, callId: "m2" }] },
+      { text: "Designing." },
+    );
+    const paused = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Plan a.ts" });
+    expect(responseOf(paused)).toMatchObject({ kind: "client_tool_continuation" });
+    expect(paused.warnings).toEqual([]);
+    const final = await agent.execute({
+      sessionId: "s",
+      turnId: "t1",
+      toolResults: [{ toolCallId: "c1", executionMs: 1, resultJson: '"code"' }],
+    });
+    expect(responseOf(final)).toMatchObject({ kind: "final", modeDisplayName: "Design" });
+    expect(final.warnings).toEqual([
+      {
+        code: "MULTIPLE_MODE_CHANGES",
+        message: "The model changed mode 2 times in this turn; the last change (design) applies.",
+      },
+    ]);
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).mode).toBe("design");
+  });
+
+  it("does not warn for one change in each of two turns", async () => {
+    const agent = await createTestAgent({ config: withDesign });
+    agent.provider.enqueue(
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "Reviewing." },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toDesign, callId: "m2" }] },
+      { text: "Designing." },
+    );
+    const first = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Review" });
+    const second = await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Design" });
+    expect(responseOf(second)).toMatchObject({ modeDisplayName: "Design" });
+    expect([first.warnings, second.warnings]).toEqual([[], []]);
   });
 
   it("answers an unknown mode with an error output to the model and changes nothing", async () => {

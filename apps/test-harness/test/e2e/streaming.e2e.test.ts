@@ -243,6 +243,55 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     expect(comparableEvents(fromRound1)).toEqual(comparableEvents(events));
   });
 
+  it("replays a stored answer's text as a delta before its result when the request is sent again as a stream", async () => {
+    const sessionId = uniqueId(`again-${provider}`);
+    rig().enqueue(
+      {
+        text: ["Let me ", "look."],
+        toolCalls: [{ id: `call_again_${provider}_1`, name: "read_file", input: { path: "a.ts" } }],
+        usage: { input: 30, output: 10 },
+      },
+      { text: ["a.ts ", "is ", "empty."], usage: { input: 60, output: 4 } },
+    );
+    // Answered without streaming first: its events were never logged.
+    const plainTurn = { ...userTurn(sessionId, "t1", "What is in a.ts?"), stream: false };
+    const paused = expectOk(await service().post(plainTurn));
+    expect(paused).toMatchObject({ kind: "client_tool_continuation", toolContinuationMessage: "Let me look." });
+    const continuation = toolContinuation(sessionId, "t1", [
+      { toolCallId: `call_again_${provider}_1`, resultJson: '""' },
+    ]);
+    const final = expectOk(await service().post(continuation));
+    expect(final).toMatchObject({ kind: "final", primaryOutputText: "a.ts is empty." });
+
+    // The user turn sent again as a stream: the stored continuation message as a delta, then the stored result.
+    const again = await (
+      await streamExecute(service().url, userTurn(sessionId, "t1", "What is in a.ts?"), apiKey)
+    ).readToEnd();
+    expect(ids(again)).toEqual(["0-999999999", "0-result"]);
+    expect(deltasOf(again).join("")).toBe("Let me look.");
+    expect(resultOf(again)).toEqual({ successful: true, result: paused, errors: [], warnings: [] });
+
+    // A streamed turn's continuation sent again: the final answer's text, then its result; no provider call.
+    const streamed = uniqueId(`again-streamed-${provider}`);
+    rig().enqueue({ text: ["Hello ", "there."], usage: { input: 10, output: 2 } });
+    const first = await (
+      await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey)
+    ).readToEnd();
+    expect(ids(first)).toEqual(["0-0", "0-1", "0-result"]);
+    const second = await (
+      await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey)
+    ).readToEnd();
+    expect(ids(second)).toEqual(["0-999999999", "0-result"]);
+    expect(deltasOf(second).join("")).toBe("Hello there.");
+    expect(resultOf(second)).toEqual(resultOf(first));
+
+    // A client that drops off after the replayed delta resumes with the result alone.
+    const resumed = await (
+      await streamTurnEvents(service().url, streamed, "t1", { apiKey, lastEventId: "0-999999999" })
+    ).readToEnd();
+    expect(ids(resumed)).toEqual(["0-result"]);
+  });
+
   it("sends heartbeat comments while the provider is slow to answer", async () => {
     const sessionId = uniqueId(`heartbeat-${provider}`);
     const delayMs = 8 * HEARTBEAT_MS;

@@ -24,7 +24,7 @@ import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
-import { resultEvent, type TurnEvent } from "../records/turn-event.js";
+import { resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
 import { FileKeeper, type FileKeeperOptions } from "../server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
@@ -259,6 +259,8 @@ export class AgentService {
   ): Promise<InvokeResult<AgentExecuteResponse>> {
     switch (admission.type) {
       case "stored_answer":
+        // Sent again as a stream: its text as a delta first, so a client showing deltas shows the answer.
+        if (onEvent) for (const event of storedAnswerEvents(admission.round, admission.result)) onEvent(event);
         return Promise.resolve(admission.result);
       case "settle_failure": {
         const { lease, turn, failure } = admission;

@@ -25,6 +25,21 @@ export function deltaEvent({ round, seq, delta }: StoredDelta): TurnEvent {
     : { id: `${round}-${seq}`, event: "output_text.delta", data: { delta } };
 }
 
+/** The highest delta `seq` an event id may carry: a position after every delta a round can have. */
+const LAST_SEQ = 999_999_999;
+
+/**
+ * A stored answer's text as one delta (none when it has no text), for a request sent again as a stream: the
+ * deltas since the last reset then add up to the answer. It is not in the log, so its id names the end of the
+ * round's deltas: a client resuming after it gets the round's result.
+ */
+export function storedAnswerEvents(round: number, result: InvokeResult<AgentExecuteResponse>): TurnEvent[] {
+  if (!result.successful) return [];
+  const answer = result.result;
+  const text = answer.kind === "final" ? answer.primaryOutputText : (answer.toolContinuationMessage ?? "");
+  return text === "" ? [] : [{ id: `${round}-${LAST_SEQ}`, event: "output_text.delta", data: { delta: text } }];
+}
+
 export function resultEvent(round: number, result: InvokeResult<AgentExecuteResponse>): TurnEvent {
   return { id: `${round}-result`, event: "result", data: result };
 }

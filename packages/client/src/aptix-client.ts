@@ -3,6 +3,7 @@ import {
   type AgentExecuteResponse,
   type FileRef,
   type FinalResponse,
+  type InvokeWarning,
   isToolContinuationRequest,
 } from "@aptix/contracts";
 import type { AptixClientOptions } from "./aptix-client-options.js";
@@ -76,12 +77,15 @@ export class AptixClient {
 
   /**
    * Runs a user turn to its end: for each `client_tool_continuation` it runs the named handlers in the calls'
-   * order, sends their results, and goes on until the final response (or a failure, which is returned).
+   * order, sends their results, and goes on until the final response (or a failure, which is returned). The
+   * answer's `warnings` are every round's, in order.
    */
   async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
     const { tools, onTextDelta, onTextReset, signal, turnId = crypto.randomUUID(), ...turn } = options;
     const streaming = onTextDelta !== undefined || onTextReset !== undefined;
     let request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
+    // The turn's warnings, every round's: the user turn's (WORKSPACE_NOT_FOUND) come before its tool calls.
+    const warnings: InvokeWarning[] = [];
     for (let round = 0; ; round++) {
       let text = "";
       const answer = await resultOf(streamRound(this.#transport, request, signal, round), (event) => {
@@ -93,9 +97,10 @@ export class AptixClient {
           onTextReset?.();
         }
       });
-      if (!answer.successful) return answer;
+      warnings.push(...answer.warnings);
+      if (!answer.successful) return { ...answer, warnings };
       const response = answer.result;
-      if (response.kind === "final") return { ...answer, result: response };
+      if (response.kind === "final") return { ...answer, result: response, warnings };
       const toolResults = await runToolCalls(response.toolCalls, {
         sessionId: response.sessionId,
         turnId: response.turnId,

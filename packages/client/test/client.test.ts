@@ -226,6 +226,28 @@ describe("runTurn", () => {
     expect(continuation?.turnId).toBe(turn?.turnId);
   });
 
+  it("answers the warnings of every round: a user turn's come before its tool calls", async () => {
+    server.openai.script(
+      step.functionCalls({
+        name: "read_file",
+        arguments: { path: "a.ts", startLine: null, endLine: null },
+        callId: "call_1",
+      }),
+      step.text("Read."),
+    );
+    const workspaceId = uniqueId("never-pushed");
+    const answer = await clientWith().runTurn({
+      sessionId: uniqueId("warned"),
+      instruction: "Read a.ts",
+      workspaceId,
+      tools: { read_file: () => ({ contents: "" }) },
+    });
+    expect(answer).toMatchObject({ successful: true, result: { primaryOutputText: "Read." } });
+    expect(answer.warnings).toEqual([
+      { code: "WORKSPACE_NOT_FOUND", message: expect.stringContaining(`Workspace "${workspaceId}"`) },
+    ]);
+  });
+
   it("resumes a continuation's stream cut before its first event from the end of the round before", async () => {
     server.openai.script(
       step.functionCalls({

@@ -40,6 +40,7 @@ export {
   ok,
 } from "./result/invoke-result.js";
 export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
+export { WARNING_CODES, type WarningCode } from "./result/warning-code.js";
 export {
   RETRIEVAL_OUTCOMES,
   type RetrievalOutcome,

@@ -14,6 +14,7 @@ import {
   type UserTurnRequest,
   validateAgentExecuteRequest,
   validateAgentExecuteResponse,
+  WARNING_CODES,
 } from "../src/index.js";
 import { describeFailure } from "./readme/describe-failure.js";
 import { isAgentExecuteRequest } from "./readme/json-schema.js";
@@ -172,6 +173,10 @@ describe("README: read an error", () => {
       tableRows("code").map(([code, status]) => [codeNames(code ?? "")[0], Number(status)]),
     );
     expect(table).toEqual(ERROR_HTTP_STATUS);
+  });
+
+  it("the warning table lists WARNING_CODES", () => {
+    expect(tableRows("warning").map(([code]) => codeNames(code ?? "")[0])).toEqual([...WARNING_CODES]);
   });
 });
 

@@ -186,8 +186,13 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     expectFailure(await service.send("DELETE", workspace(ws), undefined, "bob"), 404, "WORKSPACE_NOT_FOUND");
     const sessionId = uniqueId("s");
     harness.script(step.text("No context."));
-    expectFinal(await service.post(userTurn(sessionId, "t1", "invoice total", { workspaceId: ws }), "bob"));
+    const answer = await service.post(userTurn(sessionId, "t1", "invoice total", { workspaceId: ws }), "bob");
+    expectFinal(answer);
     expect(userTextParts(harness.responseRequests()[0]?.body)).toHaveLength(1);
+    // Bob hears that the turn ran without [CONTEXT], as he would for a workspace nobody has.
+    expect(answer.body.warnings).toEqual([
+      { code: "WORKSPACE_NOT_FOUND", message: expect.stringContaining(`Workspace "${ws}" is not indexed`) },
+    ]);
     const trace = expectOk(await service.trace(sessionId, "t1", "bob"));
     expect((trace.rounds[0] as { retrieval?: RetrievalTrace }).retrieval).toMatchObject({
       outcome: "unknown_workspace",

@@ -76,7 +76,7 @@ export async function composeRoundOpening(
     ...(modeInstructions !== undefined ? { modeInstructions } : {}),
     ...(contextBlock !== undefined ? { contextBlock } : {}),
   });
-  return ok({ items: [message], held, ...(trace ? { retrieval: trace } : {}) });
+  return ok({ items: [message], held, ...(trace ? { retrieval: trace } : {}) }, context.warnings);
 }
 
 /** Tool outputs go back in the order the model made the calls. */

@@ -1,4 +1,12 @@
-import { fail, type InvokeResult, ok, type RetrievalTrace, type UserTurnRequest } from "@aptix/contracts";
+import {
+  fail,
+  type InvokeResult,
+  type InvokeWarning,
+  ok,
+  type RetrievalTrace,
+  type UserTurnRequest,
+  type WarningCode,
+} from "@aptix/contracts";
 import { countTokens } from "gpt-tokenizer";
 import type { RetrievalSettings } from "../catalog/conversation-context.js";
 import { errorMessage } from "../error-message.js";
@@ -38,8 +46,8 @@ const NO_SPECIAL_TOKENS = { disallowedSpecial: new Set<string>() };
  * artifacts' paths and names, filtered by `ragScope` and boosted by `repo` and `language`. Of the `topK` best
  * matches, those the provider already holds (sent earlier in the continuation chain) are named on the block's last
  * line instead of repeated; the others go in rank order as `ctx_1…ctx_N` while the block stays within
- * `maxContextTokens` (a chunk that does not fit is skipped). No workspace, an unknown one, an empty index or no
- * match omits the block; a retriever that fails fails the turn.
+ * `maxContextTokens` (a chunk that does not fit is skipped). No workspace, an unknown one (with a
+ * `WORKSPACE_NOT_FOUND` warning), an empty index or no match omits the block; a retriever that fails fails the turn.
  */
 export async function retrieveTurnContext(input: TurnContextInput): Promise<InvokeResult<TurnContext>> {
   const { retriever, request, cursor, settings } = input;
@@ -49,20 +57,27 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
     ...(cursor.providedChunks !== undefined ? { providedChunks: cursor.providedChunks } : {}),
   };
   if (!retriever) return ok({ held });
-  const omitted = (outcome: RetrievalTrace["outcome"], query = ""): InvokeResult<TurnContext> =>
-    ok({
-      held,
-      trace: {
-        outcome,
-        workspaceId: workspaceId ?? null,
-        workspaceFrom: workspaceOrigin(request, cursor),
-        query,
-        chunks: [],
-        previouslyProvided: [],
-        skipped: 0,
-        tokens: 0,
+  const omitted = (
+    outcome: RetrievalTrace["outcome"],
+    query = "",
+    warnings: InvokeWarning[] = [],
+  ): InvokeResult<TurnContext> =>
+    ok(
+      {
+        held,
+        trace: {
+          outcome,
+          workspaceId: workspaceId ?? null,
+          workspaceFrom: workspaceOrigin(request, cursor),
+          query,
+          chunks: [],
+          previouslyProvided: [],
+          skipped: 0,
+          tokens: 0,
+        },
       },
-    });
+      warnings,
+    );
   if (workspaceId === undefined) return omitted("no_workspace");
 
   const query = queryText(request);
@@ -85,6 +100,14 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
       `Context retrieval from workspace ${JSON.stringify(workspaceId)} failed: ${errorMessage(error)}`,
       { workspaceId },
     );
+  }
+  if (retrieval.type === "unknown_workspace") {
+    // The turn runs without [CONTEXT]: its client hears why, and can push the workspace.
+    const warning: InvokeWarning = {
+      code: "WORKSPACE_NOT_FOUND" satisfies WarningCode,
+      message: `Workspace ${JSON.stringify(workspaceId)} is not indexed for you: the turn ran without its [CONTEXT] block. Push the workspace's documents to index it.`,
+    };
+    return omitted(retrieval.type, query, [warning]);
   }
   if (retrieval.type !== "found") return omitted(retrieval.type, query);
   const matches = retrieval.chunks.slice(0, settings.topK);

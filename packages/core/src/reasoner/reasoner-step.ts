@@ -93,6 +93,7 @@ export class ReasonerStep {
     // The session's mode as the round's mode changes move it; the turn keeps its own (`input.mode`).
     let sessionMode = session.mode;
     if (opened.result.retrieval) progress.retrieval = opened.result.retrieval;
+    progress.warnings.push(...opened.warnings);
     // What the provider holds once the turn's user message is sent: its mode, workspace and context chunks.
     const heldByTurn: HeldContext = { mode: input.mode.id, ...opened.result.held };
     let continuationLost = false;

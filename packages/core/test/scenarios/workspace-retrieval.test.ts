@@ -138,7 +138,7 @@ describe("turn-time retrieval into [CONTEXT] (AGN-002, docs/knowledge.md)", () =
     expect(retrieval?.chunks[0]?.score).toBeGreaterThan(retrieval?.chunks[1]?.score ?? Infinity);
   });
 
-  it("omits the block and says why: no workspace, an unknown one (or another principal's), an empty index, no match", async () => {
+  it("omits the block and says why: no workspace, an unknown one (or another principal's, with a WORKSPACE_NOT_FOUND warning), an empty index, no match", async () => {
     const agent = await agentWithKnowledge();
     await agent.knowledge.upsert({ principal: "bob", workspaceId: "bobs", documents: [readme] });
     await agent.knowledge.upsert({ principal: PRINCIPAL, workspaceId: "ws", documents: [readme] });
@@ -151,7 +151,12 @@ describe("turn-time retrieval into [CONTEXT] (AGN-002, docs/knowledge.md)", () =
       { turnId: "t4", sessionId: "s", instruction: "invoice", workspaceId: "empty" },
       { turnId: "t5", sessionId: "s", instruction: "zebra crossing", workspaceId: "ws" },
     ];
-    for (const turn of turns) responseOf(await agent.execute(turn));
+    const warnings = [];
+    for (const turn of turns) {
+      const result = await agent.execute(turn);
+      responseOf(result);
+      warnings.push(result.warnings);
+    }
     expect(agent.provider.requests.map(contextOf)).toEqual([
       undefined,
       undefined,
@@ -159,6 +164,12 @@ describe("turn-time retrieval into [CONTEXT] (AGN-002, docs/knowledge.md)", () =
       undefined,
       undefined,
     ]);
+    // An unknown workspace (another principal's is one) is the one a client can fix: the answer says so.
+    const notFound = (workspaceId: string) => ({
+      code: "WORKSPACE_NOT_FOUND",
+      message: `Workspace "${workspaceId}" is not indexed for you: the turn ran without its [CONTEXT] block. Push the workspace's documents to index it.`,
+    });
+    expect(warnings).toEqual([[], [notFound("nope")], [notFound("bobs")], [], []]);
     const outcomes = await Promise.all(
       turns.map(async (turn) => {
         const retrieval = await retrievalOf(agent, turn.turnId, turn.sessionId);

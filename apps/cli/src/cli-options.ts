@@ -1,26 +1,36 @@
-import { basename, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { IdentifierSchema } from "@aptix/contracts";
+import { gitRepositoryOf } from "./workspace/git-repository.js";
+import { workspaceIdOf } from "./workspace/workspace-id.js";
 
 export const USAGE = `Usage: aptix <command> [options]
 
 Commands:
-  chat                   talk with the agent about the workspace (interactive)
+  chat                   talk with the agent about the workspace (interactive; /help lists
+                         its commands: /new, /exit, …)
   run "<instruction>"    run one turn and exit
-  index [dir]            push the workspace's files (honouring .gitignore) for retrieval
+  index [dir]            push the workspace's files for retrieval, honouring every .gitignore
+                         from the git repository's root down (default dir: the workspace)
   session <id>           show a session: its mode and its turns
 
 Options:
-  --url URL              the Aptix service (default http://127.0.0.1:8787)
+  --url URL              the Aptix service (default: $APTIX_URL, else http://127.0.0.1:8787)
   --api-key KEY          the API key (default: $APTIX_API_KEY; none for a local-mode server)
-  --workspace DIR        the workspace the tools work in (default: the current directory;
-                         its name is the workspaceId)
+  --workspace DIR        the workspace the tools work in (default: the root of the git
+                         repository holding the current directory, else the current directory);
+                         its workspaceId is the folder's name, "-" and 8 hex digits of the
+                         sha256 of its real path
   --session ID           the session to continue (default: a new one)
   -y, --yes              apply patches without asking
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run; .git stays closed)
   --json                 print one JSON object as the last line of stdout
   -h, --help             show this help
+
+A turn whose workspace was never indexed runs without its files as context: aptix says so
+and names the command that fixes it (aptix index).
 
 Exit codes: 0 done, 1 the turn failed, 2 usage error.
 `;
@@ -43,7 +53,9 @@ export interface CliOptions {
   apiKey: string | undefined;
   /** Absolute. */
   workspaceDir: string;
-  /** The directory's name, made an identifier. */
+  /** Whether `--workspace` or `index`'s argument named it (else it is the default: the git root or cwd). */
+  workspaceGiven: boolean;
+  /** The directory's name and 8 hex digits of its real path's sha256 (`workspaceIdOf`). */
   workspaceId: string;
   sessionId: string;
   /** Whether `--session` named the session (else it is new). */
@@ -66,10 +78,12 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
   const [name, ...rest] = positionals;
   const command = commandOf(values.help ? "help" : name, rest);
   const workspaceArgument = command.name === "index" ? rest[0] : undefined;
-  const workspaceDir = resolve(cwd, workspaceArgument ?? values.workspace ?? ".");
-  const url = values.url ?? "http://127.0.0.1:8787";
+  const given = workspaceArgument ?? values.workspace;
+  const workspaceDir = given === undefined ? defaultWorkspace(cwd) : resolve(cwd, given);
+  const fromEnv = values.url === undefined && !!env.APTIX_URL;
+  const url = values.url ?? (env.APTIX_URL || "http://127.0.0.1:8787");
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-    throw new UsageError(`--url ${url} is not an http(s) URL.`);
+    throw new UsageError(`${fromEnv ? "APTIX_URL" : "--url"} ${url} is not an http(s) URL.`);
   }
   if (values.session !== undefined) checkIdentifier("--session", values.session);
   return {
@@ -77,6 +91,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     url,
     apiKey: values["api-key"] ?? (env.APTIX_API_KEY || undefined),
     workspaceDir,
+    workspaceGiven: given !== undefined,
     workspaceId: workspaceIdOf(workspaceDir),
     sessionId: values.session ?? crypto.randomUUID(),
     sessionGiven: values.session !== undefined,
@@ -145,13 +160,13 @@ function checkIdentifier(what: string, value: string): void {
     throw new UsageError(`${what} ${JSON.stringify(value)} ${parsed.error.issues[0]?.message}.`);
 }
 
-/**
- * The workspace's id is its directory's name, with every character the identifier rule (`IdentifierSchema`:
- * letters, digits, `.`, `_`, `:`, `-`, at most 128) does not allow replaced by `-`.
- */
-function workspaceIdOf(directory: string): string {
-  const id = basename(directory)
-    .replace(/[^A-Za-z0-9._:-]/g, "-")
-    .slice(0, 128);
-  return IdentifierSchema.safeParse(id).success ? id : "workspace";
+/** The default workspace: the root of the git repository holding `cwd`, else `cwd` itself. */
+function defaultWorkspace(cwd: string): string {
+  let real: string;
+  try {
+    real = realpathSync(cwd);
+  } catch {
+    return cwd;
+  }
+  return gitRepositoryOf(real) ?? cwd;
 }

@@ -4,7 +4,7 @@ import { step } from "@aptix/testing-llm-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAptix } from "./support/aptix-process.js";
 import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
-import { makeWorkspace, removeWorkspaces, writeFiles } from "./support/workspace-dir.js";
+import { makeWorkspace, removeWorkspaces, workspaceIdOf, writeFiles } from "./support/workspace-dir.js";
 
 /**
  * `aptix index` needs the service's workspace routes and turn-time retrieval (DESIGN §7): these tests run the
@@ -47,7 +47,7 @@ describe("aptix index", () => {
     const indexed = await run(["index", "--json"], workspace.dir);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.json()).toMatchObject({
-      workspaceId: "billing",
+      workspaceId: workspaceIdOf(workspace.dir),
       files: 3,
       upserted: 3,
       unchanged: 0,
@@ -71,12 +71,12 @@ describe("aptix index", () => {
     const project = join(workspace.dir, "project");
     await writeFiles(project, { "a.md": "# A\n", "b.md": "# B\n" });
     const first = await run(["index", project, "--json"], workspace.parent);
-    expect(first.json()).toMatchObject({ workspaceId: "project", files: 2, upserted: 2 });
+    expect(first.json()).toMatchObject({ workspaceId: workspaceIdOf(project), files: 2, upserted: 2 });
     await unlink(join(project, "b.md"));
     const second = await run(["index", project, "--json"], workspace.parent);
     expect(second.code, second.stderr).toBe(0);
     expect(second.json()).toMatchObject({ files: 1, upserted: 0, unchanged: 1, deleted: 1 });
-    expect(await aptix.documentsIn("project")).toBe(1);
+    expect(await aptix.documentsIn(workspaceIdOf(project))).toBe(1);
   });
 
   it("pushes more than 1,000 files in batches of at most 1,000, and rebuilds the index only when files were deleted", async () => {
@@ -90,12 +90,12 @@ describe("aptix index", () => {
     const indexed = await run(["index", "--json"], workspace.dir);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.json()).toMatchObject({
-      workspaceId: "many-notes",
+      workspaceId: workspaceIdOf(workspace.dir),
       files: 1001,
       upserted: 1001,
       deleted: 0,
     });
-    expect(await aptix.documentsIn("many-notes")).toBe(1001);
+    expect(await aptix.documentsIn(workspaceIdOf(workspace.dir))).toBe(1001);
 
     // Nothing deleted: every batch finds its files unchanged, and nothing is pushed again.
     const again = await run(["index", "--json"], workspace.dir);
@@ -105,6 +105,6 @@ describe("aptix index", () => {
     const afterDelete = await run(["index", "--json"], workspace.dir);
     expect(afterDelete.code, afterDelete.stderr).toBe(0);
     expect(afterDelete.json()).toMatchObject({ files: 1000, upserted: 0, unchanged: 1000, deleted: 1 });
-    expect(await aptix.documentsIn("many-notes")).toBe(1000);
+    expect(await aptix.documentsIn(workspaceIdOf(workspace.dir))).toBe(1000);
   });
 });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { APTIX_BIN, runAptix, runProcess } from "./support/aptix-process.js";
 import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
 import { startCuttingProxy } from "./support/cutting-proxy.js";
-import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
 
 let aptix: AptixServer;
 
@@ -105,7 +105,7 @@ describe("aptix run: a turn with the workspace's tools", () => {
     expect(result.stdout.trim().split("\n")).toHaveLength(1);
   });
 
-  it("sends the workspace's name as workspaceId and offers exactly the default catalog's tools", async () => {
+  it("sends the workspace's name and its real path's hash as workspaceId, and offers exactly the default catalog's tools", async () => {
     const workspace = await makeWorkspace("my shop (v2)", { "a.txt": "a\n" });
     aptix.openai.script(step.text("Hi."));
     const result = await run(["run", "Hello", "--json"], workspace.dir);
@@ -125,7 +125,9 @@ describe("aptix run: a turn with the workspace's tools", () => {
       (response) =>
         response.json() as Promise<{ result: { rounds: Array<{ request: { workspaceId?: string } }> } }>,
     );
-    expect(trace.result.rounds[0]?.request.workspaceId).toBe("my-shop--v2-");
+    // The name's spaces and brackets made `-`; the hash of the real path makes it this folder's own.
+    const hash = workspaceIdOf(workspace.dir).slice(-8);
+    expect(trace.result.rounds[0]?.request.workspaceId).toBe(`my-shop--v2--${hash}`);
   });
 
   it("shows the patch and applies it when the user answers y", async () => {

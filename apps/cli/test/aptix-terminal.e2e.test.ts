@@ -4,7 +4,7 @@ import * as pty from "node-pty";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { APTIX_BIN } from "./support/aptix-process.js";
 import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
-import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
 
 /** `aptix` in a real pseudo-terminal (node-pty): what a person at a terminal sees and types. */
 let aptix: AptixServer;
@@ -138,11 +138,60 @@ describe("aptix chat in a terminal", () => {
     expect(await workspace.read("a.txt")).toBe("one\ntwo\n");
   });
 
+  it("answers /help, /new and unknown or mistyped commands itself: none reaches the model", async () => {
+    const workspace = await makeWorkspace("chat-commands", { "a.txt": "a\n" });
+    const before = aptix.openai.responseRequests().length;
+    aptix.openai.script(step.text("First answer."), step.text("Fresh answer."));
+    const chat = inTerminal(["chat"], workspace.dir);
+    let fresh = "";
+    try {
+      await chat.waitFor("> ");
+      chat.type("/help\r");
+      await chat.waitFor("stop the running turn");
+      expect(chat.text()).toMatch(/\/help +list these commands/);
+      expect(chat.text()).toMatch(/\/new +start a new session/);
+      chat.type("/frobnicate now\r");
+      await chat.waitFor("Unknown command /frobnicate. Nothing was sent; /help lists the commands.");
+      chat.type("/new please\r");
+      await chat.waitFor("/new takes no argument.");
+      expect(aptix.openai.responseRequests()).toHaveLength(before);
+
+      chat.type("Hello\r");
+      await chat.waitFor("First answer.");
+      // The workspace was never indexed: the warning names the fix.
+      await chat.waitFor("To index it, run: aptix index");
+      const afterFirst = chat.text().length;
+      chat.type("/new\r");
+      await chat.waitFor("session ", afterFirst);
+      const shown = chat.text().indexOf("session ", afterFirst);
+      await chat.waitFor("> ", shown);
+      fresh = /session ([0-9a-f-]{36})/.exec(chat.text().slice(shown))?.[1] ?? "";
+      expect(fresh).not.toBe("");
+      chat.type("Hello again\r");
+      await chat.waitFor("Fresh answer.", afterFirst);
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    const requests = aptix.openai.responseRequests().slice(before);
+    expect(requests).toHaveLength(2);
+    const sent = JSON.stringify(requests.map((request) => request.body));
+    expect(sent).not.toContain("/help");
+    expect(sent).not.toContain("frobnicate");
+    // After /new the model starts afresh: nothing continues the first session's answer.
+    expect(requests[1]?.body).not.toHaveProperty("previous_response_id");
+    const session = await fetch(`${aptix.server.url}/v1/sessions/${fresh}`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    }).then((response) => response.json() as Promise<{ result: { turns: unknown[] } }>);
+    expect(session.result.turns).toHaveLength(1);
+  });
+
   it("aptix index shows a progress bar", async () => {
     const workspace = await makeWorkspace("bar-shop", { "a.md": "# A\n", "b.md": "# B\n" });
     const index = inTerminal(["index"], workspace.dir);
     expect(await index.exited).toBe(0);
     expect(index.text()).toMatch(/indexing .* 2\/2 files/);
-    expect(index.text()).toContain("Indexed 2 files into workspace bar-shop");
+    expect(index.text()).toContain(`Indexed 2 files into workspace ${workspaceIdOf(workspace.dir)}`);
   });
 });

@@ -1,12 +1,13 @@
 import { LineReader } from "../terminal/line-reader.js";
+import { type ChatControl, runChatCommand } from "./chat-commands.js";
 import { type CliContext, EXIT } from "./cli-context.js";
 import { jsonAnswer } from "./json-answer.js";
 import { TurnRunner } from "./turn-runner.js";
 
 /**
- * `aptix chat`: reads instructions line by line and runs each as a turn of one session, until the input ends
- * (Ctrl-D) or `/exit`. Ctrl-C stops the running turn (the service finishes its round), or ends the chat
- * between turns. A failed turn is shown and the chat goes on; the exit code is the last turn's.
+ * `aptix chat`: reads instructions line by line and runs each as a turn of the session, until the input ends
+ * (Ctrl-D) or `/exit`; slash commands (`/help`, `/new`, …: chat-commands.ts) are answered here. Ctrl-C stops
+ * the running turn (the service finishes its round), or ends the chat between turns. A failed turn is shown and the chat goes on; the exit code is the last turn's.
  */
 export async function chatCommand(context: CliContext): Promise<number> {
   const { options, terminal } = context;
@@ -23,18 +24,28 @@ export async function chatCommand(context: CliContext): Promise<number> {
       terminal.style(
         "dim",
         `aptix chat · session ${options.sessionId} · workspace ${options.workspaceId} (${options.workspaceDir})\n` +
-          "Type an instruction; /exit or Ctrl-D to quit.",
+          "Type an instruction; /help lists the commands, /exit or Ctrl-D quits.",
       ),
     );
+    const chat: ChatControl = {
+      terminal,
+      newSession: () => {
+        runner.sessionId = crypto.randomUUID();
+        return runner.sessionId;
+      },
+    };
     for (;;) {
       const line = await reader.next(terminal.style("bold", "> "));
-      if (line === null || line.trim() === "/exit") break;
+      if (line === null) break;
       if (line.trim() === "") continue;
+      const command = await runChatCommand(line, chat);
+      if (command === "exit") break;
+      if (command === "done") continue;
       running = new AbortController();
       try {
         const { turnId, answer } = await runner.run(line.trim(), running.signal);
         exitCode = answer.successful ? EXIT.done : EXIT.failed;
-        if (options.json) context.streams.stdout.write(`${jsonAnswer(options.sessionId, turnId, answer)}\n`);
+        if (options.json) context.streams.stdout.write(`${jsonAnswer(runner.sessionId, turnId, answer)}\n`);
       } catch (error) {
         if (!running.signal.aborted) throw error;
         terminal.line(terminal.style("yellow", "Stopped."));

@@ -1,5 +1,5 @@
 import type { AptixResult } from "@aptix/client";
-import type { FinalResponse } from "@aptix/contracts";
+import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
@@ -14,11 +14,14 @@ export class TurnRunner {
   readonly #context: CliContext;
   readonly #root: WorkspaceRoot;
   readonly #reader: () => LineReader;
+  /** The session the turns run in: `--session`'s, or a new one; chat's `/new` moves on to another. */
+  sessionId: string;
 
   private constructor(context: CliContext, root: WorkspaceRoot, reader: () => LineReader) {
     this.#context = context;
     this.#root = root;
     this.#reader = reader;
+    this.sessionId = context.options.sessionId;
   }
 
   /** `reader` gives the line reader that patch confirmations are asked on (made when first needed). */
@@ -41,7 +44,7 @@ export class TurnRunner {
       return answer !== null && /^y(es)?$/i.test(answer.trim());
     });
     const answer = await client.runTurn({
-      sessionId: options.sessionId,
+      sessionId: this.sessionId,
       turnId,
       instruction,
       workspaceId: options.workspaceId,
@@ -51,10 +54,24 @@ export class TurnRunner {
       ...(signal ? { signal } : {}),
     });
     terminal.endLine();
+    this.#warn(answer.warnings);
     if (!answer.successful) {
       for (const error of answer.errors)
         terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
     }
     return { turnId, answer };
+  }
+
+  /** The answer's warnings, each with what fixes it where the CLI knows. */
+  #warn(warnings: readonly InvokeWarning[]): void {
+    const { terminal, options } = this.#context;
+    for (const warning of warnings) {
+      terminal.line(terminal.style("yellow", `warning ${warning.code}: ${warning.message}`));
+      if (warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)) {
+        // The same command line finds the same workspace: the default one, or the one named.
+        const command = options.workspaceGiven ? `aptix index ${JSON.stringify(options.workspaceDir)}` : "aptix index";
+        terminal.line(terminal.compose`${terminal.style("yellow", "To index it, run:")} ${command}`);
+      }
+    }
   }
 }

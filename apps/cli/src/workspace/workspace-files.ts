@@ -8,7 +8,8 @@ import type { WorkspaceRoot } from "./workspace-root.js";
 /**
  * The workspace's files below `start` (a folder `WorkspaceRoot.resolve` gave; `""` for all), in a stable order,
  * as git would see them: `.git` at any depth is skipped, and so is whatever a `.gitignore` on the way ignores
- * (nested `.gitignore` files included) unless the root allows ignored files. A symlink counts as a file only when
+ * (nested `.gitignore` files included, and those above the workspace in its repository) unless the root allows
+ * ignored files. A symlink counts as a file only when
  * it resolves for reading to a file (inside, not closed); a link to a folder is skipped (it could loop). Past
  * `deadline` the walk stops: the caller tells a partial answer by `deadline.expired`.
  */
@@ -17,7 +18,7 @@ export async function* workspaceFiles(
   start = "",
   deadline?: Deadline,
 ): AsyncGenerator<string> {
-  const inherited: IgnoreRules[] = [];
+  const inherited: IgnoreRules[] = [...root.inheritedIgnoreRules];
   // The .gitignore files of the directories above `start` apply below it too.
   const parts = start === "" ? [] : start.split("/");
   for (let depth = 0; depth < parts.length && !root.allowIgnored; depth++) {

@@ -2,7 +2,7 @@ import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
 import { isAbsolute, join, relative, sep, win32 } from "node:path";
 import { isGitName } from "./git-name.js";
-import { isIgnoredPath } from "./gitignore.js";
+import { type IgnoreRules, isIgnoredPath, repositoryIgnoreRules } from "./gitignore.js";
 
 /** A path the model gave that the tools refuse (outside, in .git, ignored, missing): its message says why. */
 class RefusedPathError extends Error {
@@ -29,17 +29,22 @@ const MAX_SYMLINKS = 40;
  * they may touch. A path from the model is relative, has no `..` segment, and is resolved component by
  * component with `lstat`: a read may follow a symlink whose target stays inside, a write follows none (not even
  * a dangling one, which would create its target) and changes no file that has other hard links. `.git` is closed at any depth, and so is what `.gitignore`
- * ignores (and `.gitignore` files themselves, for writes) unless `allowIgnored`.
+ * ignores (and `.gitignore` files themselves, for writes) unless `allowIgnored`: the workspace's own `.gitignore`
+ * files and, when it lies inside a git repository, those of the folders above it there.
  */
 export class WorkspaceRoot {
   private constructor(
     /** The real path of the root (symlinks resolved). */
     readonly path: string,
     readonly allowIgnored: boolean,
+    /** The rules of the `.gitignore` files above the root in its git repository (none with `allowIgnored`). */
+    readonly inheritedIgnoreRules: readonly IgnoreRules[],
   ) {}
 
   static async open(directory: string, options: { allowIgnored: boolean }): Promise<WorkspaceRoot> {
-    return new WorkspaceRoot(await realpath(directory), options.allowIgnored);
+    const path = await realpath(directory);
+    const inherited = options.allowIgnored ? [] : await repositoryIgnoreRules(path);
+    return new WorkspaceRoot(path, options.allowIgnored, inherited);
   }
 
   /** `relativePath` checked and resolved for `access`; a RefusedPathError says why it is refused. */
@@ -88,7 +93,7 @@ export class WorkspaceRoot {
       throw refuse(`has ${stats.nlink} hard links: apply_patch never writes a file that has other names.`);
     const path = real.join("/");
     if (!this.allowIgnored && path !== "") {
-      if (await isIgnoredPath(this.path, path, stats?.isDirectory() ?? false))
+      if (await isIgnoredPath(this.path, this.inheritedIgnoreRules, path, stats?.isDirectory() ?? false))
         throw refuse("is ignored by .gitignore: the tools open it only with --allow-ignored.");
       if (access === "write" && real.at(-1)?.toLowerCase() === ".gitignore")
         throw refuse(

@@ -1,6 +1,8 @@
+import { createHash } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 const made: string[] = [];
 
@@ -40,4 +42,10 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), contents);
   }
+}
+
+/** The id DESIGN §9 gives the folder `dir` (whose name needs no replacing): its name, `-`, 8 hex digits of its real path's sha256. */
+export function workspaceIdOf(dir: string): string {
+  const real = realpathSync(dir);
+  return `${basename(real)}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`;
 }

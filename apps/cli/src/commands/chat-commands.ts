@@ -1,0 +1,69 @@
+import type { Terminal } from "../terminal/terminal.js";
+
+/** What a chat command may act on: the chat it was typed in. */
+export interface ChatControl {
+  terminal: Terminal;
+  /** Moves the chat on to a new session, whose id it answers: the next instruction is its first turn. */
+  newSession(): string;
+}
+
+interface ChatCommand {
+  name: string;
+  /** The name of the argument it needs, if it takes one (`/resume <id>`). */
+  argument?: string;
+  summary: string;
+  /** `"exit"` ends the chat. */
+  run(argument: string, chat: ChatControl): Promise<"exit" | undefined> | "exit" | undefined;
+}
+
+const usageOf = (command: ChatCommand) =>
+  `/${command.name}${command.argument === undefined ? "" : ` <${command.argument}>`}`;
+
+/** The chat's slash commands, answered by the CLI itself: none of them reaches the model. */
+const COMMANDS: ChatCommand[] = [
+  {
+    name: "help",
+    summary: "list these commands",
+    run: (_argument, { terminal }) => {
+      terminal.line("Commands (any other line is an instruction for the agent):");
+      for (const command of COMMANDS) terminal.line(`  ${usageOf(command).padEnd(14)} ${command.summary}`);
+      terminal.line(`  ${"Ctrl-C".padEnd(14)} stop the running turn; between turns, quit`);
+      return undefined;
+    },
+  },
+  {
+    name: "new",
+    summary: "start a new session: the agent starts afresh",
+    run: (_argument, chat) => {
+      chat.terminal.line(chat.terminal.style("dim", `session ${chat.newSession()}`));
+      return undefined;
+    },
+  },
+  { name: "exit", summary: "quit (as Ctrl-D does)", run: () => "exit" },
+];
+
+/**
+ * Answers a line typed in chat when it is a slash command (`/name`, then its argument): `"exit"` when it ends
+ * the chat, `"done"` when it was answered here, `"instruction"` when the line is not a command and goes to the
+ * agent. An unknown or mistyped command is refused here, never sent to the model.
+ */
+export async function runChatCommand(
+  line: string,
+  chat: ChatControl,
+): Promise<"exit" | "done" | "instruction"> {
+  const match = /^\/(\S*)\s*(.*)$/s.exec(line.trim());
+  if (!match) return "instruction";
+  const [, name = "", argument = ""] = match;
+  const { terminal } = chat;
+  const refuse = (why: string) => {
+    terminal.line(terminal.style("red", `${why} Nothing was sent; /help lists the commands.`));
+    return "done" as const;
+  };
+  const command = COMMANDS.find((candidate) => candidate.name === name);
+  if (!command) return refuse(`Unknown command /${name}.`);
+  if (command.argument === undefined && argument !== "")
+    return refuse(`${usageOf(command)} takes no argument.`);
+  if (command.argument !== undefined && argument === "")
+    return refuse(`${usageOf(command)} needs its ${command.argument}.`);
+  return (await command.run(argument, chat)) === "exit" ? "exit" : "done";
+}

@@ -1,0 +1,157 @@
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { step } from "@aptix/testing-llm-servers";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runAptix } from "./support/aptix-process.js";
+import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
+
+/** Which workspace a command works in, what it is called, where the service is, and what aptix says of it. */
+let aptix: AptixServer;
+
+beforeAll(async () => {
+  aptix = await startAptixServer();
+});
+
+afterAll(async () => {
+  await aptix?.close();
+  await removeWorkspaces();
+});
+
+afterEach(() => {
+  const pending = aptix.openai.pendingSteps();
+  aptix.openai.reset();
+  expect(pending, "scripted steps left over").toBe(0);
+});
+
+/** `aptix <args>` with the service named by APTIX_URL, as a user who set it once would run it. */
+const run = (args: string[], cwd: string) =>
+  runAptix(args, { cwd, env: { APTIX_API_KEY: API_KEY, APTIX_URL: aptix.server.url } });
+
+/** A git repository (`git init`) with `files`, in a temporary folder named `name`. */
+async function makeRepository(name: string, files: Record<string, string>) {
+  const workspace = await makeWorkspace(name, files);
+  execFileSync("git", ["init", "--quiet", workspace.dir]);
+  return workspace;
+}
+
+describe("aptix: the service's URL", () => {
+  it("takes the service from APTIX_URL, and --url over it", async () => {
+    const workspace = await makeWorkspace("url-env", { "a.md": "# A\n" });
+    const indexed = await run(["index", "--json"], workspace.dir);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({ files: 1 });
+    const overridden = await runAptix(["index", "--url", aptix.server.url], {
+      cwd: workspace.dir,
+      env: { APTIX_API_KEY: API_KEY, APTIX_URL: "http://127.0.0.1:9" },
+    });
+    expect(overridden.code, overridden.stderr).toBe(0);
+  });
+
+  it("refuses an APTIX_URL that is not an http(s) URL, naming it, with exit code 2", async () => {
+    const workspace = await makeWorkspace("url-bad", { "a.md": "# A\n" });
+    const result = await runAptix(["index"], { cwd: workspace.dir, env: { APTIX_URL: "ftp://x" } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("aptix: APTIX_URL ftp://x is not an http(s) URL.");
+  });
+});
+
+describe("aptix: the workspace and its id", () => {
+  it("names a workspace by its folder's name and its real path's hash: two folders named app get two indexes", async () => {
+    const first = await makeWorkspace("app", { "a.md": "# First\n" });
+    const second = await makeWorkspace("app", { "a.md": "# Second\n", "b.md": "# B\n" });
+    const one = await run(["index", "--json"], first.dir);
+    const two = await run(["index", "--json"], second.dir);
+    expect(one.json().workspaceId).toBe(workspaceIdOf(first.dir));
+    expect(two.json().workspaceId).toBe(workspaceIdOf(second.dir));
+    expect(one.json().workspaceId).toMatch(/^app-[0-9a-f]{8}$/);
+    expect(one.json().workspaceId).not.toBe(two.json().workspaceId);
+    expect(await aptix.documentsIn(workspaceIdOf(first.dir))).toBe(1);
+    expect(await aptix.documentsIn(workspaceIdOf(second.dir))).toBe(2);
+  });
+
+  it("defaults to the root of the git repository holding the current directory", async () => {
+    const repository = await makeRepository("repo-root", { "README.md": "# Root\n", "src/deep/a.ts": "a\n" });
+    const indexed = await run(["index", "--json"], join(repository.dir, "src/deep"));
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({ workspaceId: workspaceIdOf(repository.dir), files: 2 });
+
+    // A turn from the subfolder works in the repository's root: its tools see README.md.
+    aptix.openai.script(
+      step.functionCalls({
+        name: "read_file",
+        arguments: { path: "README.md", startLine: null, endLine: null },
+        callId: "call_root",
+      }),
+      step.text("Read."),
+    );
+    const answered = await run(["run", "Read the README", "--json"], join(repository.dir, "src"));
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(aptix.toolOutputs().get("call_root")).toContain("# Root");
+  });
+
+  it("index on a subfolder of a repository honours the .gitignore files above it, from the repository's root down", async () => {
+    const repository = await makeRepository("mono", {
+      ".gitignore": "dist/\n/packages/app/secret.txt\n*.log\n",
+      "packages/.gitignore": "generated/\n",
+      "packages/app/.gitignore": "local.md\n",
+      "packages/app/src/a.ts": "export const a = 1;\n",
+      "packages/app/dist/a.js": "built\n",
+      "packages/app/generated/types.ts": "generated\n",
+      "packages/app/secret.txt": "secret\n",
+      "packages/app/debug.log": "log\n",
+      "packages/app/local.md": "local\n",
+      "packages/app/notes.md": "# Notes\n",
+    });
+    const app = join(repository.dir, "packages/app");
+    const indexed = await run(["index", app, "--json"], repository.dir);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({ workspaceId: workspaceIdOf(app), files: 3 });
+    // The tools see the workspace as the index does: what the repository's .gitignore files ignore is closed.
+    aptix.openai.script(
+      step.functionCalls([
+        { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
+        { name: "read_file", arguments: { path: "dist/a.js", startLine: null, endLine: null }, callId: "call_dist" },
+      ]),
+      step.text("Listed."),
+    );
+    const listed = await run(["run", "List", "--workspace", app], repository.dir);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(aptix.toolOutputs().get("call_list") ?? "").files).toEqual([
+      ".gitignore",
+      "notes.md",
+      "src/a.ts",
+    ]);
+    expect(aptix.toolOutputs().get("call_dist")).toContain("is ignored by .gitignore");
+  });
+});
+
+describe("aptix: a workspace never indexed", () => {
+  it("says the turn ran without the workspace's files and names aptix index as the fix; once indexed, says nothing", async () => {
+    const workspace = await makeWorkspace("never-indexed", { "a.md": "# A\n" });
+    aptix.openai.script(step.text("Without context."), step.text("With context."));
+    const first = await run(["run", "Hello", "--json"], workspace.dir);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(
+      `warning WORKSPACE_NOT_FOUND: Workspace "${workspaceIdOf(workspace.dir)}" is not indexed for you`,
+    );
+    expect(first.stderr).toContain("To index it, run: aptix index\n");
+    // stdout still holds the JSON answer alone.
+    expect(first.stdout.trim().split("\n")).toHaveLength(1);
+    expect(first.json()).toMatchObject({ primaryOutputText: "Without context." });
+
+    expect((await run(["index"], workspace.dir)).code).toBe(0);
+    const second = await run(["run", "Hello again"], workspace.dir);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain("With context.");
+    expect(second.stdout + second.stderr).not.toContain("WORKSPACE_NOT_FOUND");
+  });
+
+  it("names the folder in the command when --workspace named it", async () => {
+    const workspace = await makeWorkspace("named-elsewhere", { "a.md": "# A\n" });
+    aptix.openai.script(step.text("Without context."));
+    const result = await run(["run", "Hello", "--workspace", workspace.dir], workspace.parent);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`To index it, run: aptix index ${JSON.stringify(workspace.dir)}\n`);
+  });
+});

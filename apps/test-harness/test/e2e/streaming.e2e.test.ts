@@ -256,7 +256,10 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     // Answered without streaming first: its events were never logged.
     const plainTurn = { ...userTurn(sessionId, "t1", "What is in a.ts?"), stream: false };
     const paused = expectOk(await service().post(plainTurn));
-    expect(paused).toMatchObject({ kind: "client_tool_continuation", toolContinuationMessage: "Let me look." });
+    expect(paused).toMatchObject({
+      kind: "client_tool_continuation",
+      toolContinuationMessage: "Let me look.",
+    });
     const continuation = toolContinuation(sessionId, "t1", [
       { toolCallId: `call_again_${provider}_1`, resultJson: '""' },
     ]);

@@ -260,7 +260,8 @@ export class AgentService {
     switch (admission.type) {
       case "stored_answer":
         // Sent again as a stream: its text as a delta first, so a client showing deltas shows the answer.
-        if (onEvent) for (const event of storedAnswerEvents(admission.round, admission.result)) onEvent(event);
+        if (onEvent)
+          for (const event of storedAnswerEvents(admission.round, admission.result)) onEvent(event);
         return Promise.resolve(admission.result);
       case "settle_failure": {
         const { lease, turn, failure } = admission;

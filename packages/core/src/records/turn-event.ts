@@ -37,7 +37,9 @@ export function storedAnswerEvents(round: number, result: InvokeResult<AgentExec
   if (!result.successful) return [];
   const answer = result.result;
   const text = answer.kind === "final" ? answer.primaryOutputText : (answer.toolContinuationMessage ?? "");
-  return text === "" ? [] : [{ id: `${round}-${LAST_SEQ}`, event: "output_text.delta", data: { delta: text } }];
+  return text === ""
+    ? []
+    : [{ id: `${round}-${LAST_SEQ}`, event: "output_text.delta", data: { delta: text } }];
 }
 
 export function resultEvent(round: number, result: InvokeResult<AgentExecuteResponse>): TurnEvent {

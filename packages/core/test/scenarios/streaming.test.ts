@@ -108,10 +108,18 @@ describe("streamed turns and their followers", () => {
     // Following the whole turn replays both rounds in order.
     const all = await collect(resultOf(await agent.service.followTurn(PRINCIPAL, "s", "t")));
     expect(all.map((event) => event.id)).toEqual(["0-0", "0-result", "1-0", "1-1", "1-result"]);
-    // An already-applied continuation sent again answers with its stored round's result.
+    // An already-applied continuation sent again answers with its stored round's text as one delta, then its
+    // result: the deltas add up to the answer as they did the first time.
     const again: TurnEvent[] = [];
-    await agent.service.execute(continuation, PRINCIPAL, { onEvent: (event) => again.push(event) });
-    expect(again.map((event) => event.id)).toEqual(["1-result"]);
+    const stored = responseOf(
+      await agent.service.execute(continuation, PRINCIPAL, { onEvent: (event) => again.push(event) }),
+    );
+    expect(again.map((event) => event.id)).toEqual(["1-999999999", "1-result"]);
+    expect(again[0]).toEqual({
+      id: "1-999999999",
+      event: "output_text.delta",
+      data: { delta: stored.kind === "final" ? stored.primaryOutputText : "" },
+    });
   });
 
   it("gives a turn that did not stream its results only, and refuses a foreign id", async () => {

@@ -111,7 +111,11 @@ describe("aptix: the workspace and its id", () => {
     aptix.openai.script(
       step.functionCalls([
         { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
-        { name: "read_file", arguments: { path: "dist/a.js", startLine: null, endLine: null }, callId: "call_dist" },
+        {
+          name: "read_file",
+          arguments: { path: "dist/a.js", startLine: null, endLine: null },
+          callId: "call_dist",
+        },
       ]),
       step.text("Listed."),
     );

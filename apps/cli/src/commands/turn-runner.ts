@@ -69,7 +69,9 @@ export class TurnRunner {
       terminal.line(terminal.style("yellow", `warning ${warning.code}: ${warning.message}`));
       if (warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)) {
         // The same command line finds the same workspace: the default one, or the one named.
-        const command = options.workspaceGiven ? `aptix index ${JSON.stringify(options.workspaceDir)}` : "aptix index";
+        const command = options.workspaceGiven
+          ? `aptix index ${JSON.stringify(options.workspaceDir)}`
+          : "aptix index";
         terminal.line(terminal.compose`${terminal.style("yellow", "To index it, run:")} ${command}`);
       }
     }

@@ -156,6 +156,8 @@ describe("aptix: a workspace never indexed", () => {
     aptix.openai.script(step.text("Without context."));
     const result = await run(["run", "Hello", "--workspace", workspace.dir], workspace.parent);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`To index it, run: aptix index ${JSON.stringify(workspace.dir)}\n`);
+    expect(result.stderr).toContain(`To index it, run: aptix index ${JSON.stringify(workspace.dir)}\n`);
+    // stdout holds the answer alone, for `aptix run … > answer.md`.
+    expect(result.stdout).toBe("Without context.\n");
   });
 });

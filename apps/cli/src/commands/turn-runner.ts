@@ -2,6 +2,7 @@ import type { AptixResult } from "@aptix/client";
 import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
+import type { Styled } from "../terminal/terminal.js";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { CliContext } from "./cli-context.js";
@@ -62,17 +63,21 @@ export class TurnRunner {
     return { turnId, answer };
   }
 
-  /** The answer's warnings, each with what fixes it where the CLI knows. */
+  /**
+   * The answer's warnings, each with what fixes it where the CLI knows, on stderr: stdout keeps the answer alone
+   * (`aptix run … > answer.md`).
+   */
   #warn(warnings: readonly InvokeWarning[]): void {
-    const { terminal, options } = this.#context;
+    const { terminal, options, streams } = this.#context;
+    const line = (text: Styled) => streams.stderr.write(`${text.text}\n`);
     for (const warning of warnings) {
-      terminal.line(terminal.style("yellow", `warning ${warning.code}: ${warning.message}`));
+      line(terminal.style("yellow", `warning ${warning.code}: ${warning.message}`));
       if (warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)) {
         // The same command line finds the same workspace: the default one, or the one named.
         const command = options.workspaceGiven
           ? `aptix index ${JSON.stringify(options.workspaceDir)}`
           : "aptix index";
-        terminal.line(terminal.compose`${terminal.style("yellow", "To index it, run:")} ${command}`);
+        line(terminal.compose`${terminal.style("yellow", "To index it, run:")} ${command}`);
       }
     }
   }

@@ -48,6 +48,16 @@ describe("aptix: the service's URL", () => {
     expect(overridden.code, overridden.stderr).toBe(0);
   });
 
+  it("--help tells APTIX_URL, the default workspace and its id, and where chat's commands are listed", async () => {
+    const workspace = await makeWorkspace("help", { "a.md": "# A\n" });
+    const help = await runAptix(["--help"], { cwd: workspace.dir });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("(default: $APTIX_URL, else http://127.0.0.1:8787)");
+    expect(help.stdout).toContain("the root of the git\n");
+    expect(help.stdout).toContain("8 hex digits of the");
+    expect(help.stdout).toContain("/help lists");
+  });
+
   it("refuses an APTIX_URL that is not an http(s) URL, naming it, with exit code 2", async () => {
     const workspace = await makeWorkspace("url-bad", { "a.md": "# A\n" });
     const result = await runAptix(["index"], { cwd: workspace.dir, env: { APTIX_URL: "ftp://x" } });

@@ -118,3 +118,34 @@ describe("WorkspaceRoot.resolve for writing", () => {
     await expect(root.resolve("env-link", "write")).rejects.toThrow("is a symlink");
   });
 });
+
+describe("WorkspaceRoot in a subfolder of a git repository", () => {
+  /** A repository (a `.git` folder at its root) whose workspace is `packages/app`, with .gitignore files above it. */
+  async function subfolderWorkspace(allowIgnored: boolean) {
+    const repository = await makeWorkspace("repository", {
+      ".git/HEAD": "ref: refs/heads/main\n",
+      ".gitignore": "dist/\n/packages/app/secret.txt\n",
+      "packages/.gitignore": "*.tmp\n",
+      "packages/app/dist/out.js": "built\n",
+      "packages/app/secret.txt": "secret\n",
+      "packages/app/notes.tmp": "scratch\n",
+      "packages/app/src/a.ts": "a\n",
+    });
+    return WorkspaceRoot.open(join(repository.dir, "packages/app"), { allowIgnored });
+  }
+
+  it.each([
+    ["dist/out.js", "an unanchored rule of the repository's root"],
+    ["secret.txt", "a rule anchored at the repository's root"],
+    ["notes.tmp", "a rule of a folder between the root and the workspace"],
+  ])("closes %j, ignored by %s", async (path) => {
+    const root = await subfolderWorkspace(false);
+    await expect(root.resolve(path, "read")).rejects.toThrow("is ignored by .gitignore");
+    expect((await root.resolve("src/a.ts", "read")).path).toBe("src/a.ts");
+  });
+
+  it("opens them with allowIgnored", async () => {
+    const root = await subfolderWorkspace(true);
+    expect((await root.resolve("dist/out.js", "read")).path).toBe("dist/out.js");
+  });
+});

@@ -187,8 +187,10 @@ describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
       expect(second.commits).toBeLessThanOrEqual(3);
       expect(last.commits).toBe(second.commits);
       expect(last.statements).toStrictEqual(second.statements);
-      // Each is one statement: no transaction is opened.
+      // Each is one statement: no transaction is opened. The transition commits without waiting for the disk;
+      // the settlement, the answer's, waits for it.
       expect(second.statements.filter((text) => /^\s*begin\b/i.test(text))).toHaveLength(0);
+      expect(second.statements.filter((text) => text.includes("synchronous_commit"))).toHaveLength(1);
       // Rows read, table by table: flat in the session's length. Turn 1 finds no session and creates it; every
       // later turn's read finds the session row (and its turn and open turn, by primary key: none), and its
       // transition reads the row again to claim it, and nothing more. (Each measured turn runs on a new store,

@@ -248,10 +248,15 @@ export class TurnTransitions {
       ),
       ...(shape.changesMode ? [modeHistoryWrite(db, "modeChange", claimed)] : []),
     ];
+    // It commits without waiting for the disk (`synchronous_commit` off for its own transaction, set as its row
+    // is read): what it writes matters to a client only once the round's settlement, which waits, has flushed it
+    // with its own. A database crash in between loses the transition with the round, and the request sent again
+    // runs anew.
     return db
       .with(claim, ...parts(db, writes))
       .select()
-      .from(claim);
+      .from(claim)
+      .where(sql`set_config('synchronous_commit', 'off', true) is not null`);
   }
 
   /** Whether the principal runs `maxRunningTurns` turns already (migration 0007's `aptix_at_running_cap`). */

@@ -421,7 +421,7 @@ describe("file expiry and MCP readiness", () => {
     flaky = await startHttpMcpFixture();
     const config = await writeCatalog(
       // Long enough that a turn on a busy machine still answers before its file expires.
-      toolsCatalog([stdioMcpFixture("repo"), flaky.config("docs")], { ttlSeconds: 4 }),
+      toolsCatalog([stdioMcpFixture("repo"), flaky.config("docs")], { ttlSeconds: 8 }),
     );
     // A short lease makes the housekeeping (and with it the file sweep) run every 250 ms.
     short = await startTestService({
@@ -455,7 +455,7 @@ describe("file expiry and MCP readiness", () => {
         if (answer.status === 410) expectFailure(answer, 410, "FILE_EXPIRED");
         expect(answer.status).toBe(404);
       },
-      { timeout: 15_000, interval: 50 },
+      { timeout: 30_000, interval: 50 },
     );
     expectFailure(await short.get(path), 404, "FILE_NOT_FOUND");
     expect(seen.has(200) || seen.has(410)).toBe(true);

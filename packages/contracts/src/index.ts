@@ -48,6 +48,22 @@ export {
   RetrievalTraceSchema,
 } from "./session/retrieval-trace.js";
 export {
+  SESSION_PAGE_LIMITS,
+  SESSION_TITLE_LENGTH,
+  type SessionDeleted,
+  SessionDeletedSchema,
+  type SessionList,
+  type SessionListItem,
+  SessionListQuerySchema,
+  SessionListSchema,
+  type SessionMessage,
+  type SessionMessages,
+  SessionMessagesQuerySchema,
+  SessionMessagesSchema,
+  validateSessionListQuery,
+  validateSessionMessagesQuery,
+} from "./session/session-lists.js";
+export {
   type SessionSummary,
   SessionSummarySchema,
   TURN_STATUSES,

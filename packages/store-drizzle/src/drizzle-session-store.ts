@@ -1,10 +1,16 @@
 import {
   type Clock,
+  type DeleteSessionInput,
+  type DeleteSessionResult,
   type FindExpiredLeasesInput,
+  type FindIdleSessionsInput,
+  type ListSessionsInput,
   type LlmCallRecord,
   type ModeHistoryEntry,
+  type PruneTracesInput,
   type RecordLlmCallInput,
   type SessionKey,
+  type SessionListing,
   type SessionRecord,
   type SessionStore,
   systemClock,
@@ -17,6 +23,7 @@ import {
 } from "@aptix/core";
 import { LeaseClock } from "./domains/lease.js";
 import type { StoreDatabase } from "./domains/rows.js";
+import { SessionDirectory } from "./domains/session-directory.js";
 import { SessionsAndTurns } from "./domains/sessions-and-turns.js";
 import { TranscriptAndTraces } from "./domains/transcript-and-traces.js";
 import { TurnTransitions } from "./domains/turn-transitions.js";
@@ -36,6 +43,7 @@ export class DrizzleSessionStore implements SessionStore {
   readonly #sessions: SessionsAndTurns;
   readonly #transitions: TurnTransitions;
   readonly #traces: TranscriptAndTraces;
+  readonly #directory: SessionDirectory;
 
   /**
    * `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`).
@@ -47,6 +55,7 @@ export class DrizzleSessionStore implements SessionStore {
     this.#traces = new TranscriptAndTraces(db, clock, leaseClock);
     this.#sessions = new SessionsAndTurns(db, clock, leaseClock, this.#traces);
     this.#transitions = new TurnTransitions(db, leaseClock);
+    this.#directory = new SessionDirectory(db, leaseClock);
   }
 
   readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
@@ -83,6 +92,26 @@ export class DrizzleSessionStore implements SessionStore {
 
   listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]> {
     return this.#sessions.listModeHistory(key);
+  }
+
+  listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
+    return this.#directory.listSessions(input);
+  }
+
+  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
+    return this.#directory.listTurnPage(key, fromSequence, limit);
+  }
+
+  deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult> {
+    return this.#directory.deleteSession(input);
+  }
+
+  findIdleSessions(input: FindIdleSessionsInput): Promise<SessionKey[]> {
+    return this.#directory.findIdleSessions(input);
+  }
+
+  pruneTraces(input: PruneTracesInput): Promise<number> {
+    return this.#directory.pruneTraces(input);
   }
 
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {

@@ -143,7 +143,8 @@ export const llmCalls = pgTable(
     sessionId: text("session_id").notNull(),
     turnId: text("turn_id").notNull(),
     callIndex: integer("call_index").notNull(),
-    request: jsonb("request").$type<LlmCallRecord["request"]>().notNull(),
+    /** Null once the trace retention dropped it, with the raw payloads (APTIX_TRACE_RETENTION_DAYS). */
+    request: jsonb("request").$type<NonNullable<LlmCallRecord["request"]>>(),
     response: jsonb("response").$type<NonNullable<LlmCallRecord["response"]>>(),
     providerRequest: jsonb("provider_request").$type<unknown>(),
     providerResponse: jsonb("provider_response").$type<unknown>(),
@@ -160,6 +161,8 @@ export const llmCalls = pgTable(
       name: "llm_calls_pkey",
       columns: [table.principal, table.sessionId, table.turnId, table.callIndex],
     }),
+    // The trace retention's: calls not pruned yet, oldest first.
+    index("llm_calls_unpruned_started_idx").on(table.startedAt).where(sql`${table.request} is not null`),
   ],
 );
 

@@ -2,6 +2,7 @@ import { ManualClock } from "@aptix/core/testing";
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
+  describeSessionDirectoryContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   describeTurnTransitionTable,
@@ -43,6 +44,11 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
 }
 
 describeSessionStoreContract("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
+  const harness = await openHarness();
+  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+});
+
+describeSessionDirectoryContract("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
   const harness = await openHarness();
   return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
 });

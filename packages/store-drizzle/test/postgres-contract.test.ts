@@ -2,6 +2,7 @@ import { ManualClock } from "@aptix/core/testing";
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
+  describeSessionDirectoryContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
   describeTurnTransitionTable,
@@ -53,6 +54,14 @@ describeSessionStoreContract(
       if (secondConnection === undefined) throw new Error("newConnection called outside a test");
       return (await secondConnection()).sessions;
     },
+  },
+);
+
+describeSessionDirectoryContract(
+  "drizzle on Postgres (postgres.js)",
+  async (): Promise<SessionStoreHarness> => {
+    const harness = await openHarness();
+    return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
   },
 );
 

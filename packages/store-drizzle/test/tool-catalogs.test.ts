@@ -104,7 +104,7 @@ describe.each([
     const catalogs = await backend.query(`select "tools" from "tool_catalogs"`);
     expect(catalogs.map((row) => row.tools)).toHaveLength(2);
     expect(catalogs.map((row) => row.tools)).toEqual(
-      expect.arrayContaining([call.request.tools, (call.providerRequest as { tools: unknown }).tools]),
+      expect.arrayContaining([call.request?.tools, (call.providerRequest as { tools: unknown }).tools]),
     );
     const rows = await backend.query(
       `select "request" ? 'tools' as "inline", "provider_request" ? 'tools' as "providerInline",
@@ -127,9 +127,9 @@ describe.each([
     const key = newSessionKey();
     const instance = await openWithTurn(key);
     const bare = newCallRecord(key, "turn-1", 0);
-    const withoutTools = {
+    const withoutTools: LlmCallRecord = {
       ...bare,
-      request: { ...bare.request, tools: [] },
+      request: { ...(bare.request as NonNullable<LlmCallRecord["request"]>), tools: [] },
       providerRequest: { model: "m" },
     };
     expect(

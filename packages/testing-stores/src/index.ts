@@ -4,6 +4,7 @@
  */
 export { describeFileStoreContract } from "./file-store-contract.js";
 export { describeLeaseClockContract, type LeaseClockHarness } from "./lease-clock-contract.js";
+export { describeSessionDirectoryContract } from "./session-directory-contract.js";
 export { describeSessionStoreContract, type SessionStoreHarness } from "./session-store-contract.js";
 export { describeTurnEventLogContract } from "./turn-event-log-contract.js";
 export { describeTurnTransitionTable } from "./turn-transition-table.js";

@@ -1,6 +1,7 @@
 import type {
   ConversationCursor,
   Lease,
+  LlmCallRecord,
   SessionKey,
   SessionPatch,
   SessionRecord,
@@ -1124,7 +1125,7 @@ export function describeSessionStoreContract(
       const first = newCallRecord(key, "turn-1", 0);
       const replay = newCallRecord(key, "turn-1", 2, {
         request: {
-          ...newCallRecord(key, "turn-1", 2).request,
+          ...(newCallRecord(key, "turn-1", 2).request as NonNullable<LlmCallRecord["request"]>),
           continuation: { type: "replay", itemCount: 7 },
         },
         startedAt: clock.advance(1_000),

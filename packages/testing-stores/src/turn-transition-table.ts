@@ -7,6 +7,8 @@ import {
 import {
   type Admission,
   AgentCatalog,
+  AgentService,
+  InMemoryFileStore,
   interruptedFailure,
   requestHash,
   type SessionKey,
@@ -248,6 +250,35 @@ export const TURN_TRANSITION_TABLE: readonly TableRow[] = [
   },
 ];
 
+/**
+ * What a cancel of the named turn (`POST …/turns/t1/cancel`) answers in each (session state × turn state): the
+ * turn's status after it (`cancelled`, or its status unchanged when it has ended), or a failure's code. Every
+ * combination the table arranges is listed.
+ */
+const CANCEL_TABLE: Readonly<Record<string, string>> = {
+  "absent/none": "SESSION_NOT_FOUND",
+  "idle/none": "TURN_NOT_FOUND",
+  "idle/completed": "completed",
+  "idle/failed": "failed",
+  "idle/interrupted": "failed",
+  "awaiting/none": "TURN_NOT_FOUND",
+  "awaiting/completed": "completed",
+  "awaiting/failed": "failed",
+  "awaiting/interrupted": "failed",
+  "awaiting/awaiting": "cancelled",
+  "running_held/none": "TURN_NOT_FOUND",
+  "running_held/completed": "completed",
+  "running_held/failed": "failed",
+  "running_held/interrupted": "failed",
+  // The lease another instance holds is taken: the cancel never waits for the round.
+  "running_held/running": "cancelled",
+  "running_expired/none": "TURN_NOT_FOUND",
+  "running_expired/completed": "completed",
+  "running_expired/failed": "failed",
+  "running_expired/interrupted": "failed",
+  "running_expired/running": "cancelled",
+};
+
 /** The configuration the table's sessions run in. */
 export const TABLE_CATALOG = AgentCatalog.create(
   {
@@ -446,6 +477,7 @@ export function describeTurnTransitionTable(
   describe(`turn transition table through admission: ${name}`, () => {
     let harness: SessionStoreHarness | undefined;
     let admission: TurnAdmission;
+    let service: AgentService;
 
     beforeAll(async () => {
       harness = await makeStore();
@@ -463,11 +495,41 @@ export function describeTurnTransitionTable(
         clock: harness.clock,
         hashing: sha256ContentHashService,
       });
+      service = new AgentService({
+        catalog: TABLE_CATALOG.result,
+        providers: [],
+        store: harness.store,
+        files: new InMemoryFileStore(harness.clock),
+        clock: harness.clock,
+      });
     });
 
     afterAll(async () => {
       await harness?.close();
     });
+
+    it.each(Object.entries(CANCEL_TABLE).map(([cell, expected], index) => ({ cell, expected, index })))(
+      "cancel in $cell: $expected",
+      async ({ cell, expected, index }) => {
+        const h = harness as SessionStoreHarness;
+        const [session, turn] = cell.split("/") as [SessionState, NamedTurnState];
+        const row = TURN_TRANSITION_TABLE.find((entry) => entry.session === session && entry.turn === turn);
+        if (!row) throw new Error(`no row ${cell}`);
+        const key = { principal: "principal-t", sessionId: `cancel-${index}` };
+        await arrange(h.store, h.clock, key, row);
+        const cancelled = await service.cancelTurn(key.principal, key.sessionId, NAMED);
+        expect(cancelled.successful ? cancelled.result.status : cancelled.errors[0].code).toBe(expected);
+        if (expected !== "cancelled") return;
+        // The session is free at once, its cursor where the turn started; a second cancel changes nothing.
+        const state = await h.store.readTurnState(key, NAMED);
+        expect(state.session?.openTurnId).toBeNull();
+        expect(state.turn).toMatchObject({ status: "cancelled", error: { code: "TURN_CANCELLED" } });
+        expect(state.session?.cursor).toStrictEqual(state.turn?.startCursor);
+        const again = await service.cancelTurn(key.principal, key.sessionId, NAMED);
+        expect(again).toStrictEqual(cancelled);
+        expect(admitted(await admission.admit(key, requestOf(key, "user_new")))).toBe("run_round");
+      },
+    );
 
     it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
       "session $row.session, turn $row.turn, request $kind: $expected.admit",

@@ -8,11 +8,17 @@ import {
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
+  describeSessionDirectoryContract,
   describeSessionStoreContract,
   describeTurnEventLogContract,
 } from "../src/index.js";
 
 describeSessionStoreContract("InMemorySessionStore", async () => {
+  const clock = new ManualClock();
+  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
+});
+
+describeSessionDirectoryContract("InMemorySessionStore", async () => {
   const clock = new ManualClock();
   return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
 });

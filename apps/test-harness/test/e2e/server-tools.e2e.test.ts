@@ -401,7 +401,7 @@ describe("only the tools a mode offers, with arguments that fit (DESIGN §11)", 
       "read_file",
       "read_file",
     ]);
-    const traced = trace.llmCalls[1]?.request.input.filter((item) => item.type === "function_call_output");
+    const traced = trace.llmCalls[1]?.request?.input.filter((item) => item.type === "function_call_output");
     expect(traced?.map((item) => item.callId)).toEqual([
       "call_file",
       "call_echo",

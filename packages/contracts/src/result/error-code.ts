@@ -29,6 +29,8 @@ export const ERROR_HTTP_STATUS = {
   TOOL_RESULTS_MISMATCH: 409,
   /** A tool continuation names a turn that is not awaiting client tools. */
   TURN_NOT_AWAITING_TOOLS: 409,
+  /** The turn was cancelled (`POST …/turns/:turnId/cancel`) before it finished: nothing of it stays. */
+  TURN_CANCELLED: 409,
   /** The body is larger than the server accepts. */
   PAYLOAD_TOO_LARGE: 413,
   /**

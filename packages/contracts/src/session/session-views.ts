@@ -5,13 +5,17 @@ import { UsageSchema } from "../response/usage.js";
 import { InvokeErrorSchema } from "../result/invoke-error.js";
 import { RetrievalTraceSchema } from "./retrieval-trace.js";
 
-/** running → completed | awaiting_client_tools | failed; awaiting_client_tools → running | failed | abandoned. */
+/**
+ * running → completed | awaiting_client_tools | failed | cancelled; awaiting_client_tools → running | failed |
+ * abandoned | cancelled.
+ */
 export const TURN_STATUSES = [
   "running",
   "completed",
   "awaiting_client_tools",
   "failed",
   "abandoned",
+  "cancelled",
 ] as const;
 
 /** Records of the service shown for diagnostics: their inner shape is not part of the interface. */
@@ -69,7 +73,9 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
     llmCalls: z.array(
       z.strictObject({
         index: z.int().min(0),
-        request: diagnostic("The provider-neutral request the Composition layer built."),
+        request: diagnostic(
+          "The provider-neutral request the Composition layer built; null once the trace retention dropped it.",
+        ).nullable(),
         response: diagnostic("The provider's answer, normalized by its adapter.").nullable(),
         providerRequest: z.unknown().describe("The request as sent on the provider's wire."),
         providerResponse: z.unknown().describe("The provider's raw response."),

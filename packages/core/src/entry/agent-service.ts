@@ -4,6 +4,10 @@ import {
   type InvokeResult,
   isToolContinuationRequest,
   ok,
+  type SessionDeleted,
+  type SessionList,
+  type SessionMessages,
+  type TurnSummary,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { CompositionStep } from "../composition/composition-step.js";
@@ -35,6 +39,10 @@ import { turnNotFound } from "./entry-failures.js";
 import { Housekeeping } from "./housekeeping.js";
 import { ReadModels } from "./read-models.js";
 import { type EventSink, RoundRunner } from "./round-runner.js";
+import { SessionDeletion } from "./session-deletion.js";
+import { type PageRequest, SessionLists } from "./session-lists.js";
+import { TurnCancellation } from "./turn-cancellation.js";
+import { TurnCancels } from "./turn-cancels.js";
 import type { SessionSummary, TurnTrace } from "./views.js";
 
 export interface AgentServiceOptions {
@@ -66,6 +74,10 @@ export interface AgentServiceOptions {
   maxRunningTurns?: number;
   /** How long the stream events of a turn are kept after it ends (`pruneTurnEvents`). Default 24 h. */
   eventRetentionMs?: number;
+  /** Sessions idle longer than this are deleted (`sweepIdleSessions`); absent: kept. */
+  sessionRetentionMs?: number;
+  /** Traces older than this lose their composed requests and raw payloads (`pruneTraces`). Default 30 days. */
+  traceRetentionMs?: number;
   /** Where streamed text deltas are kept for clients that reconnect; in memory when absent. */
   events?: TurnEventLog;
   /** How often buffered deltas are written to the event log. Default 100 ms. */
@@ -100,6 +112,7 @@ const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
 export const DEFAULT_MAX_RUNNING_TURNS = 16;
 export const DEFAULT_EVENT_RETENTION_MS = 24 * 3_600_000;
+const DEFAULT_TRACE_RETENTION_MS = 30 * 24 * 3_600_000;
 const DEFAULT_FOLLOW_POLL_MS = 5_000;
 
 /**
@@ -114,8 +127,12 @@ export class AgentService {
   readonly #rounds: RoundRunner;
   readonly #follower: TurnFollower;
   readonly #reads: ReadModels;
+  readonly #lists: SessionLists;
+  readonly #deletion: SessionDeletion;
+  readonly #cancellation: TurnCancellation;
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
+  readonly #cancels: TurnCancels;
 
   constructor(options: AgentServiceOptions) {
     const { catalog } = options;
@@ -123,6 +140,7 @@ export class AgentService {
     const hashing = options.hashing ?? sha256ContentHashService;
     const ids = options.ids ?? randomIdGenerator;
     const events = options.events ?? new InMemoryTurnEventLog(options.store);
+    this.#cancels = new TurnCancels(events);
     this.#persistence = new TurnPersistence({
       store: options.store,
       clock,
@@ -163,6 +181,8 @@ export class AgentService {
       events,
       wakeups: this.#wakeups,
       eventFlushMs: options.eventFlushMs ?? 100,
+      cancels: this.#cancels,
+      turns: this.#persistence,
     });
     this.#follower = new TurnFollower({
       persistence: this.#persistence,
@@ -171,12 +191,18 @@ export class AgentService {
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
     this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files, clock);
+    this.#lists = new SessionLists(this.#persistence, catalog.modes);
+    this.#deletion = new SessionDeletion(this.#persistence, options.files, events);
+    this.#cancellation = new TurnCancellation(this.#persistence, this.#cancels, this.#wakeups, clock);
     this.#housekeeping = new Housekeeping({
       persistence: this.#persistence,
       events,
       files: options.files,
       clock,
       eventRetentionMs: options.eventRetentionMs ?? DEFAULT_EVENT_RETENTION_MS,
+      deletion: this.#deletion,
+      traceRetentionMs: options.traceRetentionMs ?? DEFAULT_TRACE_RETENTION_MS,
+      ...(options.sessionRetentionMs === undefined ? {} : { sessionRetentionMs: options.sessionRetentionMs }),
     });
   }
 
@@ -305,8 +331,48 @@ export class AgentService {
     return this.#housekeeping.pruneTurnEvents();
   }
 
+  /** See Housekeeping.sweepIdleSessions: the session retention. */
+  sweepIdleSessions(): Promise<number> {
+    return this.#housekeeping.sweepIdleSessions();
+  }
+
+  /** See Housekeeping.pruneTraces: the trace retention. */
+  pruneTraces(): Promise<number> {
+    return this.#housekeeping.pruneTraces();
+  }
+
   getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
     return this.#reads.getSession(principal, sessionId);
+  }
+
+  /** The principal's sessions, most recently active first (see SessionLists). */
+  listSessions(
+    principal: string,
+    page: PageRequest & { workspaceId?: string },
+  ): Promise<InvokeResult<SessionList>> {
+    return this.#lists.listSessions(principal, page);
+  }
+
+  /** A session's conversation as a UI shows it, oldest first (see SessionLists). */
+  listMessages(
+    principal: string,
+    sessionId: string,
+    page: PageRequest,
+  ): Promise<InvokeResult<SessionMessages>> {
+    return this.#lists.listMessages(principal, sessionId, page);
+  }
+
+  /**
+   * Cancels a running or awaiting turn (see TurnCancellation): it ends `cancelled`, its round stops wherever it
+   * runs, and the session is free at once. Answers the turn's summary; a turn already ended, as it is.
+   */
+  cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
+    return this.#cancellation.cancel({ principal, sessionId }, turnId);
+  }
+
+  /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */
+  deleteSession(principal: string, sessionId: string): Promise<InvokeResult<SessionDeleted>> {
+    return this.#deletion.delete({ principal, sessionId });
   }
 
   getTurnTrace(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnTrace>> {

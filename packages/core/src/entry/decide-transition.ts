@@ -10,7 +10,7 @@ import {
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
-import { interruptedFailure, interruptedTurn } from "../persistence/turn-settlement.js";
+import { cancelledTurn, interruptedFailure, interruptedTurn } from "../persistence/turn-settlement.js";
 import type { TurnState } from "../ports/session-store.js";
 import { type ConversationCursor, EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -26,7 +26,7 @@ import {
   unconfiguredContext,
 } from "./entry-failures.js";
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
-import type { FailInterrupted, StartTurn, TurnTransition, TurnWrite } from "./turn-transition.js";
+import type { CancelTurn, FailInterrupted, StartTurn, TurnTransition, TurnWrite } from "./turn-transition.js";
 
 /** What a request's transition is decided from. */
 export interface TransitionInput {
@@ -59,6 +59,18 @@ export function interruptTransition(state: TurnState, now: Date): FailInterrupte
   if (!session || !turn || session.openTurnId !== turn.turnId || turn.status !== "running") return undefined;
   const { turnPatch, sessionPatch } = interruptedTurn(turn, now);
   return { type: "fail_interrupted", failed: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
+}
+
+/**
+ * A client's cancel of the turn `state.turn`: it ends `cancelled` when it is the session's open turn, running or
+ * awaiting client tools; undefined when it has ended already (a cancel sent again changes nothing).
+ */
+export function cancelTransition(state: TurnState, now: Date): CancelTurn | undefined {
+  const { session, turn } = state;
+  if (!session || !turn || session.openTurnId !== turn.turnId) return undefined;
+  if (turn.status !== "running" && turn.status !== "awaiting_client_tools") return undefined;
+  const { turnPatch, sessionPatch } = cancelledTurn(turn, now);
+  return { type: "cancel_turn", cancelled: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
 }
 
 function userTurn(input: TransitionInput, request: UserTurnRequest): TurnTransition {

@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { interruptTransition } from "./decide-transition.js";
+import type { SessionDeletion } from "./session-deletion.js";
 import { transitionWrite } from "./turn-transition.js";
 
 /** Turns (or files) a pruning run removes per store call, and calls it makes at most per run. */
@@ -15,6 +16,11 @@ export interface HousekeepingOptions {
   files: FileStore;
   clock: Clock;
   eventRetentionMs: number;
+  deletion: SessionDeletion;
+  /** Sessions idle longer than this are deleted; absent: kept. */
+  sessionRetentionMs?: number;
+  /** Traces older than this lose their composed requests and raw payloads. */
+  traceRetentionMs: number;
 }
 
 /**
@@ -64,6 +70,42 @@ export class Housekeeping {
     let pruned = 0;
     for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
       const count = await events.prune({ endedBefore, limit: PRUNE_BATCH });
+      pruned += count;
+      if (count < PRUNE_BATCH) break;
+    }
+    return pruned;
+  }
+
+  /**
+   * The session retention: deletes sessions idle for `sessionRetentionMs` (by this service's clock, which stamps
+   * their writes), each as `DELETE` does; one whose turn runs is left for a later sweep. Returns how many.
+   */
+  async sweepIdleSessions(): Promise<number> {
+    const { persistence, clock, deletion, sessionRetentionMs } = this.#options;
+    if (sessionRetentionMs === undefined) return 0;
+    const idleBefore = new Date(clock.now().getTime() - sessionRetentionMs);
+    let deleted = 0;
+    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+      const keys = await persistence.findIdleSessions({ idleBefore, limit: PRUNE_BATCH });
+      let deletedNow = 0;
+      for (const key of keys) if ((await deletion.delete(key)).successful) deletedNow++;
+      deleted += deletedNow;
+      // Busy sessions stay found: stop rather than find them again.
+      if (keys.length < PRUNE_BATCH || deletedNow === 0) break;
+    }
+    return deleted;
+  }
+
+  /**
+   * The trace retention: drops the composed requests and raw provider payloads of LLM calls that started more
+   * than `traceRetentionMs` ago, keeping their timings, responses and usage. Returns how many calls it pruned.
+   */
+  async pruneTraces(): Promise<number> {
+    const { persistence, clock, traceRetentionMs } = this.#options;
+    const startedBefore = new Date(clock.now().getTime() - traceRetentionMs);
+    let pruned = 0;
+    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+      const count = await persistence.pruneTraces({ startedBefore, limit: PRUNE_BATCH });
       pruned += count;
       if (count < PRUNE_BATCH) break;
     }

@@ -1,6 +1,7 @@
 import { type AgentExecuteResponse, fail, type InvokeResult } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import { errorMessage } from "../error-message.js";
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import { storedProgress, type TurnSettlement } from "../persistence/turn-settlement.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
@@ -11,6 +12,7 @@ import type { TurnProgress } from "../records/turn-progress.js";
 import { TurnEventRecorder } from "../streaming/turn-event-recorder.js";
 import type { TurnWakeups } from "../streaming/turn-wakeups.js";
 import type { RunningRound } from "./admission.js";
+import type { TurnCancels } from "./turn-cancels.js";
 
 /** Where a streamed round's events go. */
 export type EventSink = (event: TurnEvent) => void;
@@ -24,6 +26,10 @@ export interface RoundRunnerOptions {
   events: TurnEventLog;
   wakeups: TurnWakeups;
   eventFlushMs: number;
+  /** Stops a round whose turn is cancelled. */
+  cancels: TurnCancels;
+  /** Where a stopped round reads how its turn ended. */
+  turns: Pick<TurnPersistence, "getTurn">;
 }
 
 /**
@@ -41,8 +47,29 @@ export class RoundRunner {
     round: RunningRound,
     onEvent: EventSink | undefined,
   ): Promise<InvokeResult<AgentExecuteResponse>> {
+    const { turn } = round;
+    const running = await this.#options.cancels.start(turn, turn.turnId);
     try {
-      return await this.#reason(round, onEvent);
+      const result = await this.#settled(round, onEvent, running.signal);
+      if (result.successful || (!running.signal.aborted && result.errors[0].code !== "TURN_INTERRUPTED")) {
+        return result;
+      }
+      // The round stopped, or lost its lease: when a cancel ended its turn, the answer is the cancel's.
+      const ended = await this.#options.turns.getTurn(turn, turn.turnId);
+      const stored = ended?.status === "cancelled" ? ended.rounds[round.round]?.result : undefined;
+      return stored ?? result;
+    } finally {
+      running.done();
+    }
+  }
+
+  async #settled(
+    round: RunningRound,
+    onEvent: EventSink | undefined,
+    signal: AbortSignal,
+  ): Promise<InvokeResult<AgentExecuteResponse>> {
+    try {
+      return await this.#reason(round, onEvent, signal);
     } catch (error) {
       const failure = isStoreUnavailable(error)
         ? fail(
@@ -77,6 +104,7 @@ export class RoundRunner {
   async #reason(
     round: RunningRound,
     onEvent: EventSink | undefined,
+    signal: AbortSignal,
   ): Promise<InvokeResult<AgentExecuteResponse>> {
     const { lease, session, turn, context } = round;
     const { settlement } = this.#options;
@@ -107,6 +135,7 @@ export class RoundRunner {
       opening: round.opening,
       progress,
       ...(recorder ? { text: recorder } : {}),
+      signal,
     });
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();

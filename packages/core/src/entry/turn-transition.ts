@@ -98,8 +98,19 @@ export interface FailInterrupted {
   sessionPatch: SessionPatch;
 }
 
+/**
+ * A client's cancel of a running or awaiting turn: it ends `cancelled` and the session is free at once. The
+ * write takes the lease whoever holds it (the instance running the turn loses it, and so writes nothing more)
+ * and gives it back in the same step.
+ */
+export interface CancelTurn {
+  type: "cancel_turn";
+  cancelled: TurnWrite;
+  sessionPatch: SessionPatch;
+}
+
 /** A transition that claims the session's lease and writes, in one store step. */
-export type LeasedTransition = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted;
+export type LeasedTransition = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted | CancelTurn;
 
 /** What a request does, decided from what was read (`decideTransition`). */
 export type TurnTransition =
@@ -112,7 +123,7 @@ export type TurnTransition =
       stream: boolean;
     }
   | { type: "refuse"; failure: InvokeFailure }
-  | Exclude<LeasedTransition, FailInterrupted>;
+  | Exclude<LeasedTransition, FailInterrupted | CancelTurn>;
 
 /** What the store writes for `transition`, decided from `state`: applied only while the session is as read. */
 export function transitionWrite(
@@ -152,6 +163,14 @@ export function transitionWrite(
         ...base,
         turnPatches: [transition.failed],
         sessionPatch: transition.sessionPatch,
+        releaseLease: true,
+      };
+    case "cancel_turn":
+      return {
+        ...base,
+        turnPatches: [transition.cancelled],
+        sessionPatch: transition.sessionPatch,
+        overrideLease: true,
         releaseLease: true,
       };
   }

@@ -18,7 +18,7 @@ export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls"
   toolExecutions: ServerToolExecution[];
 }
 
-function summarizeTurn(turn: TurnRecord): TurnSummary {
+export function summarizeTurn(turn: TurnRecord): TurnSummary {
   const { turnId, sequence, status, mode, usage, error, createdAt, completedAt } = turn;
   return { turnId, sequence, status, mode, usage, error, createdAt, completedAt };
 }

@@ -43,6 +43,10 @@ export class InMemoryFileStore implements FileStore {
     return { file: structuredClone(stored.file), content: Uint8Array.from(stored.content) };
   }
 
+  async deleteFiles(principal: string, fileIds: readonly string[]): Promise<void> {
+    for (const fileId of fileIds) this.#files.delete(keyOf(principal, fileId));
+  }
+
   async deleteExpired(limit: number): Promise<number> {
     const now = this.#clock.now().getTime();
     let deleted = 0;

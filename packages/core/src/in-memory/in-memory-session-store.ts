@@ -1,9 +1,16 @@
+import type { UserTurnRequest } from "@aptix/contracts";
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
 import type {
+  DeleteSessionInput,
+  DeleteSessionResult,
   FindExpiredLeasesInput,
+  FindIdleSessionsInput,
+  ListSessionsInput,
   LlmCallWrite,
+  PruneTracesInput,
   RecordLlmCallInput,
+  SessionListing,
   SessionStore,
   TransitionResult,
   TransitionWrite,
@@ -124,7 +131,7 @@ export class InMemorySessionStore implements SessionStore {
     } = write;
     if (this.#atRunningCap(key.principal, write.maxRunningTurns)) return { outcome: "rate_limited" };
     let state = this.#state(key);
-    if (state !== undefined && this.#busy(state)) return { outcome: "busy" };
+    if (state !== undefined && write.overrideLease !== true && this.#busy(state)) return { outcome: "busy" };
     if (
       state === undefined
         ? expectVersion !== undefined || create === undefined
@@ -278,6 +285,50 @@ export class InMemorySessionStore implements SessionStore {
     return [...calls].sort((a, b) => a.index - b.index).map(copy);
   }
 
+  async listSessions({ principal, limit, workspaceId, after }: ListSessionsInput): Promise<SessionListing[]> {
+    const listings = [...this.#sessions.values()]
+      .filter(({ record }) => record.principal === principal)
+      .map(listingOf)
+      .filter((listing) => workspaceId === undefined || listing.workspaceId === workspaceId)
+      .sort((a, b) => newestFirst(a.session, b.session));
+    const from =
+      after === undefined ? 0 : listings.findIndex((listing) => newestFirst(after, listing.session) < 0);
+    return (from < 0 ? [] : listings.slice(from, from + limit)).map(copy);
+  }
+
+  async listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
+    const turns = await this.listTurns(key);
+    return turns.filter((turn) => turn.sequence >= fromSequence).slice(0, limit);
+  }
+
+  async deleteSession({ key, expectVersion }: DeleteSessionInput): Promise<DeleteSessionResult> {
+    const state = this.#state(key);
+    if (state === undefined || state.record.version !== expectVersion) return "stale";
+    if (this.#busy(state)) return "busy";
+    this.#sessions.delete(keyOf(key));
+    return "deleted";
+  }
+
+  async findIdleSessions({ idleBefore, limit }: FindIdleSessionsInput): Promise<SessionKey[]> {
+    return [...this.#sessions.values()]
+      .filter(({ record }) => record.updatedAt.getTime() < idleBefore.getTime())
+      .slice(0, Math.max(0, Math.ceil(limit)))
+      .map(({ record }) => ({ principal: record.principal, sessionId: record.sessionId }));
+  }
+
+  async pruneTraces({ startedBefore, limit }: PruneTracesInput): Promise<number> {
+    let pruned = 0;
+    for (const { calls } of this.#sessions.values()) {
+      for (const call of [...calls.values()].flat()) {
+        if (pruned >= limit) return pruned;
+        if (call.request === null || call.startedAt.getTime() >= startedBefore.getTime()) continue;
+        Object.assign(call, { request: null, providerRequest: null, providerResponse: null });
+        pruned++;
+      }
+    }
+    return pruned;
+  }
+
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
     const found: SessionKey[] = [];
     const cutoff = this.#clock.now().getTime() - expiredForMs;
@@ -339,6 +390,31 @@ function newState(
     calls: new Map(),
     modeHistory: [],
   };
+}
+
+/** What the list shows of a session's turns. */
+function listingOf({ record, turns }: SessionState): SessionListing {
+  const ordered = [...turns.values()].sort((a, b) => a.sequence - b.sequence);
+  // A turn's first round is its user turn.
+  const requests = ordered.map((turn) => turn.rounds[0]?.request as UserTurnRequest | undefined);
+  const listing: SessionListing = { session: record };
+  const last = ordered.at(-1);
+  if (last !== undefined) listing.lastTurnStatus = last.status;
+  const instruction = requests.find((request) => request?.instruction !== undefined)?.instruction;
+  if (instruction !== undefined) listing.firstInstruction = instruction;
+  const workspaceId = requests.findLast((request) => request?.workspaceId !== undefined)?.workspaceId;
+  if (workspaceId !== undefined) listing.workspaceId = workspaceId;
+  return listing;
+}
+
+/** Most recently active first: `updatedAt`, then `sessionId`, descending. */
+function newestFirst(
+  a: { updatedAt: Date; sessionId: string },
+  b: { updatedAt: Date; sessionId: string },
+): number {
+  const byTime = b.updatedAt.getTime() - a.updatedAt.getTime();
+  if (byTime !== 0) return byTime;
+  return a.sessionId < b.sessionId ? 1 : a.sessionId > b.sessionId ? -1 : 0;
 }
 
 function copy<T>(value: T): T {

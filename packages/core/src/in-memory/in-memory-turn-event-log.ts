@@ -31,6 +31,13 @@ export class InMemoryTurnEventLog implements TurnEventLog {
       .map((delta) => ({ ...delta }));
   }
 
+  async deleteSession(key: SessionKey): Promise<void> {
+    for (const [name, kept] of [...this.#deltas]) {
+      if (kept.key.principal === key.principal && kept.key.sessionId === key.sessionId)
+        this.#deltas.delete(name);
+    }
+  }
+
   async prune({ endedBefore, limit }: PruneTurnEventsInput): Promise<number> {
     let pruned = 0;
     for (const [name, { key, turnId }] of [...this.#deltas]) {

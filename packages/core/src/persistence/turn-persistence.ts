@@ -2,8 +2,14 @@ import { fail, IdentifierSchema, type InvokeFailure, type InvokeResult, ok } fro
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type {
+  DeleteSessionInput,
+  DeleteSessionResult,
   FindExpiredLeasesInput,
+  FindIdleSessionsInput,
+  ListSessionsInput,
   LlmCallWrite,
+  PruneTracesInput,
+  SessionListing,
   SessionStore,
   TranscriptProgress,
   TransitionWrite,
@@ -90,6 +96,26 @@ export class TurnPersistence {
 
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
     return this.store.listLlmCalls(key, turnId);
+  }
+
+  listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
+    return this.store.listSessions(input);
+  }
+
+  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
+    return this.store.listTurnPage(key, fromSequence, limit);
+  }
+
+  deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult> {
+    return this.store.deleteSession(input);
+  }
+
+  findIdleSessions(input: FindIdleSessionsInput): Promise<SessionKey[]> {
+    return this.store.findIdleSessions(input);
+  }
+
+  pruneTraces(input: PruneTracesInput): Promise<number> {
+    return this.store.pruneTraces(input);
   }
 
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {

@@ -121,11 +121,12 @@ function failedTurn(input: {
   failure: InvokeFailure;
   now: Date;
   pending?: TurnRecord["pending"];
+  status?: "failed" | "cancelled";
 }): { turnPatch: TurnPatch; sessionPatch: SessionPatch } {
   const { turn, progress, failure, now } = input;
   return {
     turnPatch: {
-      status: "failed",
+      status: input.status ?? "failed",
       pending: input.pending ?? null,
       error: failure.errors[0],
       rounds: settleLastRound(turn.rounds, failure, progress),
@@ -154,6 +155,31 @@ export function interruptedTurn(
     failure: interruptedFailure(turn.turnId),
     now,
     pending: turn.pending,
+  });
+}
+
+/**
+ * A running or awaiting turn its client cancelled: it ends `cancelled` with TURN_CANCELLED as its last round's
+ * answer, keeping the usage and trace it had stored, and the session's provider view rolls back to where it
+ * started, as after a failure: nothing of it enters the conversation.
+ */
+export function cancelledTurn(
+  turn: TurnRecord,
+  now: Date,
+): { turnPatch: TurnPatch; sessionPatch: SessionPatch } {
+  return failedTurn({
+    turn,
+    progress: storedProgress(turn),
+    failure: cancelledFailure(turn.turnId),
+    now,
+    status: "cancelled",
+  });
+}
+
+/** The answer of a cancelled turn, to the request that was waiting for it and to any sent again. */
+function cancelledFailure(turnId: string): InvokeFailure {
+  return fail("TURN_CANCELLED", "The turn was cancelled before it finished; nothing of it was kept.", {
+    turnId,
   });
 }
 

@@ -26,4 +26,9 @@ export interface FileStore {
    * answers how many it deleted.
    */
   deleteExpired(limit: number): Promise<number>;
+  /**
+   * Deletes the principal's files of these ids: a deleted session's. A store that shares one database with the
+   * session store leaves it out, since `SessionStore.deleteSession` deletes them in its own transaction.
+   */
+  deleteFiles?(principal: string, fileIds: readonly string[]): Promise<void>;
 }

@@ -58,6 +58,11 @@ export interface TransitionWrite {
   modeChange?: ModeHistoryEntry;
   /** Gives the lease back in the same step: a transition after which nothing runs (the reaper's). */
   releaseLease?: boolean;
+  /**
+   * Takes the lease even when another owner holds it, unexpired (never `busy`): a cancel, which ends the turn
+   * the holder runs. The holder's later lease-guarded writes change nothing.
+   */
+  overrideLease?: boolean;
 }
 
 /**
@@ -112,6 +117,58 @@ export interface FindExpiredLeasesInput {
   limit: number;
 }
 
+/** One page of a principal's sessions: most recently active first (`updatedAt`, then `sessionId`, descending). */
+export interface ListSessionsInput {
+  principal: string;
+  limit: number;
+  /** Only sessions whose latest turn naming a workspace named this one. */
+  workspaceId?: string;
+  /** Only sessions after this one in the order: the last of the previous page. */
+  after?: { updatedAt: Date; sessionId: string };
+}
+
+/** A listed session with what its list entry shows of its turns. */
+export interface SessionListing {
+  session: SessionRecord;
+  /** The status of its latest turn (`sequence` = `turnCount`); absent without turns. */
+  lastTurnStatus?: TurnStatus;
+  /** The instruction of its first user turn that had one, as sent. */
+  firstInstruction?: string;
+  /** The workspace its latest turn naming one named. */
+  workspaceId?: string;
+}
+
+/**
+ * What `deleteSession` removes: the session and everything of it the store keeps (turns, transcript, traces,
+ * mode history; a store sharing one database with the turn event log and the file store also the session's
+ * events and the files named here), in one atomic step, while its version is `expectVersion`.
+ */
+export interface DeleteSessionInput {
+  key: SessionKey;
+  expectVersion: number;
+  /** The files the session's turns produced. */
+  fileIds: readonly string[];
+}
+
+/**
+ * - `deleted`: gone, every part at once.
+ * - `busy`: its lease is held, unexpired (a turn runs); nothing deleted.
+ * - `stale`: missing, or its version is not `expectVersion`; nothing deleted.
+ */
+export type DeleteSessionResult = "deleted" | "busy" | "stale";
+
+export interface FindIdleSessionsInput {
+  /** Sessions whose `updatedAt` is before this. */
+  idleBefore: Date;
+  limit: number;
+}
+
+export interface PruneTracesInput {
+  /** LLM calls that started before this. */
+  startedBefore: Date;
+  limit: number;
+}
+
 /**
  * Durable sessions, turns, transcripts, traces and mode history. Every write that belongs to a running turn
  * names the lease owner and answers false (changing nothing) when that owner no longer holds the lease.
@@ -139,6 +196,20 @@ export interface SessionStore {
   listTurns(key: SessionKey): Promise<TurnRecord[]>;
   listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]>;
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]>;
+  /** See ListSessionsInput. */
+  listSessions(input: ListSessionsInput): Promise<SessionListing[]>;
+  /** Up to `limit` turns of the session from sequence `fromSequence` on, in order. */
+  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]>;
+  /** See DeleteSessionInput. */
+  deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult>;
+  /** Up to `limit` sessions of any principal idle since before `idleBefore`: the session retention's. */
+  findIdleSessions(input: FindIdleSessionsInput): Promise<SessionKey[]>;
+  /**
+   * The trace retention: sets `request`, `providerRequest` and `providerResponse` to null on up to `limit` LLM
+   * calls started before `startedBefore` that still have a request, keeping the rest (response, error, timings);
+   * answers how many it pruned.
+   */
+  pruneTraces(input: PruneTracesInput): Promise<number>;
   /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
 }

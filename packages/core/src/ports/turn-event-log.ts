@@ -16,11 +16,22 @@ export interface TurnEventLog {
    */
   prune(input: PruneTurnEventsInput): Promise<number>;
   /**
+   * Deletes every delta of a deleted session. A log that shares one database with the session store leaves it
+   * out, since `SessionStore.deleteSession` deletes them in its own transaction.
+   */
+  deleteSession?(key: SessionKey): Promise<void>;
+  /**
    * Calls `onChange` whenever any instance sharing this log appends deltas of a streamed turn or stores a
    * result of one of its rounds, until the answered `stop` is called. Optional: without it, followers hear of
    * their own instance's changes only, and poll for the rest.
    */
   listen?(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onCancel` whenever any instance sharing this log's database cancels a turn (its status becomes
+   * `cancelled`), until the answered `stop` is called: how a cancel reaches the instance running the turn.
+   * Optional: without it, a cancel aborts turns running on its own instance only (one process, PGlite).
+   */
+  listenCancels?(onCancel: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>>;
 }
 
 export interface PruneTurnEventsInput {

@@ -34,6 +34,11 @@ export interface ReasonerInput {
   progress: TurnProgress;
   /** Where the round's text streams, when it streams. */
   text?: TextSink;
+  /**
+   * Aborted when the turn is cancelled: the provider call and a running server tool stop at once, and the
+   * round's next write finds the lease gone.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ReasonerStepOptions {
@@ -128,7 +133,10 @@ export class ReasonerStep {
       const answered = await this.llmCall.run({
         provider,
         request,
-        ...(input.text ? { options: { onTextDelta: text.delta } } : {}),
+        options: {
+          ...(input.text ? { onTextDelta: text.delta } : {}),
+          ...(input.signal ? { signal: input.signal } : {}),
+        },
       });
       const record = this.#callRecord(input, request, startedAt, answered);
       progress.llmCallCount += 1;
@@ -183,6 +191,7 @@ export class ReasonerStep {
         calls: response.toolCalls,
         // What this call offered, and so all a call of its response may use (DESIGN §11).
         offered: request.tools,
+        ...(input.signal ? { signal: input.signal } : {}),
         context: {
           principal: session.principal,
           sessionId: session.sessionId,

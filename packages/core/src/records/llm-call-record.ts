@@ -9,8 +9,11 @@ export interface LlmCallRecord {
   turnId: string;
   /** 0-based position among the turn's calls. */
   index: number;
-  /** The composed request; a replay continuation is kept as its item count, not the items again. */
-  request: Omit<LlmRequest, "continuation"> & { continuation: TracedContinuation };
+  /**
+   * The composed request; a replay continuation is kept as its item count, not the items again. Null once the
+   * trace retention dropped it (with the raw payloads), the timings, response and usage kept.
+   */
+  request: (Omit<LlmRequest, "continuation"> & { continuation: TracedContinuation }) | null;
   response: Omit<LlmResponse, "trace"> | null;
   providerRequest: unknown;
   providerResponse: unknown;

@@ -34,6 +34,8 @@ export interface ServerToolExecutionInput {
   /** The tools the LLM call that made `calls` offered (its request's `tools`): the only names a call may use. */
   offered: readonly ToolDefinition[];
   context: Omit<ServerToolContext, "files" | "signal">;
+  /** The turn's: aborted when it is cancelled, which aborts the running tool and stops waiting for it. */
+  signal?: AbortSignal;
 }
 
 export interface ServerToolExecutionOutcome {
@@ -82,6 +84,7 @@ export class ServerToolExecutionStep {
     calls,
     offered,
     context,
+    signal,
   }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
     const outcome: ServerToolExecutionOutcome = {
       outputs: [],
@@ -120,7 +123,7 @@ export class ServerToolExecutionStep {
         );
         continue;
       }
-      const ran = await this.#execute(tool, parsed.value, call, context, outcome.files);
+      const ran = await this.#execute(tool, parsed.value, call, context, outcome.files, signal);
       if (!ran.successful) return ran;
       const executionMs = this.clock.now().getTime() - started;
       const base = {
@@ -174,8 +177,11 @@ export class ServerToolExecutionStep {
     call: LlmToolCall,
     turn: ServerToolExecutionInput["context"],
     kept: FileRef[],
+    cancel: AbortSignal | undefined,
   ): Promise<InvokeResult<{ result: unknown; resultJson: string } | { errorMessage: string }>> {
     const abort = new AbortController();
+    const cancelled = () => abort.abort(cancel?.reason);
+    cancel?.addEventListener("abort", cancelled, { once: true });
     const context: ServerToolContext = {
       ...turn,
       signal: abort.signal,
@@ -198,8 +204,14 @@ export class ServerToolExecutionStep {
     const timedOut = new Promise<"timeout">((resolve) => {
       timer = setTimeout(() => resolve("timeout"), this.toolTimeoutMs);
     });
+    // A tool that does not heed its signal is not waited for once the turn is cancelled.
+    const stopped = new Promise<"cancelled">((resolve) => {
+      if (abort.signal.aborted) resolve("cancelled");
+      abort.signal.addEventListener("abort", () => resolve("cancelled"), { once: true });
+    });
     try {
-      const answered = await Promise.race([tool.execute(args, context), timedOut]);
+      const answered = await Promise.race([tool.execute(args, context), timedOut, stopped]);
+      if (answered === "cancelled") return failed("the turn was cancelled");
       if (answered !== "timeout") {
         if ("errorMessage" in answered) return ok({ errorMessage: answered.errorMessage });
         // A result that is not JSON (a bigint, a cycle) is the tool's bug, not the model's.
@@ -212,6 +224,7 @@ export class ServerToolExecutionStep {
       if (error instanceof QuotaExceededError) return ok({ errorMessage: error.message });
       return failed(errorMessage(error));
     } finally {
+      cancel?.removeEventListener("abort", cancelled);
       clearTimeout(timer);
     }
   }

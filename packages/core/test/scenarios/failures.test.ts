@@ -168,7 +168,7 @@ describe("failed turns", () => {
     expect(
       trace.llmCalls.map((call) => [
         call.index,
-        call.request.continuation,
+        call.request?.continuation,
         call.error?.details?.reason ?? null,
       ]),
     ).toEqual([

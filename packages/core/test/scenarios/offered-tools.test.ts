@@ -125,7 +125,7 @@ describe("only the tools the mode offers (DESIGN §11)", () => {
       "apply_patch",
       "read_file",
     ]);
-    expect(trace.llmCalls[1]?.request.input).toEqual(expect.arrayContaining(refusals));
+    expect(trace.llmCalls[1]?.request?.input).toEqual(expect.arrayContaining(refusals));
     expect(trace.toolExecutions).toEqual([]);
   });
 
@@ -187,7 +187,7 @@ describe("only the tools the mode offers (DESIGN §11)", () => {
       /^Invalid arguments for read_file: path must be a string; startLine is required; /,
     );
     const trace = resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1"));
-    expect(trace.llmCalls[1]?.request.input).toContainEqual(refusal);
+    expect(trace.llmCalls[1]?.request?.input).toContainEqual(refusal);
   });
 
   it("still offers and runs what the turn's mode offers: a call to it is checked, not refused", async () => {

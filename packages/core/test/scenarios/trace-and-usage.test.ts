@@ -116,7 +116,7 @@ describe("the turn trace and usage", () => {
       provider: "scripted",
       data: { id: "rs_1" },
     });
-    expect(trace.llmCalls[2]?.request.input).toEqual([
+    expect(trace.llmCalls[2]?.request?.input).toEqual([
       { type: "function_call_output", callId: "c1", output: '"A"', isError: false },
     ]);
     expect(trace.llmCalls[2]?.response).toMatchObject({
@@ -152,8 +152,8 @@ describe("the turn trace and usage", () => {
     responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Again" }));
     expect(agent.stateless.requests[1]?.continuation.type).toBe("replay");
     const [call] = resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t2")).llmCalls;
-    expect(call?.request.continuation).toEqual({ type: "replay", itemCount: 3 });
-    expect(call?.request.model).toBe("claude-test");
+    expect(call?.request?.continuation).toEqual({ type: "replay", itemCount: 3 });
+    expect(call?.request?.model).toBe("claude-test");
     expect(call?.response?.responseId).toBeUndefined();
     expect(call?.response).not.toHaveProperty("trace");
   });
@@ -174,6 +174,6 @@ describe("the turn trace and usage", () => {
       providerResponse: null,
       error: outage.errors[0],
     });
-    expect(trace.llmCalls[0]?.request.continuation).toEqual({ type: "none" });
+    expect(trace.llmCalls[0]?.request?.continuation).toEqual({ type: "none" });
   });
 });

@@ -6,6 +6,9 @@ import type { StoreDatabase } from "./rows.js";
 /** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
 const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
 
+/** The channel migration 0009's trigger notifies when a turn is cancelled, with the same payload. */
+const TURN_CANCELLED_CHANNEL = "aptix_turn_cancelled";
+
 /** Listens on a channel of the database until the answered `stop`: postgres.js's or PGlite's `listen`. */
 export type ListenToChannel = (
   channel: string,
@@ -29,10 +32,21 @@ export class DrizzleTurnEventLog implements TurnEventLog {
     this.#notifications = notifications;
   }
 
-  async listen(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {
+  listen(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {
+    return this.#listenTo(TURN_CHANGED_CHANNEL, onChange);
+  }
+
+  listenCancels(onCancel: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {
+    return this.#listenTo(TURN_CANCELLED_CHANNEL, onCancel);
+  }
+
+  async #listenTo(
+    channel: string,
+    onChange: (key: SessionKey, turnId: string) => void,
+  ): Promise<() => Promise<void>> {
     if (this.#notifications === undefined) return async () => {};
     const { schema, listen } = this.#notifications;
-    return listen(TURN_CHANGED_CHANNEL, (payload) => {
+    return listen(channel, (payload) => {
       const [inSchema, principal, sessionId, turnId] = JSON.parse(payload) as string[];
       // One channel serves every schema of the database: only this store's turns concern it.
       if (inSchema === schema && principal && sessionId && turnId) onChange({ principal, sessionId }, turnId);

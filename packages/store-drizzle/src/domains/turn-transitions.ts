@@ -117,6 +117,7 @@ export class TurnTransitions {
       creates: expectVersion === undefined,
       claims: write.releaseLease !== true,
       capping,
+      overridesLease: write.overrideLease === true,
       insertsTurn: insertTurn !== undefined,
       changesMode: modeChange !== undefined,
     };
@@ -143,6 +144,8 @@ export class TurnTransitions {
       throw error;
     }
     if (row !== undefined) return { outcome: "applied", session: toSession(row) };
+    // Taking the lease whoever holds it, only the version can have stopped it.
+    if (shape.overridesLease) return { outcome: "stale" };
     // Why the session row was not written: the cap first, then a held lease, else the session moved on.
     const why = await this.#judge(capping ? "why_not_capped" : "why_not", judged);
     return { outcome: why.capped ? "rate_limited" : why.held ? "busy" : "stale" };
@@ -216,7 +219,9 @@ export class TurnTransitions {
                 eq(sessions.principal, sql.placeholder("principal")),
                 eq(sessions.sessionId, sql.placeholder("sessionId")),
                 eq(sessions.version, sql.placeholder("expectVersion")),
-                or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now())),
+                shape.overridesLease
+                  ? undefined
+                  : or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now())),
                 shape.capping ? sql`not ${this.#capped()}` : undefined,
               ),
             )

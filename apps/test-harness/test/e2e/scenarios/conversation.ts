@@ -112,7 +112,7 @@ export function conversationScenarios(ctx: ScenarioContext): void {
     const trace = expectOk(await ctx.service.trace(sessionId, "t2"));
     expect(trace.status).toBe("completed");
     expect(trace.llmCalls).toHaveLength(1);
-    expect(trace.llmCalls[0]?.request.continuation).toEqual({
+    expect(trace.llmCalls[0]?.request?.continuation).toEqual({
       type: "previous_response",
       responseId: responseId(0),
     });
@@ -374,10 +374,12 @@ export function conversationScenarios(ctx: ScenarioContext): void {
     expect(toolNames(replayBody)).toEqual(["read_file", "agent_change_mode"]);
 
     const trace = expectOk(await ctx.service.trace(sessionId, "t2"));
-    expect(trace.llmCalls.map((call) => [call.error?.code ?? null, call.request.continuation.type])).toEqual([
-      ["PROVIDER_ERROR", "previous_response"],
-      [null, "replay"],
-    ]);
+    expect(trace.llmCalls.map((call) => [call.error?.code ?? null, call.request?.continuation.type])).toEqual(
+      [
+        ["PROVIDER_ERROR", "previous_response"],
+        [null, "replay"],
+      ],
+    );
 
     // The chain goes on from the replayed response.
     expectFinal(await ctx.service.post(userTurn(sessionId, "t3", "Third question")));

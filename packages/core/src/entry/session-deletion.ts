@@ -1,0 +1,43 @@
+import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import type { FileStore } from "../ports/file-store.js";
+import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { SessionKey } from "../records/session-record.js";
+import { sessionBusy, sessionNotFound } from "./entry-failures.js";
+
+/** Reads that find the session changed between their read and the delete before the delete answers busy. */
+const DELETE_ATTEMPTS = 3;
+
+/** Where a produced file's id stands in its `FileRef.url` (FileKeeper mints `…/v1/files/<fileId>`). */
+const FILE_URL = /\/v1\/files\/([^/?#]+)$/;
+
+/**
+ * `DELETE /v1/sessions/:sessionId`: the session and everything of it, refused SESSION_BUSY while a turn holds
+ * its lease. The store deletes what it keeps in one step; an event log or file store apart from it is told next.
+ */
+export class SessionDeletion {
+  constructor(
+    private readonly persistence: TurnPersistence,
+    private readonly files: FileStore,
+    private readonly events: TurnEventLog,
+  ) {}
+
+  async delete(key: SessionKey): Promise<InvokeResult<SessionDeleted>> {
+    for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
+      const session = await this.persistence.getSession(key);
+      if (!session) return sessionNotFound(key.sessionId);
+      const turns = await this.persistence.listTurns(key);
+      const fileIds = turns.flatMap((turn) =>
+        turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
+      );
+      const outcome = await this.persistence.deleteSession({ key, expectVersion: session.version, fileIds });
+      if (outcome === "busy") return sessionBusy(key.sessionId);
+      if (outcome === "deleted") {
+        await this.files.deleteFiles?.(key.principal, fileIds);
+        await this.events.deleteSession?.(key);
+        return ok({ deleted: true });
+      }
+    }
+    return sessionBusy(key.sessionId);
+  }
+}

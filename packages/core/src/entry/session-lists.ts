@@ -1,0 +1,110 @@
+import {
+  fail,
+  type InvokeFailure,
+  type InvokeResult,
+  ok,
+  SESSION_TITLE_LENGTH,
+  type SessionList,
+  type SessionMessages,
+} from "@aptix/contracts";
+import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import type { SessionListing } from "../ports/session-store.js";
+import { sessionNotFound } from "./entry-failures.js";
+import { turnMessages } from "./session-messages.js";
+
+export interface PageRequest {
+  /** 1–100 (the route checks it). */
+  limit: number;
+  /** A `nextCursor` this service answered. */
+  cursor?: string;
+}
+
+/**
+ * The owner's pages of sessions and of a session's messages (`GET /v1/sessions`, `…/messages`). A session's
+ * cursor is its `updatedAt` in milliseconds and its id (`<ms>.<sessionId>`), a message's its position in the
+ * conversation (two per turn, from 0).
+ */
+export class SessionLists {
+  constructor(
+    private readonly persistence: TurnPersistence,
+    private readonly modes: ModeCatalog,
+  ) {}
+
+  async listSessions(
+    principal: string,
+    page: PageRequest & { workspaceId?: string },
+  ): Promise<InvokeResult<SessionList>> {
+    let after: { updatedAt: Date; sessionId: string } | undefined;
+    if (page.cursor !== undefined) {
+      const match = /^(\d{1,15})\.(.+)$/.exec(page.cursor);
+      if (!match) return badCursor();
+      after = { updatedAt: new Date(Number(match[1])), sessionId: match[2] as string };
+    }
+    const listings = await this.persistence.listSessions({
+      principal,
+      limit: page.limit + 1,
+      ...(page.workspaceId === undefined ? {} : { workspaceId: page.workspaceId }),
+      ...(after ? { after } : {}),
+    });
+    const shown = listings.slice(0, page.limit);
+    const last = shown.at(-1)?.session;
+    return ok({
+      sessions: shown.map((listing) => this.#item(listing)),
+      ...(listings.length > page.limit && last
+        ? { nextCursor: `${last.updatedAt.getTime()}.${last.sessionId}` }
+        : {}),
+    });
+  }
+
+  async listMessages(
+    principal: string,
+    sessionId: string,
+    page: PageRequest,
+  ): Promise<InvokeResult<SessionMessages>> {
+    let from = 0;
+    if (page.cursor !== undefined) {
+      if (!/^\d{1,9}$/.test(page.cursor)) return badCursor();
+      from = Number(page.cursor);
+    }
+    const key = { principal, sessionId };
+    const session = await this.persistence.getSession(key);
+    if (!session) return sessionNotFound(sessionId);
+    // Two messages a turn: from the turn of message `from`, enough turns for `limit` messages and one more.
+    const skip = from % 2;
+    const turnCount = Math.ceil((skip + page.limit + 1) / 2);
+    const turns = await this.persistence.listTurnPage(key, Math.floor(from / 2) + 1, turnCount);
+    const calls = await Promise.all(turns.map((turn) => this.persistence.listLlmCalls(key, turn.turnId)));
+    const messages = turns.flatMap((turn, index) => turnMessages(turn, calls[index] ?? [])).slice(skip);
+    const shown = messages.slice(0, page.limit);
+    return ok({
+      messages: shown,
+      ...(messages.length > page.limit ? { nextCursor: String(from + page.limit) } : {}),
+    });
+  }
+
+  #item({
+    session,
+    lastTurnStatus,
+    firstInstruction,
+    workspaceId,
+  }: SessionListing): SessionList["sessions"][number] {
+    const { sessionId, mode, turnCount, createdAt, updatedAt } = session;
+    return {
+      sessionId,
+      modeDisplayName: this.modes.has(mode) ? this.modes.get(mode).displayName : mode,
+      turnCount,
+      ...(lastTurnStatus === undefined ? {} : { lastTurnStatus }),
+      ...(workspaceId === undefined ? {} : { workspaceId }),
+      createdAt,
+      updatedAt,
+      title: (firstInstruction ?? "").slice(0, SESSION_TITLE_LENGTH).trimEnd(),
+    };
+  }
+}
+
+function badCursor(): InvokeFailure {
+  return fail("VALIDATION_FAILED", "cursor is not a nextCursor this service answered.", {
+    fields: [{ path: "cursor", message: "must be a nextCursor this service answered" }],
+  });
+}

@@ -1,0 +1,2 @@
+ALTER TABLE "llm_calls" ALTER COLUMN "request" DROP NOT NULL;--> statement-breakpoint
+CREATE INDEX "llm_calls_unpruned_started_idx" ON "llm_calls" USING btree ("started_at") WHERE "llm_calls"."request" is not null;

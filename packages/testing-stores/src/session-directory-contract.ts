@@ -1,0 +1,253 @@
+import type { SessionKey, SessionStore, TurnRecord } from "@aptix/core";
+import {
+  type ManualClock,
+  newCallRecord,
+  newLease,
+  newModeHistoryEntry,
+  newSessionKey,
+  newTurnRecord,
+  sampleTranscriptItems,
+} from "@aptix/core/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SessionStoreHarness } from "./session-store-contract.js";
+
+const LEASE_MS = 60_000;
+const CREATE = { conversationContextId: "conv-1", agentContextId: null, mode: "code" } as const;
+
+/**
+ * The session store's listings and deletion (`listSessions`, `listTurnPage`, `deleteSession`), which every
+ * `SessionStore` shares. Call it at the top level of a test file; each check starts from an empty store.
+ */
+export function describeSessionDirectoryContract(
+  name: string,
+  makeStore: () => Promise<SessionStoreHarness>,
+): void {
+  describe(`SessionStore listings and deletion: ${name}`, () => {
+    let harness: SessionStoreHarness | undefined;
+    let store: SessionStore;
+    let clock: ManualClock;
+
+    beforeEach(async () => {
+      harness = await makeStore();
+      store = harness.store;
+      clock = harness.clock;
+    });
+
+    afterEach(async () => {
+      await harness?.close();
+      harness = undefined;
+    });
+
+    /**
+     * Starts turn `turnId` of `key` (creating the session) with `request` fields, and settles it as `status`
+     * with the lease given back; the session's `updatedAt` becomes the clock's now.
+     */
+    async function settledTurn(
+      key: SessionKey,
+      turnId: string,
+      request: { instruction?: string; workspaceId?: string },
+      status: TurnRecord["status"] = "completed",
+    ): Promise<void> {
+      const read = await store.getSession(key);
+      const turn = newTurnRecord(key, turnId, {
+        sequence: (read?.turnCount ?? 0) + 1,
+        createdAt: clock.now(),
+        rounds: [
+          { request: { sessionId: key.sessionId, turnId, ...request }, requestHash: `sha256:${turnId}` },
+        ],
+      });
+      const owner = `owner-${turnId}`;
+      const applied = await store.applyTransition({
+        key,
+        lease: newLease(owner, LEASE_MS),
+        now: clock.now(),
+        ...(read ? { expectVersion: read.version } : { create: { ...CREATE } }),
+        insertTurn: turn,
+        sessionPatch: { openTurnId: turnId },
+      });
+      expect(applied.outcome).toBe("applied");
+      const updated = await store.updateTurn({
+        key,
+        turnId,
+        turnPatch: { status, completedAt: clock.now() },
+        sessionPatch: { openTurnId: null },
+        leaseOwner: owner,
+        releaseLease: true,
+      });
+      expect(updated).toBe(true);
+    }
+
+    it("lists a principal's sessions most recently active first, paged after the last one shown", async () => {
+      const a = newSessionKey("s-a", "principal-a");
+      const b = newSessionKey("s-b", "principal-a");
+      const c = newSessionKey("s-c", "principal-a");
+      const other = newSessionKey("s-a", "principal-b");
+      await settledTurn(a, "t1", { instruction: "first of a", workspaceId: "ws-1" });
+      clock.advance(1_000);
+      await settledTurn(b, "t1", { instruction: "first of b" });
+      clock.advance(1_000);
+      await settledTurn(c, "t1", {}, "failed");
+      clock.advance(1_000);
+      await settledTurn(other, "t1", { instruction: "not yours" });
+      clock.advance(1_000);
+      await settledTurn(a, "t2", { instruction: "second of a", workspaceId: "ws-2" }, "failed");
+
+      const all = await store.listSessions({ principal: "principal-a", limit: 10 });
+      expect(all.map(({ session }) => session.sessionId)).toEqual(["s-a", "s-c", "s-b"]);
+      const [first, third, second] = all;
+      expect(first).toMatchObject({
+        lastTurnStatus: "failed",
+        firstInstruction: "first of a",
+        workspaceId: "ws-2",
+        session: { principal: "principal-a", turnCount: 2 },
+      });
+      expect(third).toStrictEqual({ session: await store.getSession(c), lastTurnStatus: "failed" });
+      expect(second).toMatchObject({ lastTurnStatus: "completed", firstInstruction: "first of b" });
+      expect(second?.workspaceId).toBeUndefined();
+
+      const page1 = await store.listSessions({ principal: "principal-a", limit: 2 });
+      expect(page1.map(({ session }) => session.sessionId)).toEqual(["s-a", "s-c"]);
+      const last = page1[1]?.session;
+      if (!last) throw new Error("expected two sessions");
+      const page2 = await store.listSessions({
+        principal: "principal-a",
+        limit: 2,
+        after: { updatedAt: last.updatedAt, sessionId: last.sessionId },
+      });
+      expect(page2.map(({ session }) => session.sessionId)).toEqual(["s-b"]);
+
+      const inWs2 = await store.listSessions({ principal: "principal-a", limit: 10, workspaceId: "ws-2" });
+      expect(inWs2.map(({ session }) => session.sessionId)).toEqual(["s-a"]);
+      // The filter is the latest workspace a turn named, not any earlier one.
+      expect(await store.listSessions({ principal: "principal-a", limit: 10, workspaceId: "ws-1" })).toEqual(
+        [],
+      );
+      expect(await store.listSessions({ principal: "principal-c", limit: 10 })).toEqual([]);
+    });
+
+    it("orders sessions active in the same millisecond by id, descending, and pages through them", async () => {
+      for (const id of ["s-1", "s-3", "s-2"]) await settledTurn(newSessionKey(id), "t1", { instruction: id });
+      const listed = await store.listSessions({ principal: "principal-a", limit: 10 });
+      expect(listed.map(({ session }) => session.sessionId)).toEqual(["s-3", "s-2", "s-1"]);
+      const [, middle] = listed;
+      if (!middle) throw new Error("expected three sessions");
+      const after = { updatedAt: middle.session.updatedAt, sessionId: middle.session.sessionId };
+      const rest = await store.listSessions({ principal: "principal-a", limit: 10, after });
+      expect(rest.map(({ session }) => session.sessionId)).toEqual(["s-1"]);
+    });
+
+    it("pages a session's turns by sequence", async () => {
+      const key = newSessionKey();
+      for (const turnId of ["t1", "t2", "t3"]) await settledTurn(key, turnId, { instruction: turnId });
+      expect((await store.listTurnPage(key, 2, 5)).map((turn) => turn.turnId)).toEqual(["t2", "t3"]);
+      expect((await store.listTurnPage(key, 1, 2)).map((turn) => turn.turnId)).toEqual(["t1", "t2"]);
+      expect(await store.listTurnPage(key, 4, 2)).toEqual([]);
+      expect(await store.listTurnPage(newSessionKey("other"), 1, 2)).toEqual([]);
+    });
+
+    it("deletes a session with its turns, transcript, traces and mode history, and nothing of another", async () => {
+      const key = newSessionKey();
+      const kept = newSessionKey("session-1", "principal-b");
+      await settledTurn(key, "t1", { instruction: "hello" });
+      await settledTurn(kept, "t1", { instruction: "hello" });
+      const lease = newLease("owner-x", LEASE_MS);
+      const read = await store.getSession(key);
+      await store.applyTransition({ key, lease, now: clock.now(), expectVersion: read?.version as number });
+      const items = sampleTranscriptItems();
+      await store.recordLlmCall({
+        call: newCallRecord(key, "t1", 0),
+        progress: {
+          items,
+          fromPosition: 0,
+          cursor: { responseId: null, pendingInput: [], transcriptLength: items.length },
+        },
+        lease,
+      });
+      await store.changeMode(newModeHistoryEntry(key, "t1", "code", "plan"), "owner-x");
+      await store.releaseLease(key, "owner-x");
+      const session = await store.getSession(key);
+      if (!session) throw new Error("expected the session");
+
+      expect(await store.deleteSession({ key, expectVersion: session.version + 1, fileIds: [] })).toBe(
+        "stale",
+      );
+      expect(await store.getSession(key)).toStrictEqual(session);
+      expect(await store.deleteSession({ key, expectVersion: session.version, fileIds: [] })).toBe("deleted");
+      expect(await store.getSession(key)).toBeUndefined();
+      expect(await store.getTurn(key, "t1")).toBeUndefined();
+      expect(await store.listTurns(key)).toEqual([]);
+      expect(await store.loadTranscript(key, 100)).toEqual([]);
+      expect(await store.listLlmCalls(key, "t1")).toEqual([]);
+      expect(await store.listModeHistory(key)).toEqual([]);
+      expect(await store.listSessions({ principal: key.principal, limit: 10 })).toEqual([]);
+      expect(await store.deleteSession({ key, expectVersion: session.version, fileIds: [] })).toBe("stale");
+      expect((await store.listTurns(kept)).map((turn) => turn.turnId)).toEqual(["t1"]);
+
+      // The same id starts afresh.
+      await settledTurn(key, "t1", { instruction: "again" });
+      expect((await store.getSession(key))?.turnCount).toBe(1);
+    });
+
+    it("finds sessions idle since before a time, of every principal", async () => {
+      await settledTurn(newSessionKey("old", "principal-a"), "t1", { instruction: "old" });
+      await settledTurn(newSessionKey("old", "principal-b"), "t1", { instruction: "old" });
+      clock.advance(10_000);
+      const cutoff = clock.now();
+      await settledTurn(newSessionKey("new", "principal-a"), "t1", { instruction: "new" });
+      const found = await store.findIdleSessions({ idleBefore: cutoff, limit: 10 });
+      expect(found.map((key) => `${key.principal}/${key.sessionId}`).sort()).toEqual([
+        "principal-a/old",
+        "principal-b/old",
+      ]);
+      expect(await store.findIdleSessions({ idleBefore: cutoff, limit: 1 })).toHaveLength(1);
+      expect(
+        await store.findIdleSessions({ idleBefore: new Date(cutoff.getTime() - 20_000), limit: 10 }),
+      ).toEqual([]);
+    });
+
+    it("prunes the requests and raw payloads of calls started before a time, keeping response and timings", async () => {
+      const key = newSessionKey();
+      await settledTurn(key, "t1", { instruction: "hello" });
+      const read = await store.getSession(key);
+      const lease = newLease("owner-x", LEASE_MS);
+      await store.applyTransition({ key, lease, now: clock.now(), expectVersion: read?.version as number });
+      const old = { ...newCallRecord(key, "t1", 0), startedAt: clock.now() };
+      clock.advance(60_000);
+      const recent = { ...newCallRecord(key, "t1", 1), startedAt: clock.now() };
+      expect(await store.recordLlmCall({ call: old, lease })).toBe(true);
+      expect(await store.recordLlmCall({ call: recent, lease })).toBe(true);
+
+      expect(
+        await store.pruneTraces({ startedBefore: new Date(clock.now().getTime() - 1_000), limit: 10 }),
+      ).toBe(1);
+      const [pruned, kept] = await store.listLlmCalls(key, "t1");
+      expect(pruned).toStrictEqual({ ...old, request: null, providerRequest: null, providerResponse: null });
+      expect(kept).toStrictEqual(recent);
+      // Pruned once: not counted again.
+      expect(
+        await store.pruneTraces({ startedBefore: new Date(clock.now().getTime() - 1_000), limit: 10 }),
+      ).toBe(0);
+      expect(await store.pruneTraces({ startedBefore: new Date(clock.now().getTime() + 1), limit: 0 })).toBe(
+        0,
+      );
+    });
+
+    it("refuses busy to delete a session whose lease is held, until it expires", async () => {
+      const key = newSessionKey();
+      await settledTurn(key, "t1", { instruction: "hello" });
+      const read = await store.getSession(key);
+      await store.applyTransition({
+        key,
+        lease: newLease("owner-x", LEASE_MS),
+        now: clock.now(),
+        expectVersion: read?.version as number,
+      });
+      const held = await store.getSession(key);
+      if (!held) throw new Error("expected the session");
+      expect(await store.deleteSession({ key, expectVersion: held.version, fileIds: [] })).toBe("busy");
+      expect(await store.getSession(key)).toStrictEqual(held);
+      clock.advance(LEASE_MS);
+      expect(await store.deleteSession({ key, expectVersion: held.version, fileIds: [] })).toBe("deleted");
+    });
+  });
+}

@@ -152,6 +152,19 @@ describe("the environment", () => {
     expect(readServerEnv({ APTIX_PGLITE_SHARED_BUFFERS: "64MB" }).APTIX_PGLITE_SHARED_BUFFERS).toBe("64MB");
   });
 
+  it("reads the retentions in whole days (sessions kept, traces 30 days by default), and stops start-up naming a bad one", () => {
+    expect(readServerEnv({}).APTIX_SESSION_RETENTION_DAYS).toBeUndefined();
+    expect(readServerEnv({}).APTIX_TRACE_RETENTION_DAYS).toBe(30);
+    expect(readServerEnv({ APTIX_SESSION_RETENTION_DAYS: "90" }).APTIX_SESSION_RETENTION_DAYS).toBe(90);
+    for (const name of ["APTIX_SESSION_RETENTION_DAYS", "APTIX_TRACE_RETENTION_DAYS"]) {
+      for (const bad of ["0", "-1", "1.5", "forever", ""]) {
+        expect(() => readServerEnv({ [name]: bad })).toThrow(
+          new RegExp(`${name}: must be a whole number of days`),
+        );
+      }
+    }
+  });
+
   it("reads APTIX_RATE_LIMIT_RPM, 600 by default, and stops start-up naming a bad one", () => {
     expect(readServerEnv({}).APTIX_RATE_LIMIT_RPM).toBe(600);
     expect(readServerEnv({ APTIX_RATE_LIMIT_RPM: "30" }).APTIX_RATE_LIMIT_RPM).toBe(30);

@@ -281,12 +281,12 @@ describe("the HTTP interface", () => {
       successful: false,
       errors: [{ code: "METHOD_NOT_ALLOWED", details: { method: "GET", allow: ["POST"] } }],
     });
-    const deleteSession = await app.request("/v1/sessions/s1", {
-      method: "DELETE",
+    const putSession = await app.request("/v1/sessions/s1", {
+      method: "PUT",
       headers: { authorization: "Bearer alice-key-0123456789" },
     });
-    expect(deleteSession.status).toBe(405);
-    expect(deleteSession.headers.get("allow")).toBe("GET, HEAD");
+    expect(putSession.status).toBe(405);
+    expect(putSession.headers.get("allow")).toBe("DELETE, GET, HEAD");
     const postHealth = await app.request("/healthz", { method: "POST" });
     expect(postHealth.status).toBe(405);
     expect(postHealth.headers.get("allow")).toBe("GET, HEAD");

@@ -12,6 +12,13 @@ const GIB = 1024 ** 3;
 const integer = (fallback: number, min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).default(fallback);
 
+/** A retention in whole days, at least one. */
+const retentionDays = z.coerce
+  .number({ error: "must be a whole number of days, 1 or more" })
+  .int("must be a whole number of days, 1 or more")
+  .min(1, "must be a whole number of days, 1 or more")
+  .max(36_500, "must be at most 36500 days");
+
 /**
  * The environment of docs/configuration.md, plus a few optional tunables (APTIX_*). Every variable is checked at
  * start-up; a bad one stops the service with a message naming it.
@@ -55,6 +62,10 @@ const ServerEnvSchema = z.object({
   APTIX_QUOTA_FILE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** How long a streamed turn's events are kept for resuming clients after the turn ends. */
   APTIX_EVENT_RETENTION_MS: integer(24 * 3_600_000, 0, 365 * 24 * 3_600_000),
+  /** Sessions idle longer than this many days are deleted with everything of them; unset: kept. */
+  APTIX_SESSION_RETENTION_DAYS: retentionDays.optional(),
+  /** Turns' traces older than this many days lose their composed requests and raw provider payloads. */
+  APTIX_TRACE_RETENTION_DAYS: retentionDays.default(30),
   /** How long shutdown waits for running turns. */
   APTIX_SHUTDOWN_TIMEOUT_MS: integer(30_000, 0, 3_600_000),
   /** How often an idle event stream gets a keep-alive comment. */

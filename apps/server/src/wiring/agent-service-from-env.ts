@@ -13,6 +13,8 @@ export interface AgentServiceParts {
   publicUrl: () => string;
 }
 
+const DAY_MS = 24 * 3_600_000;
+
 /** Core's service over the adapters, with the limits the environment sets. */
 export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
   const { catalog, providers, retriever, store, files, publicUrl } = parts;
@@ -29,5 +31,9 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     leaseMs: env.APTIX_LEASE_MS,
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
+    traceRetentionMs: env.APTIX_TRACE_RETENTION_DAYS * DAY_MS,
+    ...(env.APTIX_SESSION_RETENTION_DAYS === undefined
+      ? {}
+      : { sessionRetentionMs: env.APTIX_SESSION_RETENTION_DAYS * DAY_MS }),
   });
 }

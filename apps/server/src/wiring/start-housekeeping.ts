@@ -5,7 +5,8 @@ import { housekeepingIntervalMs } from "./housekeeping-interval-ms.js";
 /**
  * Runs the service's housekeeping every `housekeepingIntervalMs(leaseMs)`: turns left running by a stopped
  * instance are failed soon after their lease expires, even if nobody asks; stream events are pruned once their
- * turn has been over for APTIX_EVENT_RETENTION_MS; expired files are deleted. `stop` waits for a run under way.
+ * turn has been over for APTIX_EVENT_RETENTION_MS; expired files are deleted; sessions idle past
+ * APTIX_SESSION_RETENTION_DAYS are deleted, and traces older than APTIX_TRACE_RETENTION_DAYS lose their payloads. `stop` waits for a run under way.
  */
 export function startHousekeeping(
   service: AgentService,
@@ -24,6 +25,14 @@ export function startHousekeeping(
     await service.sweepExpiredFiles().then(
       (count) => count > 0 && logger.log("info", "deleted expired files", { count }),
       (error: unknown) => logger.log("error", "file retention sweep failed", { error: String(error) }),
+    );
+    await service.sweepIdleSessions().then(
+      (count) => count > 0 && logger.log("info", "deleted idle sessions", { count }),
+      (error: unknown) => logger.log("error", "session retention sweep failed", { error: String(error) }),
+    );
+    await service.pruneTraces().then(
+      (count) => count > 0 && logger.log("info", "pruned the payloads of old traces", { count }),
+      (error: unknown) => logger.log("error", "trace retention sweep failed", { error: String(error) }),
     );
   };
   // One run at a time: a tick that finds the last run still going skips, so a slow database piles nothing up.

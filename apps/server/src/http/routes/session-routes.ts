@@ -1,3 +1,4 @@
+import { validateSessionListQuery, validateSessionMessagesQuery } from "@aptix/contracts";
 import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
 import { create as contentDisposition } from "content-disposition";
 import type { Hono } from "hono";
@@ -12,6 +13,28 @@ const FOLLOWER_RETRY_MS = 5_000;
 
 /** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
+  app.get("/v1/sessions", async (c) => {
+    const query = validateSessionListQuery(c.req.query());
+    if (!query.successful) return sendResult(c, query);
+    return sendResult(c, await service.listSessions(c.get("principal"), query.result));
+  });
+  app.get("/v1/sessions/:sessionId/messages", async (c) => {
+    const query = validateSessionMessagesQuery(c.req.query());
+    if (!query.successful) return sendResult(c, query);
+    return sendResult(
+      c,
+      await service.listMessages(c.get("principal"), c.req.param("sessionId"), query.result),
+    );
+  });
+  app.post("/v1/sessions/:sessionId/turns/:turnId/cancel", async (c) =>
+    sendResult(
+      c,
+      await service.cancelTurn(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
+    ),
+  );
+  app.delete("/v1/sessions/:sessionId", async (c) =>
+    sendResult(c, await service.deleteSession(c.get("principal"), c.req.param("sessionId"))),
+  );
   app.get("/v1/sessions/:sessionId", async (c) =>
     sendResult(c, await service.getSession(c.get("principal"), c.req.param("sessionId"))),
   );

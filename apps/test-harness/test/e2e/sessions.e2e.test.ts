@@ -1,0 +1,330 @@
+/**
+ * Sessions users manage, over real HTTP on both stores (DESIGN's §12 in docs/http-api.md): the list (paging,
+ * newest first, principal isolation), the messages of a turn with a client tool round trip, delete (everything
+ * of the session 404 afterwards, 409 while a turn runs, another principal's id deletes nothing) and cancel (the
+ * waiting request answers TURN_CANCELLED, the provider continues from the turn before, cancelling twice is the
+ * same), and on Postgres a cancel sent to a second instance stopping the first instance's provider call.
+ */
+import type { AgentExecuteResponse, SessionList, SessionMessages, TurnSummary } from "@aptix/contracts";
+import type { Jsonified } from "@aptix/server";
+import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  API_KEYS,
+  checkAndResetHarness,
+  E2E_STORES,
+  expectContinuation,
+  expectFailure,
+  expectFinal,
+  expectOk,
+  type HttpAnswer,
+  resultOf,
+  type ServiceClient,
+  startTestService,
+  streamExecute,
+  type TestService,
+  type TestStoreKind,
+  toolContinuation,
+  uniqueId,
+  userTurn,
+  waitFor,
+} from "../../src/e2e/index.js";
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+/** A provider answer held far longer than any test runs: it ends only when its caller goes away. */
+const HELD = step.text("Never delivered.", { delayMs: 120_000 });
+
+type ListJson = Jsonified<SessionList>;
+type MessagesJson = Jsonified<SessionMessages>;
+type TurnJson = Jsonified<TurnSummary>;
+
+let harness: ScriptedOpenAI;
+
+beforeAll(async () => {
+  harness = await startScriptedOpenAI();
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+afterEach(() => {
+  checkAndResetHarness(harness);
+});
+
+const cancel = (client: ServiceClient, sessionId: string, turnId: string, as: "alice" | "bob" = "alice") =>
+  client.send<TurnJson>("POST", `/v1/sessions/${sessionId}/turns/${turnId}/cancel`, undefined, as);
+
+/**
+ * Starts a turn whose provider call is held, and answers once the harness holds the call, with the request's
+ * answer still to come (wrapped: an async function's promise would wait for it).
+ */
+async function heldTurn(
+  client: ServiceClient,
+  body: Record<string, unknown>,
+): Promise<{ answer: Promise<HttpAnswer<AgentExecuteResponse>> }> {
+  const before = harness.responseRequests().length;
+  harness.enqueue(HELD);
+  const answer = client.post(body);
+  await waitFor(() => harness.responseRequests().length > before, "the held provider call");
+  return { answer };
+}
+
+/** The `previous_response_id` of the provider's last request. */
+function lastPreviousResponseId(): unknown {
+  const body = harness.responseRequests().at(-1)?.body as { previous_response_id?: unknown } | undefined;
+  return body?.previous_response_id;
+}
+
+describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
+  let service: TestService | undefined;
+  const client = (): TestService => {
+    if (!service) throw new Error("the service did not start");
+    return service;
+  };
+
+  beforeAll(async () => {
+    service = await startTestService({ store, harness });
+  });
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it("lists the principal's sessions newest first, a page at a time, and never another principal's", async () => {
+    const prefix = uniqueId("list");
+    const ids = [`${prefix}-a`, `${prefix}-b`, `${prefix}-c`];
+    const workspaceId = uniqueId("ws");
+    for (const [index, sessionId] of ids.entries()) {
+      harness.enqueue(`Answer ${index}.`);
+      const long = `${"x".repeat(78)}   and more past eighty`;
+      const instruction = index === 2 ? long : `Session ${index}`;
+      expectFinal(
+        await client().post(userTurn(sessionId, "t1", instruction, index === 1 ? { workspaceId } : {})),
+      );
+    }
+    harness.enqueue("Bob's answer.");
+    expectFinal(await client().post(userTurn(`${prefix}-bob`, "t1", "Bob's own"), "bob"));
+
+    const first = expectOk(await client().get<ListJson>("/v1/sessions?limit=2"));
+    expect(first.sessions.map((session) => session.sessionId)).toEqual([ids[2], ids[1]]);
+    expect(first.sessions[0]).toMatchObject({
+      modeDisplayName: "General",
+      turnCount: 1,
+      lastTurnStatus: "completed",
+      // The first 80 UTF-16 code units end in spaces, which are trimmed.
+      title: "x".repeat(78),
+    });
+    expect(first.sessions[1]).toMatchObject({ workspaceId, title: "Session 1" });
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = expectOk(
+      await client().get<ListJson>(
+        `/v1/sessions?limit=2&cursor=${encodeURIComponent(first.nextCursor ?? "")}`,
+      ),
+    );
+    const seen = second.sessions.map((session) => session.sessionId);
+    expect(seen[0]).toBe(ids[0]);
+    expect(seen).not.toContain(`${prefix}-bob`);
+
+    const filtered = expectOk(await client().get<ListJson>(`/v1/sessions?workspaceId=${workspaceId}`));
+    expect(filtered).toEqual({ sessions: [first.sessions[1]] });
+    const bobs = expectOk(await client().get<ListJson>("/v1/sessions?limit=100", "bob"));
+    expect(bobs.sessions.map((session) => session.sessionId)).toContain(`${prefix}-bob`);
+    expect(bobs.sessions.map((session) => session.sessionId)).not.toContain(ids[0]);
+
+    for (const [query, field] of [
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["limit=ten", "limit"],
+      ["cursor=nonsense", "cursor"],
+      ["order=asc", "order"],
+    ] as const) {
+      const refused = expectFailure(await client().get(`/v1/sessions?${query}`), 400, "VALIDATION_FAILED");
+      expect(refused.details?.fields).toEqual([expect.objectContaining({ path: field })]);
+    }
+  });
+
+  it("reads a turn with a client tool round trip back as a user and an assistant message with its tool call", async () => {
+    const sessionId = uniqueId("messages");
+    harness.enqueue(
+      step.functionCalls({ name: "read_file", arguments: { path: "src/a.ts" }, callId: "call_1" }),
+    );
+    const paused = expectContinuation(await client().post(userTurn(sessionId, "t1", "What is in src/a.ts?")));
+    harness.enqueue("It exports a.");
+    const toolCallId = paused.toolCalls[0]?.toolCallId ?? "";
+    expectFinal(
+      await client().post(
+        toolContinuation(sessionId, "t1", [{ toolCallId, resultJson: '"export const a = 1;"' }]),
+      ),
+    );
+    harness.enqueue(step.error(500));
+    await client().post(userTurn(sessionId, "t2", "And now?"));
+
+    const read = expectOk(await client().get<MessagesJson>(`/v1/sessions/${sessionId}/messages`));
+    expect(read.nextCursor).toBeUndefined();
+    expect(read.messages.map(({ createdAt: _c, ...message }) => message)).toEqual([
+      { turnId: "t1", role: "user", text: "What is in src/a.ts?" },
+      {
+        turnId: "t1",
+        role: "assistant",
+        text: "It exports a.",
+        toolCalls: [
+          { name: "read_file", argumentsJson: '{"path":"src/a.ts"}', resultJson: '"export const a = 1;"' },
+        ],
+      },
+      { turnId: "t2", role: "user", text: "And now?" },
+      { turnId: "t2", role: "assistant", error: { code: "PROVIDER_ERROR", message: expect.any(String) } },
+    ]);
+
+    const page1 = expectOk(await client().get<MessagesJson>(`/v1/sessions/${sessionId}/messages?limit=3`));
+    expect(page1.messages).toEqual(read.messages.slice(0, 3));
+    const page2 = expectOk(
+      await client().get<MessagesJson>(
+        `/v1/sessions/${sessionId}/messages?limit=3&cursor=${page1.nextCursor}`,
+      ),
+    );
+    expect(page2).toEqual({ messages: read.messages.slice(3) });
+
+    expectFailure(await client().get(`/v1/sessions/${sessionId}/messages`, "bob"), 404, "SESSION_NOT_FOUND");
+    expectFailure(
+      await client().get(`/v1/sessions/${sessionId}/messages?limit=-1`),
+      400,
+      "VALIDATION_FAILED",
+    );
+  });
+
+  it("deletes a session with everything of it, refuses while a turn runs, and deletes nothing of another principal", async () => {
+    const sessionId = uniqueId("delete");
+    harness.enqueue(step.text("Streamed.", { usage: { input_tokens: 5, output_tokens: 2 } }));
+    expectFinal(await client().post(userTurn(sessionId, "t1", "Hello.", { stream: false })));
+
+    expectFailure(
+      await client().send("DELETE", `/v1/sessions/${sessionId}`, undefined, "bob"),
+      404,
+      "SESSION_NOT_FOUND",
+    );
+    expectOk(await client().session(sessionId));
+
+    const { answer: waiting } = await heldTurn(client(), userTurn(sessionId, "t2", "Take your time."));
+    expectFailure(await client().send("DELETE", `/v1/sessions/${sessionId}`), 409, "SESSION_BUSY");
+    expectOk(await cancel(client(), sessionId, "t2"));
+    expectFailure(await waiting, 409, "TURN_CANCELLED");
+
+    expect(expectOk(await client().send("DELETE", `/v1/sessions/${sessionId}`))).toEqual({ deleted: true });
+    expectFailure(await client().session(sessionId), 404, "SESSION_NOT_FOUND");
+    expectFailure(await client().trace(sessionId, "t1"), 404, "SESSION_NOT_FOUND");
+    expectFailure(await client().get(`/v1/sessions/${sessionId}/turns/t1/events`), 404, "SESSION_NOT_FOUND");
+    expectFailure(await client().get(`/v1/sessions/${sessionId}/messages`), 404, "SESSION_NOT_FOUND");
+    expectFailure(await client().send("DELETE", `/v1/sessions/${sessionId}`), 404, "SESSION_NOT_FOUND");
+    const listed = expectOk(await client().get<ListJson>("/v1/sessions?limit=100"));
+    expect(listed.sessions.map((session) => session.sessionId)).not.toContain(sessionId);
+
+    // The id starts a new session.
+    harness.enqueue("Fresh.");
+    expectFinal(await client().post(userTurn(sessionId, "t1", "Hello again.")));
+    expect(expectOk(await client().session(sessionId)).turns).toHaveLength(1);
+  });
+
+  it("cancels a running turn: the waiting request gets TURN_CANCELLED, the session is free at once, and the provider continues from the turn before", async () => {
+    const sessionId = uniqueId("cancel");
+    harness.enqueue("First answer.");
+    expectFinal(await client().post(userTurn(sessionId, "t1", "First.")));
+    const firstResponseId = harness.responseRequests().at(-1)?.answer?.responseId;
+    expect(firstResponseId).toEqual(expect.any(String));
+
+    const { answer: waiting } = await heldTurn(client(), userTurn(sessionId, "t2", "Never mind."));
+    const cancelledAt = Date.now();
+    const cancelled = expectOk(await cancel(client(), sessionId, "t2"));
+    expect(cancelled).toMatchObject({ turnId: "t2", status: "cancelled", error: { code: "TURN_CANCELLED" } });
+    expectFailure(await waiting, 409, "TURN_CANCELLED");
+    // The provider call was aborted: the held answer would have taken two minutes.
+    expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+
+    const again = expectOk(await cancel(client(), sessionId, "t2"));
+    expect(again).toEqual(cancelled);
+    expectFailure(
+      await client().post(toolContinuation(sessionId, "t2", [{ toolCallId: "call_x", resultJson: "1" }])),
+      409,
+      "TURN_NOT_AWAITING_TOOLS",
+    );
+    expectFailure(await client().post(userTurn(sessionId, "t2", "Never mind.")), 409, "TURN_CANCELLED");
+
+    harness.enqueue("Third answer.");
+    expectFinal(await client().post(userTurn(sessionId, "t3", "Third.")));
+    expect(lastPreviousResponseId()).toBe(firstResponseId);
+    const turns = expectOk(await client().session(sessionId)).turns;
+    expect(turns.map((turn) => [turn.turnId, turn.status])).toEqual([
+      ["t1", "completed"],
+      ["t2", "cancelled"],
+      ["t3", "completed"],
+    ]);
+    expectFailure(await cancel(client(), sessionId, "t9"), 404, "TURN_NOT_FOUND");
+    expectFailure(await cancel(client(), sessionId, "t2", "bob"), 404, "SESSION_NOT_FOUND");
+    // A turn that ended answers as it is.
+    expect(expectOk(await cancel(client(), sessionId, "t3"))).toMatchObject({ status: "completed" });
+  });
+
+  it("cancels a streamed turn: its stream ends with a result event carrying TURN_CANCELLED", async () => {
+    const sessionId = uniqueId("cancel-stream");
+    const before = harness.responseRequests().length;
+    harness.enqueue(HELD);
+    const stream = await streamExecute(
+      client().url,
+      userTurn(sessionId, "t1", "Stream.", { stream: true }),
+      API_KEYS.alice,
+    );
+    await waitFor(() => harness.responseRequests().length > before, "the held provider call");
+    expectOk(await cancel(client(), sessionId, "t1"));
+    const result = resultOf(await stream.readToEnd());
+    expect(result).toMatchObject({ successful: false, errors: [{ code: "TURN_CANCELLED" }] });
+  });
+
+  it("cancels a turn awaiting client tools: the next turn continues from the turn before it", async () => {
+    const sessionId = uniqueId("cancel-awaiting");
+    harness.enqueue("Before.");
+    expectFinal(await client().post(userTurn(sessionId, "t1", "Before.")));
+    const firstResponseId = harness.responseRequests().at(-1)?.answer?.responseId;
+    harness.enqueue(step.functionCalls({ name: "read_file", arguments: { path: "a" }, callId: "call_9" }));
+    const paused = expectContinuation(await client().post(userTurn(sessionId, "t2", "Read a.")));
+    expect(expectOk(await cancel(client(), sessionId, "t2"))).toMatchObject({ status: "cancelled" });
+    const toolCallId = paused.toolCalls[0]?.toolCallId ?? "";
+    expectFailure(
+      await client().post(toolContinuation(sessionId, "t2", [{ toolCallId, resultJson: "1" }])),
+      409,
+      "TURN_NOT_AWAITING_TOOLS",
+    );
+    harness.enqueue("After.");
+    expectFinal(await client().post(userTurn(sessionId, "t3", "After.")));
+    expect(lastPreviousResponseId()).toBe(firstResponseId);
+  });
+});
+
+describe("two instances on one Postgres", () => {
+  let a: TestService | undefined;
+  let b: TestService | undefined;
+
+  beforeAll(async () => {
+    a = await startTestService({ store: "postgres", harness });
+    b = await startTestService({ store: "postgres", harness, database: a.database });
+  });
+
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it("a cancel sent to the second instance aborts the first instance's provider call within a second", async () => {
+    if (!a || !b) throw new Error("the services did not start");
+    const sessionId = uniqueId("cancel-across");
+    const { answer: waiting } = await heldTurn(a, userTurn(sessionId, "t1", "Long one."));
+    const sentAt = Date.now();
+    expect(expectOk(await cancel(b, sessionId, "t1"))).toMatchObject({ status: "cancelled" });
+    expectFailure(await waiting, 409, "TURN_CANCELLED");
+    // The held provider call would have taken two minutes: the first instance aborted it.
+    expect(Date.now() - sentAt).toBeLessThan(1_500);
+
+    harness.enqueue("Next.");
+    expectFinal(await b.post(userTurn(sessionId, "t2", "Next.")));
+  });
+});

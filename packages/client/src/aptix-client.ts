@@ -17,17 +17,23 @@ import {
   readFailureResult,
   readSessionResult,
   readTraceResult,
+  readTurnSummaryResult,
   type SessionSummaryJson,
+  type TurnSummaryJson,
   type TurnTraceJson,
 } from "./lenient-schemas.js";
 import { runToolCalls } from "./run-tool-calls.js";
 import type { RunTurnOptions } from "./run-turn-options.js";
+import { type SessionsApi, sessionsApi } from "./sessions-api.js";
 import { streamRound } from "./turn-stream.js";
 import type { TurnStreamEvent } from "./turn-stream-event.js";
 import { type WorkspacesApi, workspacesApi } from "./workspaces-api.js";
 
 export interface CallOptions {
-  /** Aborting stops the request, its retries and its stream; the call rejects with the signal's reason. */
+  /**
+   * Aborting stops the request, its retries and its stream; the call rejects with the signal's reason. For
+   * `execute`, `stream` and `runTurn`, it also cancels the turn on the server (`cancel`) unless it has ended.
+   */
   signal?: AbortSignal;
 }
 
@@ -47,6 +53,8 @@ export class AptixClient {
   };
   /** The workspace index the service retrieves `[CONTEXT]` from: push, delete, read, search, drop. */
   readonly workspaces: WorkspacesApi;
+  /** The principal's sessions: list, messages, delete. */
+  readonly sessions: SessionsApi;
   readonly #transport: HttpTransport;
 
   constructor(options: AptixClientOptions) {
@@ -56,6 +64,7 @@ export class AptixClient {
         this.#getFile(typeof file === "string" ? file : fileIdOf(file), callOptions),
     };
     this.workspaces = workspacesApi(this.#transport);
+    this.sessions = sessionsApi(this.#transport);
   }
 
   /** Sends one request and returns its answer (a streamed round is read to its `result`). */
@@ -63,7 +72,12 @@ export class AptixClient {
     request: AgentExecuteRequest,
     options: CallOptions = {},
   ): Promise<AptixResult<AgentExecuteResponse>> {
-    return resultOf(streamRound(this.#transport, request, options.signal));
+    const stop = this.#cancelOnAbort(request, options.signal);
+    try {
+      return await resultOf(streamRound(this.#transport, request, options.signal));
+    } finally {
+      stop();
+    }
   }
 
   /**
@@ -72,7 +86,19 @@ export class AptixClient {
    */
   stream(request: AgentExecuteRequest, options: CallOptions = {}): AsyncIterable<TurnStreamEvent> {
     const streamed = isToolContinuationRequest(request) ? request : { ...request, stream: true };
-    return streamRound(this.#transport, streamed, options.signal);
+    return this.#streamCancellable(streamed, options.signal);
+  }
+
+  async *#streamCancellable(
+    request: AgentExecuteRequest,
+    signal: AbortSignal | undefined,
+  ): AsyncIterable<TurnStreamEvent> {
+    const stop = this.#cancelOnAbort(request, signal);
+    try {
+      yield* streamRound(this.#transport, request, signal);
+    } finally {
+      stop();
+    }
   }
 
   /**
@@ -83,7 +109,21 @@ export class AptixClient {
   async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
     const { tools, onTextDelta, onTextReset, signal, turnId = crypto.randomUUID(), ...turn } = options;
     const streaming = onTextDelta !== undefined || onTextReset !== undefined;
-    let request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
+    const request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
+    const stop = this.#cancelOnAbort(request, signal);
+    try {
+      return await this.#runRounds(request, { tools, onTextDelta, onTextReset, signal });
+    } finally {
+      stop();
+    }
+  }
+
+  async #runRounds(
+    first: AgentExecuteRequest,
+    options: Pick<RunTurnOptions, "tools" | "onTextDelta" | "onTextReset" | "signal">,
+  ): Promise<AptixResult<FinalResponse>> {
+    const { tools, onTextDelta, onTextReset, signal } = options;
+    let request = first;
     // The turn's warnings, every round's: the user turn's (WORKSPACE_NOT_FOUND) come before its tool calls.
     const warnings: InvokeWarning[] = [];
     for (let round = 0; ; round++) {
@@ -109,6 +149,29 @@ export class AptixClient {
       });
       request = { sessionId: response.sessionId, turnId: response.turnId, toolResults };
     }
+  }
+
+  /**
+   * Cancels a running or awaiting turn (`POST …/turns/:turnId/cancel`): it ends `cancelled`, nothing of it stays
+   * in the conversation, and the session takes the next turn at once. A turn already ended answers as it is.
+   */
+  cancel(
+    turn: { sessionId: string; turnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<TurnSummaryJson>> {
+    const path = `/v1/sessions/${encodeURIComponent(turn.sessionId)}/turns/${encodeURIComponent(turn.turnId)}/cancel`;
+    return callJson(this.#transport, "POST", path, readTurnSummaryResult, { signal: options.signal });
+  }
+
+  /** Cancels the request's turn on the server once `signal` aborts, until the answered stop is called. */
+  #cancelOnAbort(request: AgentExecuteRequest, signal: AbortSignal | undefined): () => void {
+    if (signal === undefined || signal.aborted) return () => {};
+    const cancel = () => {
+      // Nobody waits for it: the caller has its abort already, and a turn that ended answers as it is.
+      this.cancel(request).catch(() => undefined);
+    };
+    signal.addEventListener("abort", cancel, { once: true });
+    return () => signal.removeEventListener("abort", cancel);
   }
 
   /** The session's mode, mode history and turns (`GET /v1/sessions/:sessionId`). */

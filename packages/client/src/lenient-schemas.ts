@@ -3,7 +3,11 @@ import type {
   DeleteWorkspaceDocumentsResponse,
   DropWorkspaceResponse,
   PutWorkspaceDocumentsResponse,
+  SessionDeleted,
+  SessionListSchema,
+  SessionMessagesSchema,
   SessionSummarySchema,
+  TurnSummarySchema,
   TurnTraceSchema,
   WorkspaceSearchResponse,
   WorkspaceSummarySchema,
@@ -54,6 +58,17 @@ const sessionSchema = z.looseObject({
   turns: z.array(z.looseObject({ turnId: z.string() })),
 });
 
+const sessionListSchema = z.looseObject({
+  sessions: z.array(z.looseObject({ sessionId: z.string() })),
+  nextCursor: z.string().optional(),
+});
+const messagesSchema = z.looseObject({
+  messages: z.array(z.looseObject({ turnId: z.string(), role: z.string() })),
+  nextCursor: z.string().optional(),
+});
+const deletedSchema = z.looseObject({ deleted: z.literal(true) });
+const turnSummarySchema = z.looseObject({ turnId: z.string(), status: z.string() });
+
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
 
 const count = z.number();
@@ -78,6 +93,12 @@ export type WorkspaceSummaryJson = z.output<typeof WorkspaceSummarySchema>;
 
 /** `GET /v1/sessions/:sessionId` as JSON: timestamps are ISO 8601 strings. */
 export type SessionSummaryJson = z.output<typeof SessionSummarySchema>;
+/** `GET /v1/sessions` as JSON: timestamps are ISO 8601 strings. */
+export type SessionListJson = z.output<typeof SessionListSchema>;
+/** `GET /v1/sessions/:sessionId/messages` as JSON. */
+export type SessionMessagesJson = z.output<typeof SessionMessagesSchema>;
+/** A turn as its session lists it, and as a cancel answers it. */
+export type TurnSummaryJson = z.output<typeof TurnSummarySchema>;
 /** `GET /v1/sessions/:sessionId/turns/:turnId/trace` as JSON: timestamps are ISO 8601 strings. */
 export type TurnTraceJson = z.output<typeof TurnTraceSchema>;
 
@@ -103,6 +124,10 @@ function resultReader<T>(result: z.ZodType): ResultReader<T> {
 
 export const readExecuteResult = resultReader<AgentExecuteResponse>(responseSchema);
 export const readSessionResult = resultReader<SessionSummaryJson>(sessionSchema);
+export const readSessionListResult = resultReader<SessionListJson>(sessionListSchema);
+export const readMessagesResult = resultReader<SessionMessagesJson>(messagesSchema);
+export const readDeletedResult = resultReader<SessionDeleted>(deletedSchema);
+export const readTurnSummaryResult = resultReader<TurnSummaryJson>(turnSummarySchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
 export const readPutDocumentsResult = resultReader<PutWorkspaceDocumentsResponse>(putDocumentsSchema);
 export const readDeleteDocumentsResult =

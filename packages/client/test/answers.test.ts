@@ -201,7 +201,11 @@ describe("retries", () => {
       name: "AbortError",
     });
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(requests).toHaveLength(1);
+    // The busy request, then the turn's cancel, which the abort sends.
+    expect(requests.map((request) => `${request.method} ${new URL(request.url).pathname}`)).toEqual([
+      "POST /v1/agent/execute",
+      `POST /v1/sessions/${turn.sessionId}/turns/${turn.turnId}/cancel`,
+    ]);
   });
 
   it("sends the API key and keeps a base URL's path", async () => {

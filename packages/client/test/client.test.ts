@@ -144,14 +144,15 @@ describe("stream", () => {
     ]);
   });
 
-  it("stops when its signal aborts, without resuming", async () => {
+  it("stops when its signal aborts, without resuming, and cancels the turn on the service", async () => {
+    const sessionId = uniqueId("abort");
     server.openai.script(step.text(["Slow ", "text ", "that ", "never ", "ends."], { chunkDelayMs: 300 }));
     const { fetch, calls } = recordingFetch();
     const controller = new AbortController();
     const seen: TurnStreamEvent[] = [];
     const reading = (async () => {
       for await (const event of clientWith(fetch).stream(
-        { sessionId: uniqueId("abort"), turnId: "t1", instruction: "Go slowly" },
+        { sessionId, turnId: "t1", instruction: "Go slowly" },
         { signal: controller.signal },
       )) {
         seen.push(event);
@@ -161,7 +162,12 @@ describe("stream", () => {
     await expect(reading).rejects.toMatchObject({ name: "AbortError" });
     expect(seen).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(calls).toHaveLength(1);
+    // Not resumed: the one request after the stream's is the turn's cancel on the service.
+    expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual([
+      "POST /v1/agent/execute",
+      `POST /v1/sessions/${sessionId}/turns/t1/cancel`,
+    ]);
+    expect(calls[1]?.status).toBe(200);
   });
 });
 
@@ -355,6 +361,37 @@ describe("sessions, traces and files", () => {
     if (trace.successful) expect(trace.result.rounds).toHaveLength(1);
     expect((await client.getSession(uniqueId("unknown"))).errors[0]).toMatchObject({
       code: "SESSION_NOT_FOUND",
+    });
+  });
+
+  it("lists sessions, reads one back as messages, cancels a turn that ended as it is, and deletes the session", async () => {
+    server.openai.script(step.text("Listed."));
+    const sessionId = uniqueId("listed");
+    const client = clientWith();
+    await client.execute({ sessionId, turnId: "t1", instruction: "List me" });
+    const listed = await client.sessions.list({ limit: 100 });
+    expect(
+      listed.successful && listed.result.sessions.find((session) => session.sessionId === sessionId),
+    ).toMatchObject({ sessionId, turnCount: 1, lastTurnStatus: "completed", title: "List me" });
+    const messages = await client.sessions.messages(sessionId, { limit: 1 });
+    expect(messages).toMatchObject({
+      successful: true,
+      result: { messages: [{ turnId: "t1", role: "user", text: "List me" }], nextCursor: "1" },
+    });
+    const rest = await client.sessions.messages(sessionId, { cursor: "1" });
+    expect(rest).toMatchObject({ result: { messages: [{ role: "assistant", text: "Listed." }] } });
+    expect(await client.cancel({ sessionId, turnId: "t1" })).toMatchObject({
+      successful: true,
+      result: { turnId: "t1", status: "completed" },
+    });
+    expect(await client.sessions.delete(sessionId)).toMatchObject({
+      successful: true,
+      result: { deleted: true },
+    });
+    expect((await client.sessions.delete(sessionId)).errors[0]).toMatchObject({ code: "SESSION_NOT_FOUND" });
+    expect((await client.sessions.list({ limit: 0 })).errors[0]).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: { fields: [{ path: "limit" }] },
     });
   });
 

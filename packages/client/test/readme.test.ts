@@ -52,8 +52,9 @@ describe("README code blocks", () => {
       Object.keys(client).sort(),
     );
     const index = readFileSync(new URL("src/index.ts", packageDir), "utf8");
-    const types = [...index.matchAll(/\btype (\w+)|export type \{ ([\w, ]+) \}/g)].flatMap((match) =>
-      (match[1] ?? match[2] ?? "").split(", "),
+    // A list of type exports may span lines.
+    const types = [...index.matchAll(/\btype (\w+)|export type \{([\w,\s]+)\}/g)].flatMap((match) =>
+      (match[1] ?? match[2] ?? "").split(/[,\s]+/).filter((name) => name !== ""),
     );
     const paragraph = /^Types: ([\s\S]+?)\.$/m.exec(README)?.[1] ?? "";
     expect(names(paragraph).sort()).toEqual([...new Set(types)].sort());

@@ -1,0 +1,47 @@
+import type { SessionDeleted } from "@aptix/contracts";
+import type { CallOptions } from "./aptix-client.js";
+import type { AptixResult } from "./aptix-result.js";
+import type { HttpTransport } from "./http-transport.js";
+import { callJson } from "./json-call.js";
+import {
+  readDeletedResult,
+  readMessagesResult,
+  readSessionListResult,
+  type SessionListJson,
+  type SessionMessagesJson,
+} from "./lenient-schemas.js";
+
+/** A page of a listing: `limit` 1–100 (default 20), `cursor` the previous page's `nextCursor`. */
+export interface PageOptions extends CallOptions {
+  limit?: number;
+  cursor?: string;
+}
+
+/** The principal's sessions (`/v1/sessions`): list, read back, delete. */
+export interface SessionsApi {
+  /** `GET /v1/sessions`: most recently active first; `workspaceId` keeps the sessions whose latest workspace it is. */
+  list(options?: PageOptions & { workspaceId?: string }): Promise<AptixResult<SessionListJson>>;
+  /** `GET …/messages`: the conversation as a UI shows it, oldest first, two messages a turn. */
+  messages(sessionId: string, options?: PageOptions): Promise<AptixResult<SessionMessagesJson>>;
+  /** `DELETE /v1/sessions/:sessionId`: everything of it; `SESSION_BUSY` while a turn runs (cancel it first). */
+  delete(sessionId: string, options?: CallOptions): Promise<AptixResult<SessionDeleted>>;
+}
+
+export function sessionsApi(transport: HttpTransport): SessionsApi {
+  const at = (sessionId: string, rest = "") => `/v1/sessions/${encodeURIComponent(sessionId)}${rest}`;
+  return {
+    list: ({ signal, ...query } = {}) =>
+      callJson(transport, "GET", `/v1/sessions${queryOf(query)}`, readSessionListResult, { signal }),
+    messages: (sessionId, { signal, ...query } = {}) =>
+      callJson(transport, "GET", at(sessionId, `/messages${queryOf(query)}`), readMessagesResult, { signal }),
+    delete: (sessionId, options = {}) =>
+      callJson(transport, "DELETE", at(sessionId), readDeletedResult, { signal: options.signal }),
+  };
+}
+
+function queryOf(query: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
+}

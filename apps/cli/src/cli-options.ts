@@ -14,6 +14,7 @@ Commands:
   index [dir]            push the workspace's files for retrieval, honouring every .gitignore
                          from the git repository's root down (default dir: the workspace)
   session <id>           show a session: its mode and its turns
+  sessions               list your most recently active sessions
 
 Options:
   --url URL              the Aptix service (default: $APTIX_URL, else http://127.0.0.1:8787)
@@ -23,6 +24,7 @@ Options:
                          its workspaceId is the folder's name, "-" and 8 hex digits of the
                          sha256 of its real path
   --session ID           the session to continue (default: a new one)
+  --continue             continue this workspace's latest session (chat, run)
   -y, --yes              apply patches without asking
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run; .git stays closed)
@@ -45,6 +47,7 @@ type Command =
   | { name: "run"; instruction: string }
   | { name: "index" }
   | { name: "session"; sessionId: string }
+  | { name: "sessions" }
   | { name: "help" };
 
 export interface CliOptions {
@@ -60,6 +63,8 @@ export interface CliOptions {
   sessionId: string;
   /** Whether `--session` named the session (else it is new). */
   sessionGiven: boolean;
+  /** `--continue`: the workspace's latest session is looked up and used instead of a new one. */
+  continueLatest: boolean;
   yes: boolean;
   /** Whether the tools may open what .gitignore ignores (`--allow-ignored`). */
   allowIgnored: boolean;
@@ -86,6 +91,10 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     throw new UsageError(`${fromEnv ? "APTIX_URL" : "--url"} ${url} is not an http(s) URL.`);
   }
   if (values.session !== undefined) checkIdentifier("--session", values.session);
+  if (values.continue && values.session !== undefined)
+    throw new UsageError("--continue and --session both name the session: give one.");
+  if (values.continue && command.name !== "chat" && command.name !== "run")
+    throw new UsageError("--continue applies to chat and run only.");
   return {
     command,
     url,
@@ -95,6 +104,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     workspaceId: workspaceIdOf(workspaceDir),
     sessionId: values.session ?? crypto.randomUUID(),
     sessionGiven: values.session !== undefined,
+    continueLatest: values.continue ?? false,
     yes: values.yes ?? false,
     allowIgnored: values["allow-ignored"] ?? false,
     json: values.json ?? false,
@@ -111,6 +121,7 @@ function parse(argv: readonly string[]) {
       "api-key": { type: "string" },
       workspace: { type: "string" },
       session: { type: "string" },
+      continue: { type: "boolean" },
       yes: { type: "boolean", short: "y" },
       "allow-ignored": { type: "boolean" },
       json: { type: "boolean" },
@@ -147,6 +158,9 @@ function commandOf(name: string | undefined, rest: string[]): Command {
       checkIdentifier("the session id", sessionId);
       return { name: "session", sessionId };
     }
+    case "sessions":
+      atMost(0);
+      return { name: "sessions" };
     case undefined:
       throw new UsageError("Name a command.");
     default:

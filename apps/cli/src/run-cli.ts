@@ -4,8 +4,10 @@ import { parseCliOptions, USAGE, UsageError } from "./cli-options.js";
 import { chatCommand } from "./commands/chat-command.js";
 import { type CliContext, EXIT } from "./commands/cli-context.js";
 import { indexCommand } from "./commands/index-command.js";
+import { latestSessionOf } from "./commands/latest-session.js";
 import { runCommand } from "./commands/run-command.js";
 import { sessionCommand } from "./commands/session-command.js";
+import { sessionsCommand } from "./commands/sessions-command.js";
 import { Terminal } from "./terminal/terminal.js";
 import { visible } from "./terminal/visible.js";
 
@@ -32,6 +34,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     return EXIT.usage;
   }
   try {
+    if (context.options.continueLatest) context = await latestSessionOf(context);
     const { command } = context.options;
     switch (command.name) {
       case "help":
@@ -45,6 +48,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
         return await indexCommand(context);
       case "session":
         return await sessionCommand(context, command.sessionId);
+      case "sessions":
+        return await sessionsCommand(context);
     }
   } catch (error) {
     streams.stderr.write(`aptix: ${visible(describeFailure(error, context.options.url))}\n`);

@@ -102,6 +102,43 @@ describe("aptix chat in a terminal", () => {
     expect(fourth?.body).toMatchObject({ previous_response_id: third?.answer?.responseId });
   });
 
+  it("Ctrl-C mid-turn cancels the turn on the service and is back at the prompt, the next line working", async () => {
+    const workspace = await makeWorkspace("chat-cancel", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("Never delivered.", { delayMs: 120_000 }), step.text("Next answer."));
+    const chat = inTerminal(["chat", "--session", "cancel-me"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      const calls = aptix.openai.responseRequests().length;
+      chat.type("Take forever\r");
+      for (let waited = 0; aptix.openai.responseRequests().length === calls; waited += 20) {
+        if (waited > 30_000) throw new Error("the provider was never called");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const promptsBefore = chat.text().split("> ").length;
+      const pressedAt = Date.now();
+      chat.type("\x03");
+      await chat.waitFor("Stopped.");
+      for (let waited = 0; chat.text().split("> ").length <= promptsBefore; waited += 20) {
+        if (waited > 3_000) throw new Error(`no prompt within 3 s:\n${chat.text()}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(Date.now() - pressedAt).toBeLessThan(3_000);
+      const summary = (await (
+        await fetch(`${aptix.server.url}/v1/sessions/cancel-me`, {
+          headers: { authorization: `Bearer ${API_KEY}` },
+        })
+      ).json()) as { result: { turns: Array<{ status: string }> } };
+      expect(summary.result.turns.map((turn) => turn.status)).toEqual(["cancelled"]);
+      const afterCancel = chat.text().length;
+      chat.type("Go on\r");
+      await chat.waitFor("Next answer.", afterCancel);
+      chat.type("/exit\r");
+      await chat.exited;
+    } finally {
+      chat.kill();
+    }
+  });
+
   it("shows a patch's hiding escapes as text, in colour, so every line of it is there to approve", async () => {
     const workspace = await makeWorkspace("chat-escapes", { "a.txt": "one\ntwo\n" });
     const hiding = "\u001b[1A\u001b[2K";

@@ -6,15 +6,17 @@ import { TurnRunner } from "./turn-runner.js";
 
 /**
  * `aptix chat`: reads instructions line by line and runs each as a turn of the session, until the input ends
- * (Ctrl-D) or `/exit`; slash commands (`/help`, `/new`, …: chat-commands.ts) are answered here. Ctrl-C stops
- * the running turn (the service finishes its round), or ends the chat between turns. A failed turn is shown and the chat goes on; the exit code is the last turn's.
+ * (Ctrl-D) or `/exit`; slash commands (`/help`, `/new`, …: chat-commands.ts) are answered here. Ctrl-C cancels
+ * the running turn on the service and returns to the prompt; a second Ctrl-C, or one between turns, ends the
+ * chat. A failed turn is shown and the chat goes on; the exit code is the last turn's.
  */
 export async function chatCommand(context: CliContext): Promise<number> {
   const { options, terminal } = context;
   const reader = new LineReader(context.streams.stdin, terminal.out);
   let running: AbortController | undefined;
+  // Ctrl-C cancels the running turn (on the server too); a second one, or one at the prompt, ends the chat.
   reader.onInterrupt = () => {
-    if (running) running.abort(new Error("Stopped by the user (Ctrl-C)."));
+    if (running && !running.signal.aborted) running.abort(new Error("Stopped by the user (Ctrl-C)."));
     else reader.close();
   };
   let exitCode: number = EXIT.done;

@@ -44,16 +44,23 @@ export class TurnRunner {
       const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));
       return answer !== null && /^y(es)?$/i.test(answer.trim());
     });
-    const answer = await client.runTurn({
-      sessionId: this.sessionId,
-      turnId,
-      instruction,
-      workspaceId: options.workspaceId,
-      tools,
-      onTextDelta: (delta) => terminal.write(delta),
-      onTextReset: () => terminal.endLine(),
-      ...(signal ? { signal } : {}),
-    });
+    const answer = await client
+      .runTurn({
+        sessionId: this.sessionId,
+        turnId,
+        instruction,
+        workspaceId: options.workspaceId,
+        tools,
+        onTextDelta: (delta) => terminal.write(delta),
+        onTextReset: () => terminal.endLine(),
+        ...(signal ? { signal } : {}),
+      })
+      .catch(async (error: unknown) => {
+        // Stopped here: the turn stops on the server too, and the session is free before the next prompt.
+        if (signal?.aborted)
+          await client.cancel({ sessionId: this.sessionId, turnId }).catch(() => undefined);
+        throw error;
+      });
     terminal.endLine();
     this.#warn(answer.warnings);
     if (!answer.successful) {

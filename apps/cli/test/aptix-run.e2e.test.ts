@@ -432,3 +432,36 @@ describe("aptix session", () => {
     expect(unknown.json()).toMatchObject({ successful: false, errors: [{ code: "SESSION_NOT_FOUND" }] });
   });
 });
+
+describe("aptix sessions and --continue", () => {
+  it("lists the sessions newest first, and run --continue goes on in the workspace's latest session", async () => {
+    const workspace = await makeWorkspace("continued", { "a.txt": "a\n" });
+    const other = await makeWorkspace("elsewhere", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("One."), step.text("Other."), step.text("Two."), step.text("Fresh."));
+    await run(["run", "First here", "--session", "cli-continue-1"], workspace.dir);
+    await run(["run", "Somewhere else", "--session", "cli-continue-2"], other.dir);
+    const continued = await run(["run", "Go on", "--continue", "--json"], workspace.dir);
+    expect(continued.code, continued.stderr).toBe(0);
+    expect(continued.json()).toMatchObject({ sessionId: "cli-continue-1", primaryOutputText: "Two." });
+
+    const listed = await run(["sessions"], workspace.dir);
+    expect(listed.code, listed.stderr).toBe(0);
+    const first = listed.stdout.indexOf("cli-continue-1");
+    expect(first).toBeGreaterThanOrEqual(0);
+    expect(first).toBeLessThan(listed.stdout.indexOf("cli-continue-2"));
+    expect(listed.stdout).toContain("First here");
+    const json = await run(["sessions", "--json"], workspace.dir);
+    expect(json.json()).toMatchObject({
+      sessions: expect.arrayContaining([expect.objectContaining({ sessionId: "cli-continue-2" })]),
+    });
+
+    // A workspace without sessions starts a new one, and --continue with --session is a usage error.
+    const fresh = await makeWorkspace("never-used", { "a.txt": "a\n" });
+    const started = await run(["run", "Hello", "--continue"], fresh.dir);
+    expect(started.code, started.stderr).toBe(0);
+    expect(started.stdout).toContain("starting a new one");
+    const both = await run(["run", "x", "--continue", "--session", "s"], workspace.dir);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--continue and --session");
+  });
+});

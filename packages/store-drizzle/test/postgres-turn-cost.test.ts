@@ -60,7 +60,9 @@ class PlainTurns {
     const rowsRead = Object.fromEntries(
       Object.entries(after).map(([name, count]) => [name, count - (before[name] ?? 0)]),
     );
-    return { commits: commitsOf(statements), statements, rowsRead };
+    // The instance's LISTEN for cancels, sent once as its service starts, on a connection of its own: not the turn's.
+    const turns = statements.filter((text) => !text.startsWith("listen "));
+    return { commits: commitsOf(turns), statements: turns, rowsRead };
   }
 
   /** Runs a user turn that asks the client for READ_FILE, then its continuation: what each cost. */

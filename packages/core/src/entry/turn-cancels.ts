@@ -11,15 +11,17 @@ export interface RunningTurn {
 /**
  * The rounds running on this instance, by turn, and the signals that stop them when their turn is cancelled:
  * by a cancel this instance applied, or one another instance applied, which the event log tells of
- * (`TurnEventLog.listenCancels`, Postgres `LISTEN`/`NOTIFY`), from the first round on.
+ * (`TurnEventLog.listenCancels`, Postgres `LISTEN`/`NOTIFY`), listened to from the start.
  */
 export class TurnCancels {
   readonly #running = new Map<string, AbortController>();
   readonly #events: TurnEventLog;
   #listen: Promise<unknown> | undefined;
 
+  /** Starts listening at once: the first round need not wait for it, nor count it among its statements. */
   constructor(events: TurnEventLog) {
     this.#events = events;
+    void this.#listening();
   }
 
   async start(key: SessionKey, turnId: string): Promise<RunningTurn> {

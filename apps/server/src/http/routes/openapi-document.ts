@@ -13,6 +13,9 @@ import {
   invokeResultSchema,
   PutWorkspaceDocumentsRequestSchema,
   PutWorkspaceDocumentsResponseSchema,
+  SessionDeletedSchema,
+  SessionListSchema,
+  SessionMessagesSchema,
   WORKSPACE_LIMITS,
   WorkspaceSearchRequestSchema,
   WorkspaceSearchResponseSchema,
@@ -43,6 +46,10 @@ function componentSchemas(): Record<string, unknown> {
   registry.add(SessionSummarySchema, { id: "SessionSummary" });
   registry.add(successOf(SessionSummarySchema), { id: "SessionSummarySuccess" });
   registry.add(TurnSummarySchema, { id: "TurnSummary" });
+  registry.add(successOf(TurnSummarySchema), { id: "TurnSummarySuccess" });
+  registry.add(successOf(SessionListSchema), { id: "SessionListSuccess" });
+  registry.add(successOf(SessionMessagesSchema), { id: "SessionMessagesSuccess" });
+  registry.add(successOf(SessionDeletedSchema), { id: "SessionDeletedSuccess" });
   registry.add(TurnTraceSchema, { id: "TurnTrace" });
   registry.add(successOf(TurnTraceSchema), { id: "TurnTraceSuccess" });
   const workspaceSchemas = {
@@ -155,6 +162,15 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
     responses: { "200": json(description, `${answer}Success`), ...errors },
   });
   const turnId = path("turnId", "The client's turn id.");
+  const query = (name: string, description: string) => ({
+    name,
+    in: "query",
+    required: false,
+    description,
+    schema: { type: "string" },
+  });
+  const limit = query("limit", "1–100, default 20.");
+  const cursor = query("cursor", "The previous page's nextCursor.");
   return {
     openapi: "3.1.0",
     info: {
@@ -202,12 +218,48 @@ export function openApiDocument({ maxBodyBytes }: OpenApiOptions): Record<string
           },
         },
       },
+      "/v1/sessions": {
+        get: {
+          summary: "The caller's sessions, most recently active first, a page at a time.",
+          ...ownerOnly,
+          parameters: [
+            limit,
+            cursor,
+            query("workspaceId", "Only sessions whose latest workspace is this one."),
+          ],
+          responses: { "200": json("A page of sessions.", "SessionListSuccess"), ...errors },
+        },
+      },
       "/v1/sessions/{sessionId}": {
         get: {
           summary: "Session summary: mode, mode history, turns with status.",
           ...ownerOnly,
           parameters: [sessionId],
           responses: { "200": json("The summary.", "SessionSummarySuccess"), ...errors },
+        },
+        delete: {
+          summary: "Deletes the session and everything of it; 409 SESSION_BUSY while a turn runs.",
+          ...ownerOnly,
+          parameters: [sessionId],
+          responses: { "200": json("Deleted.", "SessionDeletedSuccess"), ...errors },
+        },
+      },
+      "/v1/sessions/{sessionId}/messages": {
+        get: {
+          summary:
+            "The conversation as a UI shows it, oldest first: a user and an assistant message per turn.",
+          ...ownerOnly,
+          parameters: [sessionId, limit, cursor],
+          responses: { "200": json("A page of messages.", "SessionMessagesSuccess"), ...errors },
+        },
+      },
+      "/v1/sessions/{sessionId}/turns/{turnId}/cancel": {
+        post: {
+          summary:
+            "Cancels a running or awaiting turn on whichever instance runs it; a turn that ended answers as it is.",
+          ...ownerOnly,
+          parameters: [sessionId, turnId],
+          responses: { "200": json("The turn's summary.", "TurnSummarySuccess"), ...errors },
         },
       },
       "/v1/sessions/{sessionId}/turns/{turnId}/trace": {

@@ -7,7 +7,7 @@ import type {
   TurnPatch,
   TurnRecord,
 } from "@aptix/core";
-import { type ColumnsSelection, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, type ColumnsSelection, eq, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import type { PgColumn, PgDatabase, PgQueryResultHKT, PgTable } from "drizzle-orm/pg-core";
 import type { TypedQueryBuilder } from "drizzle-orm/query-builders/query-builder";
 import { type llmCalls, modeHistory, type sessions, type turns } from "../schema.js";
@@ -136,6 +136,10 @@ export function parts(db: StoreDatabase, writes: readonly Write[]) {
 export function isUniqueViolation(error: unknown): boolean {
   const code = (value: unknown) => (value as { code?: unknown } | null)?.code;
   return code(error) === "23505" || code((error as { cause?: unknown } | null)?.cause) === "23505";
+}
+
+export function keyWhere(table: { principal: PgColumn; sessionId: PgColumn }, key: SessionKey): SQL {
+  return and(eq(table.principal, key.principal), eq(table.sessionId, key.sessionId)) as SQL;
 }
 
 /** A key's two columns alone, as the prepared statements' placeholders name them. */

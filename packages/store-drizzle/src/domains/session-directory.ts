@@ -12,7 +12,7 @@ import type {
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import { files, llmCalls, modeHistory, sessions, transcriptItems, turnEvents, turns } from "../schema.js";
 import type { LeaseClock } from "./lease.js";
-import { keyWhere, Refusal, type StoreDatabase, toSession, toTurn, transaction } from "./rows.js";
+import { keyWhere, type StoreDatabase, toSession, toTurn } from "./rows.js";
 
 /** The session's turns, in a subquery of the session row. */
 const ofTheSession = sql`${turns.principal} = ${sessions.principal} and ${turns.sessionId} = ${sessions.sessionId}`;
@@ -119,7 +119,7 @@ export class SessionDirectory {
 
   /** Locks the session row first, so no write of the session commits between the judgement and the deletes. */
   async deleteSession({ key, expectVersion, fileIds }: DeleteSessionInput): Promise<DeleteSessionResult> {
-    return transaction(this.#db, async (tx) => {
+    return this.#db.transaction(async (tx): Promise<DeleteSessionResult> => {
       const [row] = await tx
         .select({
           version: sessions.version,
@@ -127,9 +127,12 @@ export class SessionDirectory {
         })
         .from(sessions)
         .where(keyWhere(sessions, key))
-        .for("update");
-      if (row === undefined || row.version !== expectVersion) throw new Refusal("stale");
-      if (row.held) throw new Refusal("busy");
+        .for("update")
+        .prepare("delete_session_judgement")
+        .execute(this.#leaseClock.values());
+      // Refused, it has written nothing: the transaction ends holding no more than the row's lock.
+      if (row === undefined || row.version !== expectVersion) return "stale";
+      if (row.held) return "busy";
       await Promise.all([
         tx.delete(turns).where(keyWhere(turns, key)),
         tx.delete(transcriptItems).where(keyWhere(transcriptItems, key)),
@@ -145,7 +148,7 @@ export class SessionDirectory {
           : []),
       ]);
       await tx.delete(sessions).where(keyWhere(sessions, key));
-      return "deleted" as const;
+      return "deleted";
     });
   }
 }

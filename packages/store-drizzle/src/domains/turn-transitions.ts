@@ -187,6 +187,7 @@ export class TurnTransitions {
       creates: boolean;
       claims: boolean;
       capping: boolean;
+      overridesLease: boolean;
       insertsTurn: boolean;
       changesMode: boolean;
     },

@@ -9,7 +9,7 @@ export const USAGE = `Usage: aptix <command> [options]
 
 Commands:
   chat                   talk with the agent about the workspace (interactive; /help lists
-                         its commands: /new, /exit, …)
+                         its commands: /new, /sessions, /resume <id>, /exit, …)
   run "<instruction>"    run one turn and exit
   index [dir]            push the workspace's files for retrieval, honouring every .gitignore
                          from the git repository's root down (default dir: the workspace)

@@ -175,18 +175,20 @@ describe("aptix chat in a terminal", () => {
     expect(await workspace.read("a.txt")).toBe("one\ntwo\n");
   });
 
-  it("answers /help, /new and unknown or mistyped commands itself: none reaches the model", async () => {
+  it("answers /help, /new, /sessions, /resume and unknown or mistyped commands itself: none reaches the model", async () => {
     const workspace = await makeWorkspace("chat-commands", { "a.txt": "a\n" });
     const before = aptix.openai.responseRequests().length;
-    aptix.openai.script(step.text("First answer."), step.text("Fresh answer."));
+    aptix.openai.script(step.text("First answer."), step.text("Fresh answer."), step.text("Resumed answer."));
     const chat = inTerminal(["chat"], workspace.dir);
     let fresh = "";
+    let first = "";
     try {
       await chat.waitFor("> ");
       chat.type("/help\r");
       await chat.waitFor("stop the running turn");
       expect(chat.text()).toMatch(/\/help +list these commands/);
       expect(chat.text()).toMatch(/\/new +start a new session/);
+      expect(chat.text()).toMatch(/\/resume <id> +go on with the session/);
       chat.type("/frobnicate now\r");
       await chat.waitFor("Unknown command /frobnicate. Nothing was sent; /help lists the commands.");
       chat.type("/new please\r");
@@ -206,18 +208,37 @@ describe("aptix chat in a terminal", () => {
       expect(fresh).not.toBe("");
       chat.type("Hello again\r");
       await chat.waitFor("Fresh answer.", afterFirst);
+
+      // Both sessions are listed, newest first; /resume goes back to the first, and its next turn continues it.
+      first = /aptix chat · session ([0-9a-f-]{36})/.exec(chat.text())?.[1] ?? "";
+      expect(first).not.toBe("");
+      const afterFresh = chat.text().length;
+      chat.type("/sessions\r");
+      await chat.waitFor("Hello again", afterFresh);
+      const listed = chat.text().slice(afterFresh);
+      expect(listed.indexOf(fresh)).toBeGreaterThanOrEqual(0);
+      expect(listed.indexOf(fresh)).toBeLessThan(listed.indexOf(first));
+      chat.type("/resume no-such-session\r");
+      await chat.waitFor("SESSION_NOT_FOUND", afterFresh);
+      chat.type(`/resume ${first}\r`);
+      await chat.waitFor(`session ${first} · 1 turns`, afterFresh);
+      chat.type("Back to the first\r");
+      await chat.waitFor("Resumed answer.", afterFresh);
       chat.type("/exit\r");
       expect(await chat.exited).toBe(0);
     } finally {
       chat.kill();
     }
     const requests = aptix.openai.responseRequests().slice(before);
-    expect(requests).toHaveLength(2);
+    expect(requests).toHaveLength(3);
     const sent = JSON.stringify(requests.map((request) => request.body));
     expect(sent).not.toContain("/help");
     expect(sent).not.toContain("frobnicate");
     // After /new the model starts afresh: nothing continues the first session's answer.
     expect(requests[1]?.body).not.toHaveProperty("previous_response_id");
+    // After /resume it continues the first session's conversation.
+    expect(requests[2]?.body).toHaveProperty("previous_response_id");
+    expect(sent).not.toContain("/resume");
     const session = await fetch(`${aptix.server.url}/v1/sessions/${fresh}`, {
       headers: { authorization: `Bearer ${API_KEY}` },
     }).then((response) => response.json() as Promise<{ result: { turns: unknown[] } }>);

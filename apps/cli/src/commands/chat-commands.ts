@@ -1,10 +1,15 @@
+import type { AptixClient } from "@aptix/client";
 import type { Terminal } from "../terminal/terminal.js";
+import { printSessions, recentSessions } from "./sessions-command.js";
 
 /** What a chat command may act on: the chat it was typed in. */
 export interface ChatControl {
   terminal: Terminal;
+  client: AptixClient;
   /** Moves the chat on to a new session, whose id it answers: the next instruction is its first turn. */
   newSession(): string;
+  /** Moves the chat on to the session `sessionId`: the next instruction is its next turn. */
+  resumeSession(sessionId: string): void;
 }
 
 interface ChatCommand {
@@ -36,6 +41,32 @@ const COMMANDS: ChatCommand[] = [
     summary: "start a new session: the agent starts afresh",
     run: (_argument, chat) => {
       chat.terminal.line(chat.terminal.style("dim", `session ${chat.newSession()}`));
+      return undefined;
+    },
+  },
+  {
+    name: "sessions",
+    summary: "list your most recently active sessions",
+    run: async (_argument, { terminal, client }) => {
+      printSessions(terminal, await recentSessions(client));
+      return undefined;
+    },
+  },
+  {
+    name: "resume",
+    argument: "id",
+    summary: "go on with the session <id> (as --session does)",
+    run: async (sessionId, chat) => {
+      const { terminal } = chat;
+      // Asked first, so a mistyped id is told here, not by a turn that would start a new session under it.
+      const session = await chat.client.getSession(sessionId);
+      if (!session.successful) {
+        for (const error of session.errors)
+          terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
+        return undefined;
+      }
+      chat.resumeSession(sessionId);
+      terminal.line(terminal.style("dim", `session ${sessionId} · ${session.result.turns.length} turns`));
       return undefined;
     },
   },

@@ -1,21 +1,25 @@
+import type { AptixClient } from "@aptix/client";
+import type { Terminal } from "../terminal/terminal.js";
 import { visibleJson } from "../terminal/visible.js";
 import { type CliContext, EXIT } from "./cli-context.js";
 
-/** How many sessions `aptix sessions` lists: the most recently active. */
+/** How many sessions `aptix sessions` (and chat's `/sessions`) lists: the most recently active. */
 const LISTED = 20;
 
-/** `aptix sessions`: the caller's most recently active sessions, newest first. */
-export async function sessionsCommand(context: CliContext): Promise<number> {
-  const { client, terminal, options } = context;
-  const answer = await client.sessions.list({ limit: LISTED });
-  if (options.json)
-    context.streams.stdout.write(`${visibleJson(answer.successful ? answer.result : answer)}\n`);
+type SessionList = Awaited<ReturnType<AptixClient["sessions"]["list"]>>;
+
+/** The caller's most recently active sessions, newest first. */
+export function recentSessions(client: AptixClient): Promise<SessionList> {
+  return client.sessions.list({ limit: LISTED });
+}
+
+/** Prints a listing of sessions (or why there is none); answers whether it was listed. */
+export function printSessions(terminal: Terminal, answer: SessionList): boolean {
   if (!answer.successful) {
     for (const error of answer.errors)
       terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
-    return EXIT.failed;
+    return false;
   }
-  if (options.json) return EXIT.done;
   for (const session of answer.result.sessions) {
     const status = session.lastTurnStatus ?? "no turns";
     const workspace = session.workspaceId === undefined ? "" : ` · ${session.workspaceId}`;
@@ -25,5 +29,16 @@ export async function sessionsCommand(context: CliContext): Promise<number> {
     if (session.title !== "") terminal.line(`  ${session.title}`);
   }
   if (answer.result.sessions.length === 0) terminal.line(terminal.style("dim", "no sessions"));
-  return EXIT.done;
+  return true;
+}
+
+/** `aptix sessions`: the caller's most recently active sessions, newest first. */
+export async function sessionsCommand(context: CliContext): Promise<number> {
+  const { client, terminal, options } = context;
+  const answer = await recentSessions(client);
+  if (options.json) {
+    context.streams.stdout.write(`${visibleJson(answer.successful ? answer.result : answer)}\n`);
+    if (answer.successful) return EXIT.done;
+  }
+  return printSessions(terminal, answer) ? EXIT.done : EXIT.failed;
 }

@@ -7,8 +7,10 @@ export const sharedVitestConfig = defineConfig({
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     environment: "node",
-    // CPU-bound tests (the property tests' hundreds of runs) take several times longer on a busy 2-core machine
-    // than on an idle one; 5 s, vitest's default, failed them there. Waits for events keep their own timeouts.
-    testTimeout: 20_000,
+    // These guard against a hang; they time nothing. On a busy 2-core machine CPU-bound tests (property tests,
+    // PGlite's start, migrations) take several times longer than on an idle one, and shorter limits failed them
+    // there. Waits for events inside a test keep their own, generous, timeouts.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

@@ -7,6 +7,6 @@ import { sharedVitestConfig } from "../../tooling/vitest.shared.js";
 export default mergeConfig(
   sharedVitestConfig,
   defineConfig({
-    test: { globalSetup: ["test/support/build-cli.ts"], testTimeout: 60_000, hookTimeout: 120_000 },
+    test: { globalSetup: ["test/support/build-cli.ts"] },
   }),
 );

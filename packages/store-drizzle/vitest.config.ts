@@ -15,8 +15,6 @@ function coreScenariosOn(store: "pglite" | "postgres") {
       name: `core scenarios on ${store}`,
       root: fileURLToPath(new URL("../core", import.meta.url)),
       setupFiles: [fileURLToPath(new URL(`./test/scenario-stores/${store}.ts`, import.meta.url))],
-      testTimeout: 30_000,
-      hookTimeout: 60_000,
     },
   };
 }
@@ -27,9 +25,7 @@ export default defineConfig({
   test: {
     maxWorkers: 2,
     projects: [
-      mergeConfig(sharedVitestConfig, {
-        test: { name: "store-drizzle", testTimeout: 30_000, hookTimeout: 60_000 },
-      }),
+      mergeConfig(sharedVitestConfig, { test: { name: "store-drizzle" } }),
       coreScenariosOn("pglite"),
       coreScenariosOn("postgres"),
     ],

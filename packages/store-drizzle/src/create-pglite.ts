@@ -42,12 +42,29 @@ export async function createPglite(
   const serving: PGliteOptions = vectors ? { ...options, extensions: { vector } } : options;
   if (databaseUrl.startsWith("memory://")) {
     // An in-memory PGlite takes its options alone (`new PGlite(undefined, options)` would ignore them).
-    const initialized = await initializeInChild(undefined, options);
-    return new PGlite({ ...serving, loadDataDir: new Blob([initialized]) });
+    return new PGlite({ ...serving, loadDataDir: new Blob([await initializedInMemory(options)]) });
   }
   await mkdir(databaseUrl, { recursive: true });
   if (!existsSync(join(databaseUrl, "PG_VERSION"))) await initializeInChild(databaseUrl, options);
   return new PGlite(databaseUrl, serving);
+}
+
+/**
+ * A new in-memory database's tarball, made once per process for the same options: a fresh `memory://` database
+ * is the same bytes each time, and initdb costs seconds of CPU (every test service on `memory://` paid it).
+ */
+const inMemoryTarballs = new Map<string, Promise<Buffer>>();
+
+function initializedInMemory(options: PGliteOptions): Promise<Buffer> {
+  const key = JSON.stringify(options);
+  let tarball = inMemoryTarballs.get(key);
+  if (!tarball) {
+    tarball = initializeInChild(undefined, options);
+    // A failed initdb is not remembered: the next open tries again.
+    tarball.catch(() => inMemoryTarballs.delete(key));
+    inMemoryTarballs.set(key, tarball);
+  }
+  return tarball;
 }
 
 /** Run by `node -e`: initializes a PGlite database; an in-memory one is written to stdout as a gzipped tarball. */

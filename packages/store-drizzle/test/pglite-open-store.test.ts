@@ -37,6 +37,17 @@ describe("openStore on PGlite", () => {
     }
   });
 
+  it("opens each memory:// as a database of its own, though the process initializes one only once", async () => {
+    const [first, second] = [await openStore("memory://"), await openStore("memory://")];
+    try {
+      await first.files.put(newStoredFile("principal-a", "file_1"), Uint8Array.from([1]));
+      expect(await second.files.get("principal-a", "file_1")).toBeUndefined();
+      expect(await first.files.get("principal-a", "file_1")).toBeDefined();
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
   it("keeps sessions, transcripts and files across a close and a reopen of the directory", async () => {
     directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
     const path = join(directory, "db", "nested"); // created by openStore

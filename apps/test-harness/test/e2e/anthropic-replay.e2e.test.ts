@@ -36,8 +36,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
-
 const TURNS = 100;
 
 /** The turns with a client tool round: the model reads a file first, the client answers (once with an error). */

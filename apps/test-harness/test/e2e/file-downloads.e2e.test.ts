@@ -17,8 +17,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 const createFile = (callId: string, name: string, mimeType: string) => ({
   name: "create_file",
   callId,

@@ -21,7 +21,6 @@ import { providerFailureScenarios } from "./scenarios/provider-failures.js";
 import { requestAndAccessScenarios } from "./scenarios/requests-and-access.js";
 
 // Real servers and databases: generous limits (the whole e2e run stays well under 2 minutes).
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
 let harness: ScriptedOpenAI;
 

@@ -24,8 +24,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 let openai: ScriptedOpenAI;
 let anthropic: ScriptedAnthropic;
 let service: TestService;

@@ -39,8 +39,6 @@ import {
 } from "../../src/e2e/index.js";
 import { PARITY_SCENARIO, type ParityStep, parityBody } from "./scenarios/parity-scenario.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 type Transport = "json" | "stream";
 const RUNS: Array<{ provider: ProviderId; transport: Transport }> = [
   { provider: "openai", transport: "json" },

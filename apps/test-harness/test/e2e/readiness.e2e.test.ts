@@ -20,8 +20,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
-
 let harness: ScriptedOpenAI;
 let docs: HttpMcpFixture;
 let service: TestService;

@@ -24,8 +24,6 @@ import {
   userTurn,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
-
 const RETENTION = {
   APTIX_LEASE_MS: "1000",
   APTIX_SESSION_RETENTION_DAYS: "2",

@@ -27,8 +27,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 /** Secrets the MCP servers need (one in a stdio server's env, one in an HTTP server's headers). */
 const STDIO_TOKEN = "stdio-secret-6f1d0c9a7b";
 const HTTP_TOKEN = "http-secret-3e8b2a5d4c";

@@ -30,8 +30,6 @@ import {
   waitFor,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 /** A provider answer held far longer than any test runs: it ends only when its caller goes away. */
 const HELD = step.text("Never delivered.", { delayMs: 120_000 });
 

@@ -36,8 +36,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 const HEARTBEAT_MS = 100;
 const apiKey = API_KEYS.alice;
 

@@ -22,8 +22,6 @@ import {
   writeCatalog,
 } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
-
 const MiB = 1024 * 1024;
 
 const invoiceManager = {

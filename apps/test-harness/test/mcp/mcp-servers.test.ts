@@ -13,8 +13,6 @@ import { type McpLog, McpServers } from "@aptix/tools-mcp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type HttpMcpFixture, startHttpMcpFixture, stdioMcpFixture } from "../../src/e2e/index.js";
 
-vi.setConfig({ testTimeout: 20_000, hookTimeout: 30_000 });
-
 let http: HttpMcpFixture;
 
 beforeAll(async () => {

@@ -26,6 +26,8 @@ const KEYS = new Map([
 
 export interface SetupOptions<P extends ScriptedLlmProvider> {
   apiKeys?: Map<string, string>;
+  /** `APTIX_CORS_ORIGINS`: none when absent. */
+  corsOrigins?: readonly string[];
   maxBodyBytes?: number;
   ready?: boolean;
   logger?: Logger;
@@ -70,6 +72,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     knowledge,
     validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000, ...options.limits }),
     apiKeys: options.apiKeys ?? KEYS,
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     readiness: async () =>
       options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },

@@ -156,9 +156,17 @@ describe("the HTTP interface", () => {
         "SessionSummary",
       ]),
     );
+    // Scalar renders the reference from the document, its bundle served by the service itself.
     const docs = await app.request("/docs");
     expect(docs.headers.get("content-type")).toContain("text/html");
-    expect(await docs.text()).toContain("/v1/agent/execute");
+    const page = await docs.text();
+    expect(page).toContain('<script src="docs/scalar.js">');
+    expect(page).toContain('"url": "openapi.json"');
+    expect(page).not.toMatch(/https?:\/\//);
+    const bundle = await app.request("/docs/scalar.js");
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get("content-type")).toContain("text/javascript");
+    expect(await bundle.text()).toContain("createApiReference");
     const missing = await app.request("/v1/nothing", {
       headers: { authorization: "Bearer alice-key-0123456789" },
     });

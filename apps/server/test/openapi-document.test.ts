@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { DEFAULT_REQUEST_LIMITS, FIELD_LENGTH_LIMITS } from "@aptix/contracts";
 import type { SessionSummary, TurnTrace } from "@aptix/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
@@ -34,7 +36,66 @@ async function openApiValidator(app: ReturnType<typeof setup>["app"]) {
 const pointerTo = (path: string, method: string, status: number) =>
   `/paths/${path.replaceAll("~", "~0").replaceAll("/", "~1")}/${method}/responses/${status}/content/application~1json/schema`;
 
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  requestBody?: { content: Record<string, { example?: unknown; examples?: object }> };
+  responses: Record<string, { description: string; content?: Record<string, { example?: unknown }> }>;
+}
+
 describe("the OpenAPI document", () => {
+  it("passes `redocly lint` with no error, generated from the app without a network server", () => {
+    // The script CI runs (`pnpm lint:openapi`): Redocly exits non-zero on any error.
+    const lint = spawnSync(
+      join(import.meta.dirname, "..", "node_modules", ".bin", "tsx"),
+      ["--conditions=@aptix/source", "scripts/lint-openapi.ts"],
+      { cwd: join(import.meta.dirname, ".."), encoding: "utf8", timeout: 120_000 },
+    );
+    expect(lint.status, `${lint.stdout}\n${lint.stderr}`).toBe(0);
+    expect(lint.stdout + lint.stderr).toContain("Your API description is valid");
+  }, 150_000);
+
+  it("gives every operation a unique operationId, a summary, tags and examples", async () => {
+    const { app } = setup();
+    const document = (await (await app.request("/openapi.json")).json()) as {
+      paths: Record<string, Record<string, Operation>>;
+      tags: Array<{ name: string }>;
+    };
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({ at: `${method} ${path}`, ...operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(16);
+    const tags = document.tags.map((tag) => tag.name);
+    for (const operation of operations) {
+      expect(operation.operationId, operation.at).toMatch(/^[a-z][A-Za-z]+$/);
+      expect(operation.summary, operation.at).toEqual(expect.any(String));
+      expect(
+        operation.tags?.every((tag) => tags.includes(tag)),
+        operation.at,
+      ).toBe(true);
+      const body = Object.values(operation.requestBody?.content ?? {});
+      expect(
+        body.every((media) => media.example !== undefined || media.examples !== undefined),
+        operation.at,
+      ).toBe(true);
+      const answer = Object.values(operation.responses["200"]?.content ?? {});
+      expect(answer.length, operation.at).toBeGreaterThan(0);
+      expect(
+        answer.every((media) => media.example !== undefined),
+        operation.at,
+      ).toBe(true);
+    }
+    expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
+  });
+
+  it("names no internal record ids in the text users read", async () => {
+    const { app } = setup();
+    const text = await (await app.request("/openapi.json")).text();
+    expect(text).not.toMatch(/AGN-\d/);
+  });
+
   it("describes the bodies the routes really answer", async () => {
     const { app, post, get, provider } = setup();
     const check = await openApiValidator(app);

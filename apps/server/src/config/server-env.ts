@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_RUNNING_TURNS } from "@aptix/core";
 import { z } from "zod";
 import { ConfigError } from "./config-error.js";
+import { CorsOriginsSchema } from "./cors-origins.js";
 
 /** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
 export const DEFAULT_RATE_LIMIT_RPM = 600;
@@ -43,6 +44,8 @@ const ServerEnvSchema = z.object({
   /** The longest one server tool (built-in or MCP) may run before its turn fails with TOOL_FAILED. */
   APTIX_TOOL_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
   APTIX_API_KEYS: z.string().optional(),
+  /** Origins whose pages may call the service from a browser (CORS), comma-separated; none by default. */
+  APTIX_CORS_ORIGINS: CorsOriginsSchema,
   /**
    * Largest request body accepted, in bytes (413 beyond, while it streams in). The contracts' default limits fit
    * inside the default, so raise it only with limits of your own.

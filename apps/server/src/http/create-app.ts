@@ -1,6 +1,6 @@
 import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import { DEFAULT_RATE_LIMIT_RPM } from "../config/server-env.js";
 import { readPushBody } from "../knowledge/read-push-body.js";
@@ -8,6 +8,7 @@ import type { Logger } from "../logging/logger.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
+import { corsPolicy } from "./cors-policy.js";
 import { principalMiddleware } from "./principal.js";
 import { requestBody } from "./request-body.js";
 import { requestRateLimit } from "./request-rate-limit.js";
@@ -31,6 +32,8 @@ export interface AppOptions {
   maxBodyBytes: number;
   /** Requests a minute one principal may send to this instance (`APTIX_RATE_LIMIT_RPM`, default 600). */
   rateLimitRpm?: number;
+  /** Origins whose pages may call the service from a browser (`APTIX_CORS_ORIGINS`); none by default. */
+  corsOrigins?: readonly string[];
   /** How often an idle event stream gets a comment line. */
   heartbeatMs?: number;
   readiness: ReadinessCheck;
@@ -38,12 +41,14 @@ export interface AppOptions {
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
-export function createApp(options: AppOptions): Hono<AppEnv> {
-  const { logger } = options;
-  const app = new Hono<AppEnv>();
+export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
+  const { logger, corsOrigins = [] } = options;
+  // Routes are defined with their OpenAPI description, from which /openapi.json is generated.
+  const app = new OpenAPIHono<AppEnv>();
 
   app.use(requestId());
   app.use(accessLog(logger));
+  if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
   app.onError((error, c) => {
     // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
     // not a bug. The request may be sent again once the database is back.
@@ -69,11 +74,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   healthRoutes(app, options.readiness);
-  docsRoutes(app, { maxBodyBytes: options.maxBodyBytes });
+  docsRoutes(app);
 
   // Limits come before the body is read. Local mode has no key to guess, so no failures to count.
   if (options.apiKeys.size > 0) app.use("/v1/*", authFailureLimit());
-  app.use("/v1/*", principalMiddleware(options.apiKeys));
+  app.use("/v1/*", principalMiddleware(options.apiKeys, corsOrigins));
   app.use("/v1/*", requestRateLimit(options.rateLimitRpm ?? DEFAULT_RATE_LIMIT_RPM));
   app.put(
     "/v1/workspaces/:workspaceId/documents",
@@ -81,7 +86,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   );
   app.use("/v1/*", requestBody(options.maxBodyBytes));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  executeRoute(app, options.service, options.validate, heartbeatMs);
+  executeRoute(app, { ...options, heartbeatMs });
   sessionRoutes(app, options.service, heartbeatMs);
   if (options.knowledge) {
     workspaceRoutes(app, options.knowledge, options.readPush ?? (async (body) => readPushBody(body)));

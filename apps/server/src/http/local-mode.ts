@@ -9,9 +9,10 @@ const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i;
 /**
  * Why local mode refuses this request, or undefined when it comes from this machine. The socket's address
  * keeps other machines out; the Host header keeps out a page whose DNS name was rebound to 127.0.0.1 (the
- * browser still names the page's host); Origin keeps out a page of another site that calls localhost itself.
+ * browser still names the page's host); Origin keeps out a page of another site that calls localhost itself,
+ * unless the operator lets that site's pages in (`corsOrigins`, APTIX_CORS_ORIGINS).
  */
-export function localModeRefusal(c: Context<AppEnv>): string | undefined {
+export function localModeRefusal(c: Context<AppEnv>, corsOrigins: ReadonlySet<string>): string | undefined {
   const remote = clientAddress(c);
   if (remote !== undefined && !isLoopback(remote)) return `the request came from ${remote}`;
   // In-process requests (tests) carry no Host header; their URL's host stands in for it.
@@ -21,8 +22,8 @@ export function localModeRefusal(c: Context<AppEnv>): string | undefined {
     return `its Host header ${JSON.stringify(host)} is not localhost, 127.x.x.x or [::1]`;
   }
   const origin = c.req.header("origin");
-  if (origin !== undefined && !isLoopbackOrigin(origin)) {
-    return `it was sent by a page of ${JSON.stringify(origin)}, not of this machine`;
+  if (origin !== undefined && !isLoopbackOrigin(origin) && !corsOrigins.has(origin)) {
+    return `it was sent by a page of ${JSON.stringify(origin)}, neither of this machine nor of APTIX_CORS_ORIGINS`;
   }
   return undefined;
 }

@@ -13,13 +13,17 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /**
  * Resolves the caller. With API keys, `Authorization: Bearer <key>` names the principal (compared in
  * constant time). Without keys the service is in local mode: one principal, loopback callers only, pages of
- * other sites refused.
+ * other sites refused but those of `corsOrigins`.
  */
-export function principalMiddleware(apiKeys: ReadonlyMap<string, string>): MiddlewareHandler<AppEnv> {
+export function principalMiddleware(
+  apiKeys: ReadonlyMap<string, string>,
+  corsOrigins: readonly string[],
+): MiddlewareHandler<AppEnv> {
   const keys = [...apiKeys].map(([key, principal]) => ({ hash: digest(key), principal }));
+  const allowedOrigins = new Set(corsOrigins);
   return async (c, next) => {
     if (keys.length === 0) {
-      const refusal = localModeRefusal(c);
+      const refusal = localModeRefusal(c, allowedOrigins);
       if (refusal !== undefined) {
         return sendResult(
           c,

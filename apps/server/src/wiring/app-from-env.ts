@@ -1,6 +1,6 @@
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
 import type { AgentService, WorkspaceKnowledge } from "@aptix/core";
-import type { Hono } from "hono";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ServerEnv } from "../config/server-env.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
@@ -18,7 +18,7 @@ export function appFromEnv(
     readiness: ReadinessMonitor;
     logger: Logger;
   },
-): Hono<AppEnv> {
+): OpenAPIHono<AppEnv> {
   const { service, knowledge, preparation, readiness, logger } = parts;
   return createApp({
     service,
@@ -26,6 +26,7 @@ export function appFromEnv(
     readPush: (body) => preparation.readPushBody(body),
     validate: createAgentExecuteRequestValidator(),
     apiKeys: env.apiKeys,
+    corsOrigins: env.APTIX_CORS_ORIGINS,
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,

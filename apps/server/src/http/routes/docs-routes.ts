@@ -1,46 +1,61 @@
-import type { Hono } from "hono";
+import { existsSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
 import type { AppEnv } from "../app-env.js";
-import { type OpenApiOptions, openApiDocument } from "./openapi-document.js";
+import { apiDocument } from "../openapi/api-document.js";
 
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"]/g,
-    (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[char] ?? char,
+/** Where the page loads Scalar from: this service, so the reference works offline and loads nothing elsewhere. */
+const SCALAR_BUNDLE_PATH = "/docs/scalar.js";
+
+/**
+ * `/openapi.json`, generated from the app's routes on its first request (once every route is registered), and
+ * `/docs`, the reference Scalar renders from it, with Scalar's browser bundle served from this service.
+ */
+export function docsRoutes(app: OpenAPIHono<AppEnv>): void {
+  let document: object | undefined;
+  app.get("/openapi.json", (c) => {
+    document ??= apiDocument(app);
+    return c.json(document);
+  });
+  app.get(
+    "/docs",
+    Scalar({
+      pageTitle: "Aptix Agent Service API",
+      // Relative to /docs: they hold behind a proxy that serves the service under a path.
+      url: "openapi.json",
+      cdn: SCALAR_BUNDLE_PATH.slice(1),
+      // Scalar's defaults would load fonts from its own servers and report usage.
+      withDefaultFonts: false,
+      telemetry: false,
+    }),
   );
-
-/** `/openapi.json` and a self-contained `/docs` page (no external assets: it works offline). */
-export function docsRoutes(app: Hono<AppEnv>, options: OpenApiOptions): void {
-  const document = openApiDocument(options);
-  app.get("/openapi.json", (c) => c.json(document));
-  app.get("/docs", (c) => c.html(renderDocs(document)));
+  // 5 MB, read on the first request for it, not at start-up.
+  let bundle: Promise<Buffer> | undefined;
+  app.get(SCALAR_BUNDLE_PATH, async (c) => {
+    bundle ??= readFile(scalarBundleFile());
+    return c.body(new Uint8Array(await bundle), 200, {
+      "content-type": "text/javascript; charset=utf-8",
+      "cache-control": "public, max-age=3600",
+    });
+  });
 }
 
-function renderDocs(document: Record<string, unknown>): string {
-  const paths = document.paths as Record<string, Record<string, { summary?: string }>>;
-  const rows = Object.entries(paths)
-    .flatMap(([path, operations]) =>
-      Object.entries(operations).map(
-        ([method, operation]) =>
-          `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(operation.summary ?? "")}</td></tr>`,
-      ),
-    )
-    .join("\n");
-  const schemas = Object.entries((document.components as { schemas: Record<string, unknown> }).schemas)
-    .map(
-      ([name, schema]) =>
-        `<h3 id="${name}">${name}</h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>`,
-    )
-    .join("\n");
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Aptix Agent Service API</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}td,th{padding:.3rem .6rem;text-align:left;vertical-align:top}pre{background:#f4f4f4;padding:1rem;overflow:auto;max-height:30rem}</style>
-</head><body>
-<h1>Aptix Agent Service API</h1>
-<p>Every JSON body is an InvokeResult: a success carries its <code>result</code>, a failure is an <a href="#InvokeFailure">InvokeFailure</a> and the HTTP status mirrors its first error. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
-<h2>Routes</h2><table><tr><th>Method</th><th>Path</th><th>What</th></tr>
-${rows}
-</table>
-<h2>Schemas</h2>
-${schemas}
-</body></html>`;
+/** The self-contained browser build of @scalar/api-reference, which its package.json's `browser` names. */
+function scalarBundleFile(): string {
+  // The package exports no package.json: it is found above the entry point.
+  let directory = dirname(createRequire(import.meta.url).resolve("@scalar/api-reference"));
+  for (;;) {
+    const manifestFile = join(directory, "package.json");
+    if (existsSync(manifestFile)) {
+      const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as { name?: string; browser?: string };
+      if (manifest.name === "@scalar/api-reference" && manifest.browser)
+        return join(directory, manifest.browser);
+    }
+    const parent = dirname(directory);
+    if (parent === directory) throw new Error("@scalar/api-reference names no browser bundle");
+    directory = parent;
+  }
 }

@@ -1,19 +1,117 @@
-import type { AgentExecuteRequest, InvokeResult } from "@aptix/contracts";
+import { type AgentExecuteRequest, DEFAULT_REQUEST_LIMITS, type InvokeResult } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.js";
 import { readJsonBody } from "../json-body.js";
+import { EVENT_STREAM, FAILURES, jsonAnswer, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 
-/** `POST /v1/agent/execute`: one AgentExecuteRequest, a user turn or a tool continuation (AGN-034). */
-export function executeRoute(
-  app: Hono<AppEnv>,
-  service: AgentService,
-  validate: (input: unknown) => InvokeResult<AgentExecuteRequest>,
-  heartbeatMs: number,
-): void {
-  app.post("/v1/agent/execute", async (c) => {
+export interface ExecuteRouteOptions {
+  service: AgentService;
+  validate: (input: unknown) => InvokeResult<AgentExecuteRequest>;
+  heartbeatMs: number;
+  /** The server's body limit (`APTIX_MAX_BODY_BYTES`), which the document states. */
+  maxBodyBytes: number;
+}
+
+/**
+ * The route's document. The body is described by its component and read by the route itself, not by the
+ * library: `requestBody` reads it under the size limit, and the server's validator (with its limits) answers a
+ * bad one with VALIDATION_FAILED naming the field.
+ */
+function executeDefinition(maxBodyBytes: number) {
+  const requestBody = {
+    required: true,
+    "x-aptix-max-body-bytes": maxBodyBytes,
+    "x-aptix-request-limits": DEFAULT_REQUEST_LIMITS,
+    content: {
+      "application/json": {
+        schema: schemaRef("AgentExecuteRequest"),
+        examples: {
+          userTurn: {
+            summary: "A user turn, streamed",
+            value: {
+              sessionId: "s-42",
+              turnId: "t-1",
+              instruction: "Does the build pass?",
+              inputArtifacts: [
+                {
+                  relativePath: "src/build.ts",
+                  fileName: "build.ts",
+                  contents: "export const target = 'es2022';",
+                  origin: "ide",
+                },
+              ],
+              stream: true,
+            },
+          },
+          toolContinuation: {
+            summary: "The results of the client tools a turn asked for",
+            value: {
+              sessionId: "s-42",
+              turnId: "t-1",
+              toolResults: [
+                {
+                  toolCallId: "call_1",
+                  executionMs: 12,
+                  resultJson:
+                    '{"path":"src/build.ts","contents":"export const target = \'es2022\';","startLine":1,"endLine":1,"totalLines":1}',
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  };
+  return createRoute({
+    method: "post",
+    path: "/v1/agent/execute",
+    operationId: "executeAgent",
+    tags: ["Turns"],
+    summary: "Run a user turn, or continue one with client tool results",
+    description:
+      "One request is a user turn (an instruction, artifacts or images) or a tool continuation (the results of " +
+      "the client tools the turn asked for), told apart by its fields. The answer is final, or asks the client " +
+      "to run tools and send their results with the same ids. With `stream: true` a turn that runs answers as " +
+      "server-sent events; a request refused before its turn runs is answered as JSON with its status.\n\n" +
+      `A body over ${maxBodyBytes} bytes (\`x-aptix-max-body-bytes\`) is refused with 413 PAYLOAD_TOO_LARGE ` +
+      "before it is read as JSON. The request schema carries the size limits that JSON Schema can state; " +
+      "`x-aptix-request-limits` holds all of them, as `createAgentExecuteRequestValidator` of " +
+      "@aptix/contracts takes them (UTF-8 bytes of artifacts, their total, decoded image bytes…).",
+    security: OWNER_ONLY,
+    request: { body: requestBody },
+    responses: {
+      200: {
+        description:
+          "The turn's AgentExecuteResponse: JSON, or server-sent events when the request asked to stream.",
+        content: {
+          "application/json": jsonAnswer("AgentExecuteResponse", {
+            kind: "client_tool_continuation",
+            sessionId: "s-42",
+            turnId: "t-1",
+            modeDisplayName: "General",
+            toolCalls: [
+              {
+                toolCallId: "call_1",
+                name: "read_file",
+                argumentsJson: '{"path":"src/build.ts","startLine":null,"endLine":null}',
+              },
+            ],
+          }),
+          "text/event-stream": EVENT_STREAM,
+        },
+      },
+      ...FAILURES,
+    },
+  });
+}
+
+/** `POST /v1/agent/execute`: one AgentExecuteRequest, a user turn or a tool continuation. */
+export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOptions): void {
+  const { service, validate, heartbeatMs } = options;
+  app.openapi(executeDefinition(options.maxBodyBytes), async (c) => {
     const body = readJsonBody(c);
     if (!body.successful) return sendResult(c, body);
     const request = validate(body.result);

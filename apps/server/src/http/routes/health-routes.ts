@@ -1,7 +1,8 @@
 import { fail, ok } from "@aptix/contracts";
-import type { Hono } from "hono";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
+import { NOT_READY_FAILURE, PUBLIC, success } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 
 /** What `/healthz` and `/readyz` answer when all is well. */
@@ -14,13 +15,40 @@ type ServiceStatus = z.infer<typeof ServiceStatusSchema>;
  */
 export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
 
+const liveness = createRoute({
+  method: "get",
+  path: "/healthz",
+  operationId: "getLiveness",
+  tags: ["Service"],
+  summary: "Liveness",
+  description: "Answers while the process serves HTTP, whatever the state of its database.",
+  security: PUBLIC,
+  responses: { 200: success("ServiceStatus", "The process is live.", { status: "live" }) },
+});
+
+const readinessRoute = createRoute({
+  method: "get",
+  path: "/readyz",
+  operationId: "getReadiness",
+  tags: ["Service"],
+  summary: "Readiness",
+  description:
+    "Whether the service can run turns: its database reachable and migrated, its MCP servers connected. It is " +
+    "read from a status a background check refreshes; a 503 names what is down, never an address.",
+  security: PUBLIC,
+  responses: {
+    200: success("ServiceStatus", "The service can run turns.", { status: "ready" }),
+    ...NOT_READY_FAILURE,
+  },
+});
+
 /**
  * Liveness says the process answers; readiness says it can serve turns (database reachable and migrated, MCP
  * servers connected).
  */
-export function healthRoutes(app: Hono<AppEnv>, readiness: ReadinessCheck): void {
-  app.get("/healthz", (c) => sendResult(c, ok<ServiceStatus>({ status: "live" })));
-  app.get("/readyz", async (c) => {
+export function healthRoutes(app: OpenAPIHono<AppEnv>, readiness: ReadinessCheck): void {
+  app.openapi(liveness, (c) => sendResult(c, ok<ServiceStatus>({ status: "live" })));
+  app.openapi(readinessRoute, async (c) => {
     const check = await readiness().catch(() => ({ ready: false, reason: "the readiness check failed" }));
     return sendResult(
       c,

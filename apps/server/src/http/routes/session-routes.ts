@@ -1,9 +1,16 @@
-import { validateSessionListQuery, validateSessionMessagesQuery } from "@aptix/contracts";
+import {
+  SessionListQuerySchema,
+  SessionMessagesQuerySchema,
+  validateSessionListQuery,
+  validateSessionMessagesQuery,
+} from "@aptix/contracts";
 import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { create as contentDisposition } from "content-disposition";
-import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { FollowerSlots, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
+import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
+import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
@@ -11,44 +18,306 @@ import { sendEventStream } from "./event-stream.js";
 /** When a follower refused for a full turn may try again: slots free as other followers leave, at no set time. */
 const FOLLOWER_RETRY_MS = 5_000;
 
+const CREATED_AT = "2026-03-02T09:15:00.000Z";
+const UPDATED_AT = "2026-03-02T09:16:30.000Z";
+const USAGE = { inputTokens: 1840, outputTokens: 96, totalTokens: 1936, llmCalls: 1 };
+const TURN = {
+  turnId: "t-1",
+  sequence: 1,
+  status: "completed",
+  mode: "general",
+  usage: USAGE,
+  error: null,
+  createdAt: CREATED_AT,
+  completedAt: UPDATED_AT,
+};
+const page = {
+  limit: { description: "How many to answer, 1–100; 20 when absent.", example: "20" },
+  cursor: {
+    description: "The previous page's `nextCursor`, for the next page.",
+    example: "eyJ0IjoiMjAyNi0wMy0wMlQwOToxNjozMC4wMDBaIn0",
+  },
+};
+
+const listSessions = createRoute({
+  method: "get",
+  path: "/v1/sessions",
+  operationId: "listSessions",
+  tags: ["Sessions"],
+  summary: "List the caller's sessions",
+  description: "Most recently active first, a page at a time.",
+  security: OWNER_ONLY,
+  parameters: queryParameters(SessionListQuerySchema, {
+    ...page,
+    workspaceId: {
+      description: "Only the sessions whose latest turn named this workspace.",
+      example: "acme-web",
+    },
+  }),
+  responses: {
+    200: success("SessionList", "A page of sessions.", {
+      sessions: [
+        {
+          sessionId: "s-42",
+          modeDisplayName: "General",
+          turnCount: 1,
+          lastTurnStatus: "completed",
+          workspaceId: "acme-web",
+          createdAt: CREATED_AT,
+          updatedAt: UPDATED_AT,
+          title: "Does the build pass?",
+        },
+      ],
+    }),
+    ...FAILURES,
+  },
+});
+
+const listMessages = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sessionId}/messages",
+  operationId: "listSessionMessages",
+  tags: ["Sessions"],
+  summary: "List a session's messages",
+  description: "The conversation as a UI shows it, oldest first: a user and an assistant message per turn.",
+  security: OWNER_ONLY,
+  request: { params: SESSION_PARAMS },
+  parameters: queryParameters(SessionMessagesQuerySchema, page),
+  responses: {
+    200: success("SessionMessages", "A page of messages.", {
+      messages: [
+        { turnId: "t-1", role: "user", text: "Does the build pass?", createdAt: CREATED_AT },
+        { turnId: "t-1", role: "assistant", text: "The build passes.", createdAt: UPDATED_AT },
+      ],
+    }),
+    ...FAILURES,
+  },
+});
+
+const cancelTurn = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/turns/{turnId}/cancel",
+  operationId: "cancelTurn",
+  tags: ["Sessions"],
+  summary: "Cancel a turn",
+  description:
+    "Cancels a running turn, or one awaiting client tool results, on whichever instance runs it; nothing of it " +
+    "stays. A turn that has ended is answered as it is.",
+  security: OWNER_ONLY,
+  request: { params: TURN_PARAMS },
+  responses: {
+    200: success("TurnSummary", "The turn's summary.", { ...TURN, status: "cancelled" }),
+    ...FAILURES,
+  },
+});
+
+const deleteSession = createRoute({
+  method: "delete",
+  path: "/v1/sessions/{sessionId}",
+  operationId: "deleteSession",
+  tags: ["Sessions"],
+  summary: "Delete a session",
+  description:
+    "Deletes the session and everything of it: turns, events, traces and files. 409 SESSION_BUSY while a turn runs.",
+  security: OWNER_ONLY,
+  request: { params: SESSION_PARAMS },
+  responses: { 200: success("SessionDeleted", "Deleted.", { deleted: true }), ...FAILURES },
+});
+
+const getSession = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sessionId}",
+  operationId: "getSession",
+  tags: ["Sessions"],
+  summary: "Get a session",
+  description: "The session's mode, the history of its mode changes, and its turns with their status.",
+  security: OWNER_ONLY,
+  request: { params: SESSION_PARAMS },
+  responses: {
+    200: success("SessionSummary", "The session's summary.", {
+      sessionId: "s-42",
+      conversationContextId: "default",
+      mode: "general",
+      modeDisplayName: "General",
+      modeHistory: [],
+      turns: [TURN],
+      createdAt: CREATED_AT,
+      updatedAt: UPDATED_AT,
+    }),
+    ...FAILURES,
+  },
+});
+
+const getTrace = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sessionId}/turns/{turnId}/trace",
+  operationId: "getTurnTrace",
+  tags: ["Sessions"],
+  summary: "Get a turn's trace",
+  description:
+    "Diagnostics of one turn, out of band: each round's request and answer, the requests composed for the " +
+    "provider and its raw responses, tool executions and timings. The one place provider ids appear.",
+  security: OWNER_ONLY,
+  request: { params: TURN_PARAMS },
+  responses: {
+    200: success("TurnTrace", "The trace.", {
+      ...TURN,
+      rounds: [
+        {
+          request: { sessionId: "s-42", turnId: "t-1", instruction: "Does the build pass?" },
+          requestHash: "sha256:9b1d6e0f4a3c2b8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d",
+          result: {
+            successful: true,
+            result: {
+              kind: "final",
+              sessionId: "s-42",
+              turnId: "t-1",
+              modeDisplayName: "General",
+              primaryOutputText: "The build passes.",
+            },
+            errors: [],
+            warnings: [],
+          },
+        },
+      ],
+      llmCalls: [
+        {
+          index: 0,
+          request: { model: "gpt-5-mini" },
+          response: { text: "The build passes." },
+          providerRequest: { model: "gpt-5-mini" },
+          providerResponse: { id: "resp_0123" },
+          error: null,
+          startedAt: CREATED_AT,
+          durationMs: 1420,
+        },
+      ],
+      toolExecutions: [],
+    }),
+    ...FAILURES,
+  },
+});
+
+const followEvents = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sessionId}/turns/{turnId}/events",
+  operationId: "followTurnEvents",
+  tags: ["Sessions"],
+  summary: "Resume a turn's event stream",
+  description:
+    "The turn's events again after Last-Event-ID, then live until the turn ends; following a turn never " +
+    "cancels it. Event ids are `<round>-<n>` for text deltas and `<round>-result` for a round's result (round 0 " +
+    "is the user turn, then one round per tool continuation). A resume always ends with the turn's latest " +
+    "`result` event: after that result itself (Last-Event-ID `<last round>-result`), it is sent again, as the " +
+    "authoritative end. An id that names no event of the turn (not of this form, a round the turn does not " +
+    "have, or the result of a round still running) is 400 VALIDATION_FAILED naming `Last-Event-ID`. A text " +
+    "delta's id is judged by its round: the deltas of a turn that ended are pruned after a while.",
+  security: OWNER_ONLY,
+  request: { params: TURN_PARAMS },
+  parameters: [
+    {
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description: "The id of the last event received; absent to start from the first.",
+      schema: { type: "string" },
+      example: "0-1",
+    },
+    {
+      name: "lastEventId",
+      in: "query",
+      required: false,
+      description: "Last-Event-ID for clients that cannot set headers (EventSource polyfills).",
+      schema: { type: "string" },
+      example: "0-1",
+    },
+  ],
+  responses: {
+    200: { description: "The turn's events.", content: { "text/event-stream": EVENT_STREAM } },
+    ...FAILURES,
+  },
+});
+
+const FILE_HASH = "sha256:4d7a2c9e1b3f5a6d8c0e2f4a6b8d0c2e4f6a8b0d2c4e6f8a0b2d4c6e8f0a2b4c";
+
+const getFile = createRoute({
+  method: "get",
+  path: "/v1/files/{fileId}",
+  operationId: "getFile",
+  tags: ["Files"],
+  summary: "Download a file",
+  description:
+    "The content behind a FileRef's url, as an attachment with the file's MIME type. 410 FILE_EXPIRED once its " +
+    "`contentExpires` has passed.",
+  security: OWNER_ONLY,
+  request: { params: FILE_PARAMS },
+  responses: {
+    200: {
+      description: "The file's bytes.",
+      headers: {
+        ETag: {
+          description: "The file's content hash.",
+          schema: { type: "string" },
+          example: `"${FILE_HASH}"`,
+        },
+        "Content-Disposition": {
+          description: "`attachment`, with `filename` (ASCII) and `filename*` for a name that is not ASCII.",
+          schema: { type: "string" },
+          example: 'attachment; filename="report.md"',
+        },
+        "X-Content-Type-Options": { schema: { type: "string", const: "nosniff" } },
+      },
+      content: {
+        "*/*": {
+          schema: { type: "string", contentMediaType: "application/octet-stream" },
+          example: "# Report\n",
+        },
+      },
+    },
+    304: {
+      description: "Not modified: `If-None-Match` names the file's ETag (its content never changes).",
+      headers: { ETag: { description: "The file's content hash.", schema: { type: "string" } } },
+    },
+    ...FAILURES,
+  },
+});
+
 /** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
-export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbeatMs: number): void {
-  app.get("/v1/sessions", async (c) => {
+/** A turn's ids, in the order the service takes them. */
+const turnIds = ({ sessionId, turnId }: { sessionId: string; turnId: string }) =>
+  [sessionId, turnId] as const;
+
+export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, heartbeatMs: number): void {
+  app.openapi(listSessions, async (c) => {
     const query = validateSessionListQuery(c.req.query());
     if (!query.successful) return sendResult(c, query);
     return sendResult(c, await service.listSessions(c.get("principal"), query.result));
   });
-  app.get("/v1/sessions/:sessionId/messages", async (c) => {
+  app.openapi(listMessages, async (c) => {
     const query = validateSessionMessagesQuery(c.req.query());
     if (!query.successful) return sendResult(c, query);
     return sendResult(
       c,
-      await service.listMessages(c.get("principal"), c.req.param("sessionId"), query.result),
+      await service.listMessages(c.get("principal"), c.req.valid("param").sessionId, query.result),
     );
   });
-  app.post("/v1/sessions/:sessionId/turns/:turnId/cancel", async (c) =>
-    sendResult(
-      c,
-      await service.cancelTurn(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
-    ),
+  app.openapi(cancelTurn, async (c) =>
+    sendResult(c, await service.cancelTurn(c.get("principal"), ...turnIds(c.req.valid("param")))),
   );
-  app.delete("/v1/sessions/:sessionId", async (c) =>
-    sendResult(c, await service.deleteSession(c.get("principal"), c.req.param("sessionId"))),
+  app.openapi(deleteSession, async (c) =>
+    sendResult(c, await service.deleteSession(c.get("principal"), c.req.valid("param").sessionId)),
   );
-  app.get("/v1/sessions/:sessionId", async (c) =>
-    sendResult(c, await service.getSession(c.get("principal"), c.req.param("sessionId"))),
+  app.openapi(getSession, async (c) =>
+    sendResult(c, await service.getSession(c.get("principal"), c.req.valid("param").sessionId)),
   );
-  app.get("/v1/sessions/:sessionId/turns/:turnId/trace", async (c) =>
-    sendResult(
-      c,
-      await service.getTurnTrace(c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")),
-    ),
+  app.openapi(getTrace, async (c) =>
+    sendResult(c, await service.getTurnTrace(c.get("principal"), ...turnIds(c.req.valid("param")))),
   );
   const followers = new FollowerSlots();
   // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
-  app.get("/v1/sessions/:sessionId/turns/:turnId/events", async (c) => {
+  app.openapi(followEvents, async (c) => {
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
-    const ids = [c.get("principal"), c.req.param("sessionId"), c.req.param("turnId")] as const;
+    const ids = [c.get("principal"), ...turnIds(c.req.valid("param"))] as const;
     const release = followers.take(JSON.stringify(ids));
     if (release === undefined) {
       return sendResult(
@@ -83,8 +352,8 @@ export function sessionRoutes(app: Hono<AppEnv>, service: AgentService, heartbea
       }
     });
   });
-  app.get("/v1/files/:fileId", async (c) => {
-    const found = await service.getFile(c.get("principal"), c.req.param("fileId"));
+  app.openapi(getFile, async (c) => {
+    const found = await service.getFile(c.get("principal"), c.req.valid("param").fileId);
     if (!found.successful) return sendResult(c, found);
     const { file, content } = found.result;
     const etag = `"${file.contentHash}"`;

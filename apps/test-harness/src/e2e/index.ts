@@ -1,7 +1,9 @@
 /** End-to-end helpers: the real server over HTTP, on PGlite or Postgres, against the scripted OpenAI and Anthropic servers. */
+export * from "./chromium.js";
 export * from "./event-stream.js";
 export * from "./mcp-fixture.js";
 export * from "./neutral-script.js";
+export * from "./page-server.js";
 export * from "./server-process.js";
 export * from "./test-catalog.js";
 export * from "./test-database.js";

@@ -45,8 +45,9 @@ export function docsRoutes(app: OpenAPIHono<AppEnv>): void {
 
 /** The self-contained browser build of @scalar/api-reference, which its package.json's `browser` names. */
 function scalarBundleFile(): string {
+  const require = createRequire(import.meta.url);
   // The package exports no package.json: it is found above the entry point.
-  let directory = dirname(createRequire(import.meta.url).resolve("@scalar/api-reference"));
+  let directory = dirname(require.resolve("@scalar/api-reference"));
   for (;;) {
     const manifestFile = join(directory, "package.json");
     if (existsSync(manifestFile)) {

@@ -1,3 +1,4 @@
+import { gunzipSync } from "node:zlib";
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import type { Logger } from "../src/logging/logger.js";
@@ -166,7 +167,17 @@ describe("the HTTP interface", () => {
     const bundle = await app.request("/docs/scalar.js");
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get("content-type")).toContain("text/javascript");
-    expect(await bundle.text()).toContain("createApiReference");
+    expect(bundle.headers.get("content-encoding")).toBeNull();
+    const script = await bundle.text();
+    expect(script).toContain("createApiReference");
+    // Compressed for a browser that takes gzip: a fifth of the bytes.
+    const gzipped = await app.request("/docs/scalar.js", { headers: { "accept-encoding": "gzip, br" } });
+    expect(gzipped.headers.get("content-encoding")).toBe("gzip");
+    const bytes = Buffer.from(await gzipped.arrayBuffer());
+    expect(bytes.length).toBeLessThan(script.length / 2);
+    expect(gunzipSync(bytes).toString()).toBe(script);
+    const refused = await app.request("/docs/scalar.js", { headers: { "accept-encoding": "gzip;q=0" } });
+    expect(refused.headers.get("content-encoding")).toBeNull();
     const missing = await app.request("/v1/nothing", {
       headers: { authorization: "Bearer alice-key-0123456789" },
     });

@@ -18,6 +18,11 @@ export interface McpConnectionOptions {
   clientInfo: { name: string; version: string };
   /** The longest any request to the server may take (the SDK's own default is 60 s). */
   requestTimeoutMs: number;
+  /**
+   * The longest opening a connection may take: the transport, the `initialize` handshake and the tool list, at
+   * start-up and again after a drop. Default `requestTimeoutMs`; a stdio server may need longer to start.
+   */
+  connectTimeoutMs?: number;
   log?: McpLog;
 }
 
@@ -121,12 +126,13 @@ export class McpConnection {
 
   async #open(): Promise<Client> {
     const { config, clientInfo, requestTimeoutMs, log } = this.#options;
+    const connectTimeoutMs = this.#options.connectTimeoutMs ?? requestTimeoutMs;
     const client = new Client(clientInfo, {
       listChanged: {
         tools: {
           autoRefresh: false,
           onChanged: () => {
-            this.#listTools(client).then(
+            this.#listTools(client, requestTimeoutMs).then(
               (count) =>
                 log?.("info", "MCP server changed its tools", { mcpServer: this.name, tools: count }),
               (error: unknown) =>
@@ -140,8 +146,8 @@ export class McpConnection {
       },
     });
     try {
-      await client.connect(transportOf(config), { timeout: requestTimeoutMs });
-      await this.#listTools(client);
+      await client.connect(transportOf(config), { timeout: connectTimeoutMs });
+      await this.#listTools(client, connectTimeoutMs);
     } catch (error) {
       await client.close().catch(() => undefined);
       const detail = reasonOf(error);
@@ -165,13 +171,11 @@ export class McpConnection {
   }
 
   /** Every page of `tools/list`; the new list replaces the old one at once. */
-  async #listTools(client: Client): Promise<number> {
+  async #listTools(client: Client, timeoutMs: number): Promise<number> {
     const tools = new Map<string, Tool>();
     let cursor: string | undefined;
     do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.#options.requestTimeoutMs,
-      });
+      const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
       for (const tool of page.tools) tools.set(tool.name, tool);
       cursor = page.nextCursor;
     } while (cursor !== undefined);

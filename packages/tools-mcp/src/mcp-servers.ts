@@ -10,6 +10,8 @@ export interface McpServersOptions {
   clientInfo: { name: string; version: string };
   /** The longest a request to a server may take; the service's tool timeout. */
   requestTimeoutMs: number;
+  /** The longest connecting to a server (transport, handshake, tool list) may take; default `requestTimeoutMs`. */
+  connectTimeoutMs?: number;
   log?: McpLog;
 }
 
@@ -45,6 +47,7 @@ export class McpServers {
           config,
           clientInfo: options.clientInfo,
           requestTimeoutMs: options.requestTimeoutMs,
+          ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
           ...(options.log ? { log: options.log } : {}),
         }),
     );

@@ -165,6 +165,24 @@ describe("McpServers over stdio and streamable HTTP", () => {
     }
   });
 
+  it("connects within connectTimeoutMs, not the request timeout: a server may start slower than a call may take", async () => {
+    const options = {
+      servers: [stdioMcpFixture("slow", "env-token-0123")],
+      clientInfo: { name: "aptix-test", version: "0.0.0" },
+    };
+    // No process starts and answers `initialize` in a millisecond: the connect timeout is what start-up waits.
+    await expect(
+      McpServers.connect({ ...options, requestTimeoutMs: 5_000, connectTimeoutMs: 1 }),
+    ).rejects.toThrow(/MCP server "slow" is unavailable/);
+    const servers = await McpServers.connect({ ...options, requestTimeoutMs: 1, connectTimeoutMs: 15_000 });
+    try {
+      expect(servers.down()).toEqual([]);
+      expect(servers.tools.map((tool) => tool.definition.name)).toContain("slow__echo");
+    } finally {
+      await servers.close();
+    }
+  });
+
   it("connects again to an HTTP server that restarted and forgot the session", async () => {
     const first = await startHttpMcpFixture();
     let second: HttpMcpFixture | undefined;

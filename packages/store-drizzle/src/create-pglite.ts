@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { type StoreStep, timedStep } from "./store-step.js";
 
 /**
  * The Postgres settings of an embedded PGlite, whose memory is the Node process's own. With Postgres's default
@@ -28,7 +29,7 @@ const SETTING_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 export async function createPglite(
   databaseUrl: string,
   settings: Readonly<Record<string, string>> = {},
-  { vectors = false }: { vectors?: boolean } = {},
+  { vectors = false, onStep }: { vectors?: boolean; onStep?: ((step: StoreStep) => void) | undefined } = {},
 ): Promise<PGlite> {
   const params = Object.entries({ ...PGLITE_SETTINGS, ...settings }).flatMap(([name, value]) => {
     if (!SETTING_NAME.test(name)) throw new Error(`Invalid PGlite setting name ${JSON.stringify(name)}.`);
@@ -42,10 +43,13 @@ export async function createPglite(
   const serving: PGliteOptions = vectors ? { ...options, extensions: { vector } } : options;
   if (databaseUrl.startsWith("memory://")) {
     // An in-memory PGlite takes its options alone (`new PGlite(undefined, options)` would ignore them).
-    return new PGlite({ ...serving, loadDataDir: new Blob([await initializedInMemory(options)]) });
+    const initialized = await timedStep(onStep, "create", () => initializedInMemory(options));
+    return new PGlite({ ...serving, loadDataDir: new Blob([initialized]) });
   }
   await mkdir(databaseUrl, { recursive: true });
-  if (!existsSync(join(databaseUrl, "PG_VERSION"))) await initializeInChild(databaseUrl, options);
+  if (!existsSync(join(databaseUrl, "PG_VERSION"))) {
+    await timedStep(onStep, "create", () => initializeInChild(databaseUrl, options));
+  }
   return new PGlite(databaseUrl, serving);
 }
 

@@ -12,5 +12,6 @@ export {
   openStore,
   type Readiness,
   type StoreOptions,
+  type StoreStep,
 } from "./open-store.js";
 export * as schema from "./schema.js";

@@ -19,11 +19,13 @@ import { DrizzleSessionStore } from "./drizzle-session-store.js";
 import { type Readiness, readinessProbe } from "./health.js";
 import { migrationConfig } from "./migrations.js";
 import { migratePostgres, openPool } from "./postgres-pool.js";
+import { type StoreStep, timedStep } from "./store-step.js";
 import { reportingUnavailability } from "./store-unavailable.js";
 import { enableVectorExtension } from "./vector-extension.js";
 
 export type { Readiness } from "./health.js";
 export { MIGRATIONS_FOLDER, MIGRATIONS_TABLE } from "./migrations.js";
+export type { StoreStep } from "./store-step.js";
 
 export interface StoreOptions {
   /** The Postgres schema of every table and of drizzle's migrations table; created if missing. Default `aptix`. */
@@ -52,6 +54,8 @@ export interface StoreOptions {
    * its bundled pgvector; a PGlite passed to `openPgliteStore` must have been created with it.
    */
   vectors?: boolean;
+  /** Told of each step of opening (creating a new embedded database, starting it, migrating), for start-up lines. */
+  onStep?: (step: StoreStep) => void;
 }
 
 export interface AptixStore {
@@ -80,8 +84,10 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
   if (/^postgres(ql)?:\/\//i.test(databaseUrl)) return openPostgresStore(databaseUrl, options);
   const client = await createPglite(databaseUrl, options.pgliteSettings, {
     vectors: options.vectors ?? false,
+    onStep: options.onStep,
   });
   try {
+    await timedStep(options.onStep, "open", () => client.waitReady);
     const store = await openPgliteStore(client, options);
     return {
       ...store,
@@ -104,14 +110,16 @@ export async function openStore(databaseUrl: string, options: StoreOptions = {})
 export async function openPgliteStore(client: PGlite, options: StoreOptions = {}): Promise<AptixStore> {
   const schema = schemaName(options);
   const { onQuery } = options;
-  await client.exec(
-    `create schema if not exists ${quoteIdentifier(schema)}; set search_path to ${quoteIdentifier(schema)}`,
-  );
   const db = drizzlePglite(
     client,
     onQuery === undefined ? {} : { logger: { logQuery: (query) => onQuery(query) } },
   );
-  await migratePglite(db, migrationConfig(schema));
+  await timedStep(options.onStep, "migrate", async () => {
+    await client.exec(
+      `create schema if not exists ${quoteIdentifier(schema)}; set search_path to ${quoteIdentifier(schema)}`,
+    );
+    await migratePglite(db, migrationConfig(schema));
+  });
   const vectorSchema = options.vectors === true ? await enableVectorExtension(db) : undefined;
   let closed = false;
   return assemble(
@@ -129,10 +137,9 @@ export async function openPgliteStore(client: PGlite, options: StoreOptions = {}
 async function openPostgresStore(url: string, options: StoreOptions): Promise<AptixStore> {
   const schema = schemaName(options);
   const quoted = quoteIdentifier(schema);
-  const { vectorSchema, lz4 } = await migratePostgres(url, schema, quoted, {
-    vectors: options.vectors === true,
-    onQuery: options.onQuery,
-  });
+  const { vectorSchema, lz4 } = await timedStep(options.onStep, "migrate", () =>
+    migratePostgres(url, schema, quoted, { vectors: options.vectors === true, onQuery: options.onQuery }),
+  );
   const pool = await openPool(url, quoted, { lz4, onQuery: options.onQuery });
   // postgres.js listens on a connection of its own, beside the pool.
   const listen: ListenToChannel = async (channel, onPayload) =>

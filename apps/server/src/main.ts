@@ -1,21 +1,36 @@
+import type { Logger } from "pino";
 import { ConfigError } from "./config/config-error.js";
-import { readServerEnv } from "./config/server-env.js";
-import { jsonLogger } from "./logging/logger.js";
+import { readServerEnv, type ServerEnv } from "./config/server-env.js";
+import { stdoutLogger } from "./logging/stdout-logger.js";
 import { startServer } from "./start-server.js";
 
-const logger = jsonLogger();
+/** A configuration problem stops start-up with exit code 2, one line per bad key; anything else is a bug. */
+function exitOnConfigError(logger: Logger, error: unknown): never {
+  if (!(error instanceof ConfigError)) throw error;
+  for (const line of error.lines) logger.error(line);
+  process.exit(2);
+}
+
+let env: ServerEnv;
+try {
+  env = readServerEnv(process.env);
+} catch (error) {
+  // LOG_LEVEL may be among the bad variables: the problems are told at the default level.
+  exitOnConfigError(await stdoutLogger("info"), error);
+}
+const logger = await stdoutLogger(env.LOG_LEVEL);
 
 try {
-  const server = await startServer(readServerEnv(process.env), logger);
+  const server = await startServer(env, logger);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    logger.log("info", "shutting down: letting running turns finish", { signal });
+    logger.info({ signal }, "shutting down: letting running turns finish");
     server.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        logger.log("error", "shutdown failed", { error: String(error) });
+        logger.error({ error: String(error) }, "shutdown failed");
         process.exit(1);
       },
     );
@@ -23,9 +38,5 @@ try {
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
 } catch (error) {
-  if (error instanceof ConfigError) {
-    logger.log("error", error.message);
-    process.exit(2);
-  }
-  throw error;
+  exitOnConfigError(logger, error);
 }

@@ -1,8 +1,8 @@
 import type { LlmProvider } from "@aptix/core";
+import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
-import type { Logger } from "./logging/logger.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
 import { listen } from "./wiring/listen.js";
@@ -33,7 +33,7 @@ export async function startServer(
     // The index opens with the store, below; the tool searches only once turns run.
     search: (input) => knowledge.search(input),
   });
-  const store = await openStoreFromEnv(env, { vectors: config.embeddings !== undefined }).catch(
+  const store = await openStoreFromEnv(env, { vectors: config.embeddings !== undefined, logger }).catch(
     async (error: unknown) => {
       // Stdio MCP servers are child processes: a start-up that stops must not leave them running.
       await tools.close();
@@ -74,7 +74,7 @@ export async function startServer(
       await preparation.close();
       await tools.close();
       await store.close();
-      logger.log("info", "stopped");
+      logger.info("stopped");
     },
   };
 }

@@ -126,6 +126,100 @@ describe("the APTIX_CONFIG file", () => {
   });
 });
 
+describe("a partial APTIX_CONFIG file", () => {
+  const coder = {
+    id: "coder",
+    bootPrompt: "You write code.",
+    model: "gpt-4.1",
+    provider: "openai",
+    defaultMode: "general",
+  };
+
+  it("takes each top-level key it leaves out from the built-in default, and replaces each one it gives whole", async () => {
+    const { catalog, config } = await loadCatalog(configFile({ conversationContexts: [coder] }));
+    expect(config.conversationContexts).toEqual([coder]);
+    expect(config.modes).toEqual(DEFAULT_CATALOG.modes);
+    expect(config.clientTools).toEqual(DEFAULT_CATALOG.clientTools);
+    expect(catalog.conversationContext("default")).toBeUndefined();
+    expect(catalog.conversationContext(undefined)?.model).toBe("gpt-4.1");
+
+    const mcpOnly = await loadCatalog(configFile({ files: { ttlSeconds: 60 } }));
+    expect(mcpOnly.config).toEqual({ ...DEFAULT_CATALOG, files: { ttlSeconds: 60 } });
+    expect(mcpOnly.source).toMatch(/config\.json$/);
+  });
+
+  it("names the references a replaced key breaks in the default's other keys", async () => {
+    const message = await configError(configFile({ clientTools: [] }));
+    expect(message).toContain('modes[0].tools[0]: names "read_file"');
+  });
+
+  it("must hold a JSON object", async () => {
+    expect(await configError(configFile("[]"))).toMatch(/config\.json must hold a JSON object$/);
+    expect(await configError(configFile("null"))).toMatch(/must hold a JSON object$/);
+  });
+});
+
+describe("APTIX_MODEL and APTIX_PROVIDER", () => {
+  const defaultContext = async (override: { model?: string; provider?: string }, path?: string) =>
+    (await loadCatalog(path, undefined, undefined, override)).config.conversationContexts[0];
+
+  it("set the default conversation context's model and provider, with or without a file", async () => {
+    expect(await defaultContext({ model: "gpt-4.1-mini" })).toMatchObject({
+      id: "default",
+      model: "gpt-4.1-mini",
+      provider: "openai",
+    });
+    expect(await defaultContext({ model: "claude-sonnet-4-5", provider: "anthropic" })).toMatchObject({
+      model: "claude-sonnet-4-5",
+      provider: "anthropic",
+    });
+    const file = configFile({
+      conversationContexts: [
+        { ...DEFAULT_CATALOG.conversationContexts[0], id: "first" },
+        { ...DEFAULT_CATALOG.conversationContexts[0], id: "second" },
+      ],
+    });
+    const { config } = await loadCatalog(file, undefined, undefined, { model: "o4-mini" });
+    expect(config.conversationContexts.map((context) => [context.id, context.model])).toEqual([
+      ["first", "o4-mini"],
+      ["second", "gpt-5.1"],
+    ]);
+  });
+
+  it("name a provider the server has not, and a new provider without a model", async () => {
+    const refused = async (override: { model?: string; provider?: string }) =>
+      loadCatalog(undefined, undefined, undefined, override).then(
+        () => "",
+        (error: unknown) => (error instanceof ConfigError ? error.message : String(error)),
+      );
+    expect(await refused({ provider: "azure", model: "gpt-4.1" })).toBe(
+      'APTIX_PROVIDER: "azure" is not a provider this server has (openai, anthropic)',
+    );
+    expect(await refused({ provider: "anthropic" })).toBe(
+      'APTIX_PROVIDER: anthropic needs APTIX_MODEL too: the default context\'s model "gpt-5.1" is for the provider openai',
+    );
+    expect(await refused({ provider: "openai" })).toBe("");
+  });
+});
+
+describe("a config error", () => {
+  it("is told as one line per bad key, each saying which file it is of", async () => {
+    const path = configFile({
+      modes: [{ ...DEFAULT_CATALOG.modes[0], colour: "blue", tools: "read_file" }],
+      conversationContexts: [{ id: "default", model: "m", provider: "openai" }],
+    });
+    const error = await loadCatalog(path).then(
+      () => undefined,
+      (thrown: unknown) => thrown as ConfigError,
+    );
+    expect(error?.lines).toEqual([
+      `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].bootPrompt: Invalid input: expected string, received undefined`,
+      `APTIX_CONFIG: ${path} is invalid: modes[0].tools: Invalid input: expected array, received string`,
+      `APTIX_CONFIG: ${path} is invalid: modes[0].colour: is not a known key`,
+    ]);
+  });
+});
+
 describe("the environment", () => {
   it("applies the defaults of docs/configuration.md", () => {
     const env = readServerEnv({});

@@ -14,9 +14,10 @@ import {
   WorkspaceKnowledge,
 } from "@aptix/core";
 import { ScriptedLlmProvider } from "@aptix/core/testing";
+import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
-import { type Logger, silentLogger } from "../src/logging/logger.js";
+import { silentLogger } from "../src/logging/silent-logger.js";
 
 /** The app of the HTTP tests: the default catalog on a scripted provider, in-memory stores, alice's and bob's keys. */
 const KEYS = new Map([

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import type { Logger } from "../src/logging/logger.js";
+import { capturedLog } from "./captured-log.js";
 import { setup } from "./http-app-setup.js";
 
 describe("the HTTP interface", () => {
@@ -256,8 +256,7 @@ describe("the HTTP interface", () => {
   });
 
   it("logs a failed answer's errors with the request id, at error for 5xx and info for 4xx", async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const logger: Logger = { log: (level, message, fields) => lines.push({ level, message, ...fields }) };
+    const { logger, lines } = capturedLog();
     const { post, get, service, provider } = setup({ logger });
     provider.enqueue({
       failure: fail("PROVIDER_ERROR", "The provider answered 500.", { providerStatus: 500 }),
@@ -289,6 +288,44 @@ describe("the HTTP interface", () => {
     ]);
     // The log is structured JSON: every field survives serialization.
     expect(JSON.parse(JSON.stringify(requests[0]))).toEqual(requests[0]);
+  });
+
+  it("carries the X-Request-Id it answers into the access line and every line logged while handling the request", async () => {
+    const { logger, lines } = capturedLog();
+    const { get, service } = setup({ logger });
+    service.getSession = () => {
+      throw new Error("store exploded");
+    };
+    const crashed = await get("/v1/sessions/s1");
+    const answered = await get("/healthz");
+    const requestId = crashed.headers.get("x-request-id");
+    expect(requestId).toEqual(expect.any(String));
+    expect(answered.headers.get("x-request-id")).not.toBe(requestId);
+
+    expect(lines.filter((line) => line.requestId === requestId)).toEqual([
+      expect.objectContaining({
+        level: "error",
+        message: "unhandled error",
+        error: expect.stringMatching(/store exploded/),
+      }),
+      expect.objectContaining({ level: "error", message: "request", path: "/v1/sessions/s1", status: 500 }),
+    ]);
+    expect(lines.find((line) => line.path === "/healthz")).toMatchObject({
+      message: "request",
+      requestId: answered.headers.get("x-request-id"),
+      status: 200,
+    });
+  });
+
+  it("writes no access line below LOG_LEVEL, and no Authorization header in any line", async () => {
+    const { logger, lines } = capturedLog("warn");
+    const { get } = setup({ logger });
+    expect((await get("/v1/sessions/nope")).status).toBe(404);
+    expect(lines).toEqual([]);
+    const verbose = capturedLog("trace");
+    await setup({ logger: verbose.logger }).get("/v1/sessions/nope");
+    expect(verbose.lines).toHaveLength(1);
+    expect(JSON.stringify(verbose.lines)).not.toContain("alice-key-0123456789");
   });
 
   it("answers a known path asked with another method 405 with Allow", async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerEnv } from "../src/config/server-env.js";
 import { MAX_AUTH_FAILURES_PER_MINUTE } from "../src/http/auth-failure-limit.js";
 import { MAX_FOLLOWERS_PER_TURN } from "../src/http/follower-slots.js";
-import { silentLogger } from "../src/logging/logger.js";
+import { silentLogger } from "../src/logging/silent-logger.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 import { HeldProvider } from "./held-provider.js";
 import { setup } from "./http-app-setup.js";

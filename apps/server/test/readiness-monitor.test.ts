@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { READINESS_REFRESH_MS, ReadinessMonitor } from "../src/health/readiness-monitor.js";
-import type { Logger } from "../src/logging/logger.js";
+import { capturedLog } from "./captured-log.js";
 
 /** A database and MCP servers whose state the test sets, counting how often they are asked. */
 function sources() {
@@ -24,8 +24,7 @@ function sources() {
   };
 }
 
-const lines: Array<Record<string, unknown>> = [];
-const logger: Logger = { log: (level, message, fields) => lines.push({ level, message, ...fields }) };
+const { logger, lines } = capturedLog();
 
 afterEach(() => {
   vi.useRealTimers();
@@ -54,6 +53,7 @@ describe("ReadinessMonitor", () => {
     await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
     expect(lines).toEqual([
       {
+        time: expect.any(String),
         level: "warn",
         message: "not ready",
         down: ["database", 'MCP server "docs"'],
@@ -65,7 +65,7 @@ describe("ReadinessMonitor", () => {
     state.down = [];
     await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
     expect(monitor.status()).toEqual({ ready: true });
-    expect(lines.at(-1)).toEqual({ level: "info", message: "ready" });
+    expect(lines.at(-1)).toEqual({ time: expect.any(String), level: "info", message: "ready" });
     await monitor.stop();
   });
 

@@ -7,7 +7,7 @@ import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { loadCatalog } from "../src/config/load-catalog.js";
 import { readServerEnv } from "../src/config/server-env.js";
-import { silentLogger } from "../src/logging/logger.js";
+import { silentLogger } from "../src/logging/silent-logger.js";
 import { ConfiguredServerTools } from "../src/tools/configured-server-tools.js";
 
 function configFile(content: unknown): string {
@@ -21,6 +21,7 @@ function load(config: unknown) {
   return loadCatalog(configFile(config), undefined, async (checked) => {
     const tools = await ConfiguredServerTools.connect(checked, {
       toolTimeoutMs: 1_000,
+      connectTimeoutMs: 10_000,
       logger: silentLogger,
       knowledge: { search: async () => ok([]) },
     });

@@ -7,9 +7,10 @@ import { describe, expect, it, vi } from "vitest";
 import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { readServerEnv } from "../src/config/server-env.js";
-import { type Logger, silentLogger } from "../src/logging/logger.js";
+import { silentLogger } from "../src/logging/silent-logger.js";
 import { startServer } from "../src/start-server.js";
 import { housekeepingIntervalMs } from "../src/wiring/housekeeping-interval-ms.js";
+import { capturedLog } from "./captured-log.js";
 
 /** The default catalog's `openai` provider, answering from a script after a pause. */
 function slowProvider(delayMs: number): { provider: LlmProvider; scripted: ScriptedLlmProvider } {
@@ -32,10 +33,7 @@ describe("startServer", { timeout: 60_000 }, () => {
   it("lets a running turn finish before it stops, then refuses connections", async () => {
     const { provider, scripted } = slowProvider(400);
     scripted.enqueue({ text: "Finished while shutting down." });
-    const lines: string[] = [];
-    const logger: Logger = {
-      log: (level, message, fields) => lines.push(JSON.stringify({ level, message, ...fields })),
-    };
+    const { logger, lines } = capturedLog();
     const server = await startServer(readServerEnv({ PORT: "0", DATABASE_URL: "memory://" }), logger, [
       provider,
     ]);
@@ -57,10 +55,26 @@ describe("startServer", { timeout: 60_000 }, () => {
     await closed;
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
 
-    const logged = lines.map(
-      (line) => JSON.parse(line) as { message: string; requestId?: string; status?: number },
-    );
-    expect(logged.map((entry) => entry.message)).toContain("listening");
+    const logged = lines as Array<{ message: string; requestId?: string; status?: number }>;
+    const messages = logged.map((entry) => entry.message);
+    expect(messages).toContain("listening");
+    // Start-up says what it is doing while the embedded database is made, and how long each step took.
+    const steps = [
+      "creating the embedded database (a first start takes a while)",
+      "created the embedded database",
+      "opening the embedded database",
+      "opened the embedded database",
+      "applying database migrations",
+      "database migrations applied",
+    ];
+    expect(messages.filter((message) => steps.includes(message))).toEqual(steps);
+    for (const done of [steps[1], steps[3], steps[5]]) {
+      expect(logged.find((entry) => entry.message === done)).toMatchObject({
+        level: "info",
+        database: "embedded PGlite in memory",
+        durationMs: expect.any(Number),
+      });
+    }
     expect(
       logged.find((entry) => entry.message === "request" && entry.status === 200 && entry.requestId),
     ).toBeDefined();

@@ -8,6 +8,7 @@ import { type AptixStore, openStore } from "@aptix/store-drizzle";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { readServerEnv } from "../src/config/server-env.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
+import { capturedLog } from "./captured-log.js";
 import { setup } from "./http-app-setup.js";
 
 /** The machine's Postgres, as the store tests use it. */
@@ -189,16 +190,12 @@ describe("readiness through a database outage", () => {
   const schema = `aptix_ready_${randomBytes(6).toString("hex")}`;
   let proxy: Awaited<ReturnType<typeof postgresProxy>>;
   let server: RunningServer | undefined;
-  const logged: Array<Record<string, unknown>> = [];
+  const { logger, lines: logged } = capturedLog();
 
   beforeAll(async () => {
     proxy = await postgresProxy(new URL(POSTGRES_URL));
     const env = readServerEnv({ PORT: "0", DATABASE_URL: proxy.url, APTIX_DATABASE_SCHEMA: schema });
-    server = await startServer(
-      env,
-      { log: (level, message, fields) => logged.push({ level, message, ...fields }) },
-      [new ScriptedLlmProvider({ id: "openai" })],
-    );
+    server = await startServer(env, logger, [new ScriptedLlmProvider({ id: "openai" })]);
   }, 60_000);
 
   afterAll(async () => {

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { isAbsolute, resolve } from "node:path";
 import { DEFAULT_MAX_RUNNING_TURNS } from "@aptix/core";
 import { z } from "zod";
+import { LOG_LEVELS } from "../logging/log-level.js";
 import { ConfigError } from "./config-error.js";
 import { CorsOriginsSchema } from "./cors-origins.js";
 
@@ -35,7 +36,13 @@ const ServerEnvSchema = z.object({
     .string()
     .regex(/^[1-9][0-9]*(kB|MB|GB)$/, "a size such as 16MB (kB, MB or GB)")
     .optional(),
+  /** The least severe log line written: at `warn`, nothing at `info` or below (start-up lines included). */
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   APTIX_CONFIG: z.string().min(1).optional(),
+  /** The default conversation context's model, over APTIX_CONFIG's (or the built-in default's). */
+  APTIX_MODEL: z.string().min(1).optional(),
+  /** The default conversation context's provider (checked against the server's providers when the config loads). */
+  APTIX_PROVIDER: z.string().min(1).optional(),
   /** The origin (and path prefix) clients reach the service at, for FileRef urls; the listen address when unset. */
   APTIX_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL such as https://agent.example.com/aptix" })
@@ -43,6 +50,11 @@ const ServerEnvSchema = z.object({
     .optional(),
   /** The longest one server tool (built-in or MCP) may run before its turn fails with TOOL_FAILED. */
   APTIX_TOOL_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
+  /**
+   * The longest connecting to an MCP server (start-up, handshake and tool list) may take, at start-up and when a
+   * dropped connection is opened again: a stdio server started through `npx` may first have to be downloaded.
+   */
+  APTIX_MCP_CONNECT_TIMEOUT_MS: integer(30_000, 1, 3_600_000),
   APTIX_API_KEYS: z.string().optional(),
   /** Origins whose pages may call the service from a browser (CORS), comma-separated; none by default. */
   APTIX_CORS_ORIGINS: CorsOriginsSchema,
@@ -88,7 +100,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const parsed = ServerEnvSchema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
-    throw new ConfigError(`Invalid environment:\n  ${problems.join("\n  ")}`);
+    throw new ConfigError("Invalid environment", problems);
   }
   const apiKeys = parseApiKeys(parsed.data.APTIX_API_KEYS);
   if (apiKeys.size === 0 && !isLoopback(parsed.data.HOST)) {

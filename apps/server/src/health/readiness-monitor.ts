@@ -1,4 +1,4 @@
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "pino";
 
 /** How often the background check asks the database, and pings the MCP servers. */
 export const READINESS_REFRESH_MS = 5_000;
@@ -80,11 +80,7 @@ export class ReadinessMonitor {
     const key = down.join(", ");
     if (key === this.#lastDown) return;
     this.#lastDown = key;
-    if (down.length === 0) this.#logger.log("info", "ready");
-    else
-      this.#logger.log("warn", "not ready", {
-        down,
-        ...(database.ready ? {} : { database: database.reason }),
-      });
+    if (down.length === 0) this.#logger.info("ready");
+    else this.#logger.warn({ down, ...(database.ready ? {} : { database: database.reason }) }, "not ready");
   }
 }

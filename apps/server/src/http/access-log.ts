@@ -1,24 +1,30 @@
 import type { MiddlewareHandler } from "hono";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "pino";
 import type { AppEnv } from "./app-env.js";
 
 /**
- * One log line per request. A failed answer carries its errors (code, message, details), so a 500 or 502 can
+ * The request's logger and its access line. Each request gets a pino child logger bound to its request id (the
+ * `X-Request-Id` answered), kept as `c.var.logger`: every line logged while it is handled carries the id. Once
+ * answered, one `request` line: a failed answer carries its errors (code, message, details), so a 500 or 502 can
  * be explained from the log alone; server-side failures log at `error`, the caller's mistakes at `info`.
  */
 export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
+    const log = logger.child({ requestId: c.get("requestId") });
+    c.set("logger", log);
     await next();
     const errors = c.get("resultErrors");
-    logger.log(c.res.status >= 500 ? "error" : "info", "request", {
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round(performance.now() - started),
-      principal: c.get("principal"),
-      ...(errors === undefined ? {} : { errors }),
-    });
+    log[c.res.status >= 500 ? "error" : "info"](
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Math.round(performance.now() - started),
+        principal: c.get("principal"),
+        ...(errors === undefined ? {} : { errors }),
+      },
+      "request",
+    );
   };
 }

@@ -1,5 +1,6 @@
 import type { InvokeError } from "@aptix/contracts";
 import type { HttpBindings } from "@hono/node-server";
+import type { Logger } from "pino";
 
 /** Hono's environment for this app: Node bindings, and what middleware puts on the context. */
 export interface AppEnv {
@@ -7,6 +8,8 @@ export interface AppEnv {
   Variables: {
     principal: string;
     requestId: string;
+    /** The request's logger: every line it writes carries the request id. */
+    logger: Logger;
     /** The request's body, read whole by `requestBody` (on `/v1/*`, for every method but GET and HEAD). */
     body: Buffer;
     /** The errors of the failed InvokeResult this request answered, for the access log. */

@@ -2,9 +2,9 @@ import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } f
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
+import type { Logger } from "pino";
 import { DEFAULT_RATE_LIMIT_RPM } from "../config/server-env.js";
 import { readPushBody } from "../knowledge/read-push-body.js";
-import type { Logger } from "../logging/logger.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
@@ -53,7 +53,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
     // not a bug. The request may be sent again once the database is back.
     if (isStoreUnavailable(error)) {
-      logger.log("warn", "database unreachable", { requestId: c.get("requestId"), error: error.message });
+      c.var.logger.warn({ error: error.message }, "database unreachable");
       return sendResult(
         c,
         fail("NOT_READY", "The service cannot reach its database; send the request again later.", {
@@ -61,10 +61,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         }),
       );
     }
-    logger.log("error", "unhandled error", {
-      requestId: c.get("requestId"),
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
+    c.var.logger.error(
+      { error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
+      "unhandled error",
+    );
     return sendResult(
       c,
       fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs.", {

@@ -1,3 +1,5 @@
+import type { DestinationStream } from "pino";
+
 /** The longest log line, in bytes: a shipper's limit (Docker's is 16 KiB), whatever a request carried. */
 export const MAX_LOG_LINE_BYTES = 8 * 1024;
 
@@ -46,7 +48,7 @@ function scalarsOf(entry: Record<string, unknown>): Record<string, unknown> {
  * and its strings, lists and objects shortened; if that is still too long, with its top-level scalars only; and
  * as a last resort with its time, level and message only.
  */
-export function boundedLogLine(entry: { time: string; level: string; message: string }): string {
+function boundedLogLine(entry: { time: string; level: string; message: string }): string {
   const whole = JSON.stringify(entry);
   if (fits(whole)) return whole;
   for (const shortened of [clipped(entry, 0) as object, scalarsOf(entry)]) {
@@ -55,4 +57,17 @@ export function boundedLogLine(entry: { time: string; level: string; message: st
   }
   const { time, level, message } = entry;
   return JSON.stringify({ time, level, message: clipText(message, MAX_SCALAR_CHARS), truncated: true });
+}
+
+/**
+ * `destination` with every line bounded to MAX_LOG_LINE_BYTES (see boundedLogLine): pino writes what a request
+ * carried whole, and a line past a shipper's limit is split or dropped. A line that fits is passed on as it is.
+ */
+export function boundedLines(destination: DestinationStream): DestinationStream {
+  return {
+    write(line: string) {
+      if (fits(line)) destination.write(line);
+      else destination.write(`${boundedLogLine(JSON.parse(line))}\n`);
+    },
+  };
 }

@@ -5,9 +5,9 @@ import {
   type WorkspaceKnowledge,
 } from "@aptix/core";
 import { McpServers, McpServerUnavailableError } from "@aptix/tools-mcp";
+import type { Logger } from "pino";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import { ConfigError } from "../config/config-error.js";
-import type { Logger } from "../logging/logger.js";
 
 /** How long a background readiness refresh waits for each MCP server's ping. */
 const MCP_PING_TIMEOUT_MS = 2_000;
@@ -15,6 +15,8 @@ const MCP_PING_TIMEOUT_MS = 2_000;
 export interface ConfiguredServerToolsOptions {
   /** The longest one tool call (or any MCP request) may take. */
   toolTimeoutMs: number;
+  /** The longest connecting to an MCP server may take (`APTIX_MCP_CONNECT_TIMEOUT_MS`). */
+  connectTimeoutMs: number;
   logger: Logger;
   /** What `knowledge_search` searches: the workspace index of the workspace routes. */
   knowledge: Pick<WorkspaceKnowledge, "search">;
@@ -51,8 +53,9 @@ export class ConfiguredServerTools {
         servers,
         clientInfo: { name: "aptix", version: "1.0.0" },
         requestTimeoutMs: options.toolTimeoutMs,
+        connectTimeoutMs: options.connectTimeoutMs,
         // Fields name servers and tools only: a server's env and headers may hold secrets.
-        log: (level, message, fields) => options.logger.log(level, message, fields),
+        log: (level, message, fields) => options.logger[level](fields ?? {}, message),
       });
       return new ConfiguredServerTools([...builtins, ...mcp.tools], mcp);
     } catch (error) {

@@ -1,12 +1,12 @@
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
 import type { AgentService, WorkspaceKnowledge } from "@aptix/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Logger } from "pino";
 import type { ServerEnv } from "../config/server-env.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
 import { createApp } from "../http/create-app.js";
 import type { DocumentPreparationPool } from "../knowledge/document-preparation-pool.js";
-import type { Logger } from "../logging/logger.js";
 
 /** The HTTP app over the service, with the auth, limits and heartbeat the environment sets. */
 export function appFromEnv(

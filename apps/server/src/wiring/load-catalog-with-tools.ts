@@ -1,8 +1,8 @@
 import type { AgentCatalog, LlmProvider } from "@aptix/core";
+import type { Logger } from "pino";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import { loadCatalog } from "../config/load-catalog.js";
 import type { ServerEnv } from "../config/server-env.js";
-import type { Logger } from "../logging/logger.js";
 import {
   ConfiguredServerTools,
   type ConfiguredServerToolsOptions,
@@ -25,11 +25,13 @@ export async function loadCatalogWithTools(
     async (checked) => {
       serverTools = await ConfiguredServerTools.connect(checked, {
         toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
+        connectTimeoutMs: env.APTIX_MCP_CONNECT_TIMEOUT_MS,
         logger,
         knowledge,
       });
       return serverTools.tools;
     },
+    { model: env.APTIX_MODEL, provider: env.APTIX_PROVIDER },
   ).catch(async (error: unknown) => {
     await serverTools?.close();
     throw error;

@@ -1,5 +1,5 @@
 import type { AgentService } from "@aptix/core";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "pino";
 import { housekeepingIntervalMs } from "./housekeeping-interval-ms.js";
 
 /**
@@ -15,24 +15,24 @@ export function startHousekeeping(
 ): { stop(): Promise<void> } {
   const housekeep = async () => {
     await service.failExpiredTurns().then(
-      (count) => count > 0 && logger.log("warn", "failed turns whose instance stopped", { count }),
-      (error: unknown) => logger.log("error", "reaper failed", { error: String(error) }),
+      (count) => count > 0 && logger.warn({ count }, "failed turns whose instance stopped"),
+      (error: unknown) => logger.error({ error: String(error) }, "reaper failed"),
     );
     await service.pruneTurnEvents().then(
-      (count) => count > 0 && logger.log("info", "pruned the stream events of ended turns", { count }),
-      (error: unknown) => logger.log("error", "event pruning failed", { error: String(error) }),
+      (count) => count > 0 && logger.info({ count }, "pruned the stream events of ended turns"),
+      (error: unknown) => logger.error({ error: String(error) }, "event pruning failed"),
     );
     await service.sweepExpiredFiles().then(
-      (count) => count > 0 && logger.log("info", "deleted expired files", { count }),
-      (error: unknown) => logger.log("error", "file retention sweep failed", { error: String(error) }),
+      (count) => count > 0 && logger.info({ count }, "deleted expired files"),
+      (error: unknown) => logger.error({ error: String(error) }, "file retention sweep failed"),
     );
     await service.sweepIdleSessions().then(
-      (count) => count > 0 && logger.log("info", "deleted idle sessions", { count }),
-      (error: unknown) => logger.log("error", "session retention sweep failed", { error: String(error) }),
+      (count) => count > 0 && logger.info({ count }, "deleted idle sessions"),
+      (error: unknown) => logger.error({ error: String(error) }, "session retention sweep failed"),
     );
     await service.pruneTraces().then(
-      (count) => count > 0 && logger.log("info", "pruned the payloads of old traces", { count }),
-      (error: unknown) => logger.log("error", "trace retention sweep failed", { error: String(error) }),
+      (count) => count > 0 && logger.info({ count }, "pruned the payloads of old traces"),
+      (error: unknown) => logger.error({ error: String(error) }, "trace retention sweep failed"),
     );
   };
   // One run at a time: a tick that finds the last run still going skips, so a slow database piles nothing up.

@@ -1,5 +1,5 @@
 import type { AgentCatalog } from "@aptix/core";
-import type { Logger } from "../logging/logger.js";
+import type { Logger } from "pino";
 
 /** The variable each built-in provider adapter reads its API key from. */
 const KEY_OF: Record<string, string> = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" };
@@ -13,8 +13,7 @@ export function warnUnsetProviderKeys(logger: Logger, catalog: AgentCatalog): vo
   for (const provider of used) {
     const variable = KEY_OF[provider];
     if (variable && !process.env[variable]) {
-      logger.log(
-        "warn",
+      logger.warn(
         `${variable} is not set: turns of ${provider} conversation contexts will fail with PROVIDER_ERROR until it is set.`,
       );
     }

@@ -26,9 +26,7 @@ interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-export interface ServerProcess {
-  /** From the "listening" log line. */
-  url: string;
+export interface LaunchedServer {
   pid: number;
   /** Every JSON log line on stdout so far, parsed. */
   logs: Array<Record<string, unknown>>;
@@ -36,19 +34,32 @@ export interface ServerProcess {
   output(): string;
   /** Resolves when the process exits. */
   exited: Promise<ExitStatus>;
+  /**
+   * Resolves with the first log line `matches` (one logged already included); rejects when the process exits
+   * first or after `timeoutMs`, killing it then, with what it printed.
+   */
+  waitForLine(
+    matches: (line: Record<string, unknown>) => boolean,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>>;
   /** Sends `signal` to the process (default SIGTERM) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitStatus>;
   /** Kills whatever is left of its process group (for cleanup after a failed test) and waits for the exit. */
   kill(): Promise<ExitStatus>;
 }
 
+export interface ServerProcess extends LaunchedServer {
+  /** From the "listening" log line. */
+  url: string;
+}
+
 /**
  * Runs the server from its sources (tsx, as `pnpm dev` does, without the watcher) as a child process (with
- * `PORT=0` unless given) and resolves once it logged "listening". Tests need no build this way; CI starts the
- * compiled server with `pnpm start`. The child leads its own process group, so cleanup reaches everything
- * tsx starts under it.
+ * `PORT=0` unless given), its stdout not a terminal: JSON log lines. Tests need no build this way; CI starts the
+ * compiled server with `pnpm start`. The child leads its own process group, so cleanup reaches everything tsx
+ * starts under it.
  */
-export async function spawnServer(options: ServerProcessOptions): Promise<ServerProcess> {
+export function launchServer(options: Pick<ServerProcessOptions, "env">): LaunchedServer {
   const root = workspaceRoot();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1" };
   for (const [name, value] of Object.entries(options.env)) {
@@ -67,7 +78,7 @@ export async function spawnServer(options: ServerProcessOptions): Promise<Server
   const logs: Array<Record<string, unknown>> = [];
   let other = "";
   let pending = "";
-  let onLine: (() => void) | undefined;
+  const lineListeners = new Set<() => void>();
   child.stdout?.setEncoding("utf8");
   child.stderr?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => {
@@ -83,7 +94,7 @@ export async function spawnServer(options: ServerProcessOptions): Promise<Server
       } catch {
         other += `${line}\n`;
       }
-      onLine?.();
+      for (const listener of lineListeners) listener();
       newline = pending.indexOf("\n");
     }
   });
@@ -102,40 +113,56 @@ export async function spawnServer(options: ServerProcessOptions): Promise<Server
     return exited;
   };
 
-  const timeoutMs = options.startTimeoutMs ?? 30_000;
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      kill();
-      reject(new Error(`the server did not log "listening" within ${timeoutMs} ms:\n${other}`));
-    }, timeoutMs);
-    onLine = () => {
-      const listening = logs.find((line) => line.message === "listening");
-      if (typeof listening?.url === "string") {
+  const waitForLine: LaunchedServer["waitForLine"] = (matches, timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const done = () => {
         clearTimeout(timer);
-        resolve(listening.url);
-      }
-    };
-    exited.then((status) => {
-      clearTimeout(timer);
-      reject(
-        new Error(
-          `the server exited (${JSON.stringify(status)}) before listening:\n${JSON.stringify(logs)}\n${other}`,
-        ),
-      );
+        lineListeners.delete(check);
+      };
+      const timer = setTimeout(() => {
+        done();
+        kill();
+        reject(new Error(`the server did not log the line awaited within ${timeoutMs} ms:\n${other}`));
+      }, timeoutMs);
+      const check = () => {
+        const found = logs.find(matches);
+        if (found) {
+          done();
+          resolve(found);
+        }
+      };
+      lineListeners.add(check);
+      check();
+      exited.then((status) => {
+        done();
+        reject(
+          new Error(
+            `the server exited (${JSON.stringify(status)}) before the line awaited:\n${JSON.stringify(logs)}\n${other}`,
+          ),
+        );
+      });
     });
-  });
-  onLine = undefined;
 
   return {
-    url,
     pid,
     logs,
     output: () => other,
     exited,
+    waitForLine,
     async stop(signal = "SIGTERM") {
       child.kill(signal);
       return exited;
     },
     kill,
   };
+}
+
+/** Launches the server (see launchServer) and resolves once it logged "listening". */
+export async function spawnServer(options: ServerProcessOptions): Promise<ServerProcess> {
+  const launched = launchServer(options);
+  const listening = await launched.waitForLine(
+    (line) => line.message === "listening" && typeof line.url === "string",
+    options.startTimeoutMs ?? 30_000,
+  );
+  return { ...launched, url: listening.url as string };
 }

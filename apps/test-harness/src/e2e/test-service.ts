@@ -8,7 +8,7 @@ import {
   type InvokeResult,
 } from "@aptix/contracts";
 import type { SessionSummary, TurnTrace } from "@aptix/core";
-import { type Jsonified, jsonLogger, type RunningServer, readServerEnv, startServer } from "@aptix/server";
+import { createLogger, type Jsonified, type RunningServer, readServerEnv, startServer } from "@aptix/server";
 import type { ScriptedAnthropic } from "@aptix/testing-llm-servers";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
 import { writeE2ECatalog } from "./test-catalog.js";
@@ -93,7 +93,11 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     process.env.ANTHROPIC_BASE_URL = options.anthropic.baseUrl;
   }
   const logs: Array<Record<string, unknown>> = [];
-  const logger = jsonLogger((line) => logs.push(JSON.parse(line) as Record<string, unknown>));
+  // The service's own logger (redaction, bounded lines) at its most verbose, its lines kept here, not on stdout.
+  const logger = createLogger({
+    level: "trace",
+    destination: { write: (line) => logs.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   let server: RunningServer;
   try {
     const env = readServerEnv({ ...(await e2eServerEnv(database)), ...options.env });

@@ -1,12 +1,15 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
+import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   checkAndResetHarness,
   databaseFor,
   e2eServerEnv,
+  expectFinal,
+  type LaunchedServer,
+  launchServer,
   type ServerProcess,
   serviceClient,
   spawnServer,
@@ -20,7 +23,7 @@ const startTimeoutMs = 90_000;
 vi.setConfig({ testTimeout: startTimeoutMs + 30_000, hookTimeout: startTimeoutMs + 30_000 });
 
 let harness: ScriptedOpenAI;
-const children: ServerProcess[] = [];
+const children: LaunchedServer[] = [];
 
 beforeAll(async () => {
   harness = await startScriptedOpenAI();
@@ -78,10 +81,139 @@ describe("the server as a child process", () => {
     });
     const warnings = child.logs.filter((line) => line.level === "warn").map((line) => line.message);
     expect(warnings).toContainEqual(expect.stringMatching(/^OPENAI_API_KEY is not set/));
+    // A first start says it is creating the database, and how long creating, opening and migrating took.
+    const messages = child.logs.map((line) => line.message);
+    expect(messages).toContain("creating the embedded database (a first start takes a while)");
+    for (const done of [
+      "created the embedded database",
+      "opened the embedded database",
+      "database migrations applied",
+    ]) {
+      expect(child.logs.find((line) => line.message === done)).toMatchObject({
+        durationMs: expect.any(Number),
+      });
+    }
 
     const status = await child.stop("SIGTERM");
     expect(status).toEqual({ code: 0, signal: null });
     expect(child.logs.map((line) => line.message)).toContain("stopped");
+  });
+});
+
+describe("the server process's configuration and logs", () => {
+  let directory: string;
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), "aptix-e2e-config-"));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const configFile = async (name: string, content: unknown) => {
+    const path = join(directory, name);
+    await writeFile(path, JSON.stringify(content));
+    return path;
+  };
+  const launch = (env: Record<string, string | undefined>): LaunchedServer => {
+    const child = launchServer({
+      env: { DATABASE_URL: "memory://", APTIX_API_KEYS: undefined, APTIX_CONFIG: undefined, ...env },
+    });
+    children.push(child);
+    return child;
+  };
+
+  it("stops with exit code 2 on a bad LOG_LEVEL or config, one readable log line per bad key", async () => {
+    const path = await configFile("bad.json", {
+      conversationContexts: [{ id: "default", model: 5, provider: "openai", colour: "blue" }],
+    });
+    const badLevel = launch({ LOG_LEVEL: "verbose" });
+    const badConfig = launch({ APTIX_CONFIG: path, APTIX_PROVIDER: "openai" });
+    expect(await badLevel.exited).toEqual({ code: 2, signal: null });
+    expect(await badConfig.exited).toEqual({ code: 2, signal: null });
+
+    expect(badLevel.logs).toEqual([
+      {
+        time: expect.any(String),
+        level: "error",
+        message:
+          "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
+      },
+    ]);
+    expect(badConfig.logs.map((line) => [line.level, line.message])).toEqual([
+      [
+        "error",
+        `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].bootPrompt: Invalid input: expected string, received undefined`,
+      ],
+      [
+        "error",
+        `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].model: Invalid input: expected string, received number`,
+      ],
+      ["error", `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].colour: is not a known key`],
+    ]);
+  });
+
+  it("at LOG_LEVEL=warn writes no line at info, start-up lines included", async () => {
+    const child = launch({ LOG_LEVEL: "warn", OPENAI_API_KEY: undefined });
+    // The last start-up line, a warning: every info line of start-up came before it.
+    await child.waitForLine(
+      (line) => typeof line.message === "string" && line.message.startsWith("OPENAI_API_KEY is not set"),
+      startTimeoutMs,
+    );
+    expect(await child.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+    expect(child.logs.length).toBeGreaterThan(0);
+    expect(child.logs.filter((line) => line.level !== "warn" && line.level !== "error")).toEqual([]);
+  });
+
+  it("runs a partial config over the default with APTIX_MODEL, and logs a turn's request with its X-Request-Id", async () => {
+    const path = await configFile("partial.json", {
+      conversationContexts: [
+        {
+          id: "coder",
+          bootPrompt: "You write code.",
+          model: "gpt-4.1",
+          provider: "anthropic",
+          defaultMode: "general",
+        },
+      ],
+    });
+    const child = await spawnServer({
+      env: {
+        DATABASE_URL: "memory://",
+        APTIX_API_KEYS: undefined,
+        APTIX_CONFIG: path,
+        APTIX_MODEL: "gpt-4.1-mini",
+        APTIX_PROVIDER: "openai",
+        OPENAI_API_KEY: "test",
+        OPENAI_BASE_URL: harness.baseUrl,
+      },
+      startTimeoutMs,
+    });
+    children.push(child);
+    harness.script(step.text("Written."));
+    const answer = await serviceClient(child.url).post(
+      { sessionId: "partial-config", turnId: "t1", instruction: "Write it" },
+      "anonymous",
+    );
+    expect(expectFinal(answer).primaryOutputText).toBe("Written.");
+
+    const [request] = harness.responseRequests();
+    const body = request?.body as { model: string; tools: Array<{ name: string }> };
+    expect(body.model).toBe("gpt-4.1-mini");
+    expect(JSON.stringify(body)).toContain("You write code.");
+    // The modes and client tools the file left out are the built-in default's.
+    expect(body.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["read_file", "list_files", "search_files", "apply_patch"]),
+    );
+
+    const requestId = answer.headers.get("x-request-id");
+    const access = await child.waitForLine(
+      (line) => line.message === "request" && line.path === "/v1/agent/execute",
+      startTimeoutMs,
+    );
+    expect(access).toMatchObject({ level: "info", requestId, method: "POST", status: 200 });
+    expect(await child.stop("SIGTERM")).toEqual({ code: 0, signal: null });
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { defaultClientTools } from "@aptix/contracts";
-import { jsonLogger, readServerEnv, startServer } from "@aptix/server";
+import { readServerEnv, silentLogger, startServer } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -496,10 +496,7 @@ describe("start-up with MCP servers", () => {
       DATABASE_URL: "memory://",
       APTIX_CONFIG: await writeCatalog(catalog),
     });
-    return startServer(
-      env,
-      jsonLogger(() => {}),
-    );
+    return startServer(env, silentLogger);
   };
 
   it("stops when an MCP server cannot be reached, naming it", async () => {

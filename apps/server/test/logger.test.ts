@@ -59,12 +59,13 @@ describe("the log", () => {
     logger.info(
       {
         mcpServer: { name: "github", env: { GITHUB_TOKEN: secret }, headers: { authorization: secret } },
-        config: { mcpServers: [{ name: "docs", env: { TOKEN: secret }, headers: { "x-api-key": secret } }] },
+        mcpServers: [{ name: "docs", env: { TOKEN: secret }, headers: { "x-api-key": secret } }],
         headers: { authorization: `Bearer ${secret}` },
         authorization: `Bearer ${secret}`,
         provider: { apiKey: secret },
         env: { OPENAI_API_KEY: secret },
-        variables: { ANTHROPIC_API_KEY: secret, APTIX_API_KEYS: `alice:${secret}` },
+        ANTHROPIC_API_KEY: secret,
+        APTIX_API_KEYS: `alice:${secret}`,
       },
       "configured",
     );
@@ -73,7 +74,7 @@ describe("the log", () => {
     expect(text).not.toContain(secret);
     expect(lines[0]).toMatchObject({
       mcpServer: { name: "github", env: "[redacted]", headers: "[redacted]" },
-      config: { mcpServers: [{ name: "docs", env: "[redacted]", headers: "[redacted]" }] },
+      mcpServers: [{ name: "docs", env: "[redacted]", headers: "[redacted]" }],
       authorization: "[redacted]",
       provider: { apiKey: "[redacted]" },
     });

@@ -129,7 +129,7 @@ describe("the server process's configuration and logs", () => {
       conversationContexts: [{ id: "default", model: 5, provider: "openai", colour: "blue" }],
     });
     const badLevel = launch({ LOG_LEVEL: "verbose" });
-    const badConfig = launch({ APTIX_CONFIG: path, APTIX_PROVIDER: "openai" });
+    const badConfig = launch({ APTIX_CONFIG: path });
     expect(await badLevel.exited).toEqual({ code: 2, signal: null });
     expect(await badConfig.exited).toEqual({ code: 2, signal: null });
 

@@ -60,7 +60,12 @@ export async function startServer(
   const listening = await listen(app.fetch, env);
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);
-  logListening(logger, env, { url: listening.url, config: source, providers: llmProviders });
+  logListening(logger, env, {
+    url: listening.url,
+    config: source,
+    providers: llmProviders,
+    defaultContext: config.conversationContexts[0],
+  });
   // Given providers are the caller's: only the built-in adapters read their keys from the environment.
   if (!providers) warnUnsetProviderKeys(logger, catalog);
 

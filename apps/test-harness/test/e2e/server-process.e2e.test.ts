@@ -191,6 +191,10 @@ describe("the server process's configuration and logs", () => {
       startTimeoutMs,
     });
     children.push(child);
+    expect(child.logs.find((line) => line.message === "listening")).toMatchObject({
+      config: path,
+      defaultContext: { id: "coder", model: "gpt-4.1-mini", provider: "openai" },
+    });
     harness.script(step.text("Written."));
     const answer = await serviceClient(child.url).post(
       { sessionId: "partial-config", turnId: "t1", instruction: "Write it" },

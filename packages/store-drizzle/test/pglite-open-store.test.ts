@@ -13,7 +13,7 @@ import {
   startTurnFor,
 } from "@aptix/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { openStore } from "../src/index.js";
+import { openStore, type StoreStep } from "../src/index.js";
 
 describe("openStore on PGlite", () => {
   let directory: string | undefined;
@@ -91,5 +91,27 @@ describe("openStore on PGlite", () => {
     } finally {
       await second.close();
     }
+  });
+
+  it("tells each step of opening as it starts and, with its duration, once done: creating only a new database", async () => {
+    directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
+    const path = join(directory, "db");
+    const opened = async () => {
+      const steps: StoreStep[] = [];
+      const store = await openStore(path, { onStep: (step) => steps.push(step) });
+      await store.close();
+      return steps;
+    };
+    const started = (name: StoreStep["name"]) => ({ name });
+    const done = (name: StoreStep["name"]) => ({ name, durationMs: expect.any(Number) });
+    expect(await opened()).toEqual([
+      started("create"),
+      done("create"),
+      started("open"),
+      done("open"),
+      started("migrate"),
+      done("migrate"),
+    ]);
+    expect(await opened()).toEqual([started("open"), done("open"), started("migrate"), done("migrate")]);
   });
 });

@@ -3,7 +3,7 @@ import { type AddressInfo, createServer, type Socket, connect as tcpConnect } fr
 import { newLease, newSessionKey, ScriptedLlmProvider } from "@aptix/core/testing";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { afterAll, describe, expect, it } from "vitest";
-import { type AptixStore, MIGRATIONS_FOLDER, openStore } from "../src/index.js";
+import { type AptixStore, MIGRATIONS_FOLDER, openStore, type StoreStep } from "../src/index.js";
 import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 import { plainService } from "./support/plain-service.js";
@@ -109,6 +109,17 @@ describe("readiness on Postgres", () => {
       } finally {
         await store.close();
       }
+    });
+  });
+});
+
+describe("the steps of opening on Postgres", () => {
+  it("are the migration only, told as it starts and with its duration once done", async () => {
+    await withSchema(async (schema) => {
+      const steps: StoreStep[] = [];
+      const store = await openStore(TEST_DATABASE_URL, { schema, onStep: (step) => steps.push(step) });
+      await store.close();
+      expect(steps).toEqual([{ name: "migrate" }, { name: "migrate", durationMs: expect.any(Number) }]);
     });
   });
 });

@@ -6,7 +6,11 @@ import { REDACTED_PATHS } from "./redacted-paths.js";
 interface CreateLoggerOptions {
   /** `LOG_LEVEL`; default `info`. */
   level?: LogLevel;
-  /** Where the JSON lines go; default stdout, written asynchronously and flushed when the process exits. */
+  /**
+   * Where the JSON lines go. Default stdout through sonic-boom, asynchronous: a line goes out at once (no minimum
+   * length is awaited), the lines logged while a write is in flight go together in the next, and what is pending
+   * when the process exits is flushed then.
+   */
   destination?: DestinationStream;
 }
 

@@ -19,7 +19,7 @@ import {
 } from "@aptix/core";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
-import { silentLogger } from "../src/logging/logger.js";
+import { silentLogger } from "../src/logging/silent-logger.js";
 
 const catalog = AgentCatalog.create(DEFAULT_CATALOG);
 if (!catalog.successful) throw new Error(`the default catalog is invalid: ${catalog.errors[0].message}`);

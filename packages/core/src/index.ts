@@ -55,6 +55,14 @@ export type {
 export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
+export type {
+  ObservedLlmCall,
+  ObservedRetrieval,
+  ObservedRound,
+  ObservedToolRun,
+  ToolRunResult,
+  TurnObserver,
+} from "./ports/turn-observer.js";
 export type * from "./ports/workspace-index.js";
 export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
 /**

@@ -26,6 +26,7 @@ import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
 import { resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
@@ -87,6 +88,8 @@ export interface AgentServiceOptions {
    * `TurnEventLog.listen`): a fallback, not how followers learn of news. Default 5 s.
    */
   followPollMs?: number;
+  /** Watches rounds, LLM calls, server tool runs and retrievals (traces, metrics); none by default. */
+  observer?: TurnObserver;
 }
 
 export interface ExecuteOptions {
@@ -140,6 +143,8 @@ export class AgentService {
     const hashing = options.hashing ?? sha256ContentHashService;
     const ids = options.ids ?? randomIdGenerator;
     const events = options.events ?? new InMemoryTurnEventLog(options.store);
+    const observer = options.observer ?? unobserved;
+    const { retriever } = options;
     this.#cancels = new TurnCancels(events);
     this.#persistence = new TurnPersistence({
       store: options.store,
@@ -158,8 +163,8 @@ export class AgentService {
     this.#rounds = new RoundRunner({
       providers: new Map(options.providers.map((provider) => [provider.id, provider])),
       reasoner: new ReasonerStep({
-        composition: new CompositionStep(catalog, options.retriever),
-        llmCall: new LlmCallStep(),
+        composition: new CompositionStep(catalog, retriever && observedRetriever(retriever, observer)),
+        llmCall: new LlmCallStep(observer),
         serverTools: new ServerToolExecutionStep({
           registry: catalog.serverTools,
           clock,
@@ -171,6 +176,7 @@ export class AgentService {
             ...options.producedFiles,
           }),
           ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+          observer,
         }),
         clock,
         modes: catalog.modes,
@@ -183,6 +189,7 @@ export class AgentService {
       eventFlushMs: options.eventFlushMs ?? 100,
       cancels: this.#cancels,
       turns: this.#persistence,
+      observer,
     });
     this.#follower = new TurnFollower({
       persistence: this.#persistence,
@@ -385,4 +392,14 @@ export class AgentService {
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
     return this.#reads.getFile(principal, fileId);
   }
+}
+
+/** `retriever` with each retrieval watched by `observer`. */
+function observedRetriever(retriever: ContextRetriever, observer: TurnObserver): ContextRetriever {
+  return {
+    retrieve: (query) =>
+      observer.retrieval({ workspaceId: query.workspaceId, limit: query.limit }, () =>
+        retriever.retrieve(query),
+      ),
+  };
 }

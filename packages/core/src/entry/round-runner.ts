@@ -6,6 +6,7 @@ import { storedProgress, type TurnSettlement } from "../persistence/turn-settlem
 import type { LlmProvider } from "../ports/llm-provider.js";
 import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { TurnObserver } from "../ports/turn-observer.js";
 import type { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { TurnEvent } from "../records/turn-event.js";
 import type { TurnProgress } from "../records/turn-progress.js";
@@ -30,6 +31,8 @@ export interface RoundRunnerOptions {
   cancels: TurnCancels;
   /** Where a stopped round reads how its turn ended. */
   turns: Pick<TurnPersistence, "getTurn">;
+  /** Watches each round, from its start to its answer. */
+  observer: TurnObserver;
 }
 
 /**
@@ -43,7 +46,22 @@ export class RoundRunner {
     this.#options = options;
   }
 
-  async run(
+  run(round: RunningRound, onEvent: EventSink | undefined): Promise<InvokeResult<AgentExecuteResponse>> {
+    const { turn, context } = round;
+    return this.#options.observer.round(
+      {
+        sessionId: turn.sessionId,
+        turnId: turn.turnId,
+        round: round.round,
+        mode: turn.mode,
+        provider: context.provider,
+        model: context.model,
+      },
+      () => this.#run(round, onEvent),
+    );
+  }
+
+  async #run(
     round: RunningRound,
     onEvent: EventSink | undefined,
   ): Promise<InvokeResult<AgentExecuteResponse>> {

@@ -1,6 +1,7 @@
 import { fail } from "@aptix/contracts";
 import { errorMessage } from "../error-message.js";
 import type { LlmCallOptions, LlmCallResult, LlmProvider } from "../ports/llm-provider.js";
+import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { LlmRequest } from "../records/llm-request.js";
 
 export interface LlmCallInput {
@@ -14,7 +15,23 @@ export interface LlmCallInput {
  * checks the answer is usable: an adapter that throws, or tool calls without ids, become PROVIDER_ERROR.
  */
 export class LlmCallStep {
-  async run({ provider, request, options }: LlmCallInput): Promise<LlmCallResult> {
+  /** `observer` watches each call, from the request sent to the answer checked. */
+  constructor(private readonly observer: TurnObserver = unobserved) {}
+
+  run(input: LlmCallInput): Promise<LlmCallResult> {
+    const { provider, request, options } = input;
+    return this.observer.llmCall(
+      {
+        provider: provider.id,
+        model: request.model,
+        ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+        streaming: options?.onTextDelta !== undefined,
+      },
+      () => this.#call(input),
+    );
+  }
+
+  async #call({ provider, request, options }: LlmCallInput): Promise<LlmCallResult> {
     let result: LlmCallResult;
     try {
       result = await provider.call(request, options);

@@ -11,6 +11,7 @@ import { errorMessage } from "../error-message.js";
 import type { Clock } from "../ports/clock.js";
 import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type { ServerTool, ServerToolContext } from "../ports/server-tool.js";
+import { type ToolRunResult, type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
 import type { FunctionCallOutputItem } from "../records/transcript-item.js";
@@ -27,6 +28,8 @@ export interface ServerToolExecutionStepOptions {
   files: FileKeeper;
   /** The longest one server tool may run before the turn fails with TOOL_FAILED. */
   toolTimeoutMs?: number;
+  /** Watches each run of a server tool whose arguments passed their checks. */
+  observer?: TurnObserver;
 }
 
 export interface ServerToolExecutionInput {
@@ -64,11 +67,13 @@ export class ServerToolExecutionStep {
   private readonly clock: Clock;
   private readonly files: FileKeeper;
   private readonly toolTimeoutMs: number;
+  private readonly observer: TurnObserver;
   private readonly schemas = new ArgumentsSchemas();
 
   constructor(options: ServerToolExecutionStepOptions) {
     ({ registry: this.registry, clock: this.clock, files: this.files } = options);
     this.toolTimeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    this.observer = options.observer ?? unobserved;
   }
 
   /**
@@ -123,7 +128,9 @@ export class ServerToolExecutionStep {
         );
         continue;
       }
-      const ran = await this.#execute(tool, parsed.value, call, context, outcome.files, signal);
+      const ran = await this.observer.toolRun({ name: call.name, callId: call.callId }, () =>
+        this.#execute(tool, parsed.value, call, context, outcome.files, signal),
+      );
       if (!ran.successful) return ran;
       const executionMs = this.clock.now().getTime() - started;
       const base = {
@@ -178,7 +185,7 @@ export class ServerToolExecutionStep {
     turn: ServerToolExecutionInput["context"],
     kept: FileRef[],
     cancel: AbortSignal | undefined,
-  ): Promise<InvokeResult<{ result: unknown; resultJson: string } | { errorMessage: string }>> {
+  ): Promise<ToolRunResult> {
     const abort = new AbortController();
     const cancelled = () => abort.abort(cancel?.reason);
     cancel?.addEventListener("abort", cancelled, { once: true });

@@ -1,0 +1,69 @@
+import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
+import type { Retrieval } from "./context-retriever.js";
+import type { LlmCallResult } from "./llm-provider.js";
+
+/** A round of a turn, as it starts: what names it, never what the user wrote. */
+export interface ObservedRound {
+  sessionId: string;
+  turnId: string;
+  /** 0 for the user turn's round, then one per tool continuation. */
+  round: number;
+  /** The turn's mode. */
+  mode: string;
+  /** The conversation context's provider id and model. */
+  provider: string;
+  model: string;
+}
+
+/** One LLM call, as it starts. */
+export interface ObservedLlmCall {
+  /** The provider's id (`ConversationContext.provider`), e.g. `openai`. */
+  provider: string;
+  model: string;
+  maxOutputTokens?: number;
+  /** Whether its text streams as it arrives. */
+  streaming: boolean;
+}
+
+/** One run of a server tool whose arguments passed their checks. */
+export interface ObservedToolRun {
+  name: string;
+  callId: string;
+}
+
+/**
+ * How a server tool run ended: its result or its own error message (both go back to the model), or a failure
+ * (it threw, timed out or was cancelled) that fails the turn.
+ */
+export type ToolRunResult = InvokeResult<{ result: unknown; resultJson: string } | { errorMessage: string }>;
+
+/** One turn-time retrieval, as it starts. */
+export interface ObservedRetrieval {
+  workspaceId: string;
+  limit: number;
+}
+
+/**
+ * Watches the work of turns without taking part in it (traces, metrics): each method runs `run` once, returns
+ * what it returns (or throws what it throws) and may look at it on the way. Core calls each at the layer that
+ * does the work: `round` around a round (Entry), `llmCall` around one provider call (LLM Call), `toolRun` around
+ * one server tool run (Server Tools), `retrieval` around the turn's workspace search (Composition). What it is
+ * given names the work and never carries the instruction, prompts or completions. An observer must not throw.
+ */
+export interface TurnObserver {
+  round(
+    round: ObservedRound,
+    run: () => Promise<InvokeResult<AgentExecuteResponse>>,
+  ): Promise<InvokeResult<AgentExecuteResponse>>;
+  llmCall(call: ObservedLlmCall, run: () => Promise<LlmCallResult>): Promise<LlmCallResult>;
+  toolRun(tool: ObservedToolRun, run: () => Promise<ToolRunResult>): Promise<ToolRunResult>;
+  retrieval(query: ObservedRetrieval, run: () => Promise<Retrieval>): Promise<Retrieval>;
+}
+
+/** Watches nothing: each run as it is. */
+export const unobserved: TurnObserver = {
+  round: (_round, run) => run(),
+  llmCall: (_call, run) => run(),
+  toolRun: (_tool, run) => run(),
+  retrieval: (_query, run) => run(),
+};

@@ -18,9 +18,9 @@ import { DrizzleWorkspaceIndex } from "./domains/workspaces/index.js";
 import { DrizzleSessionStore } from "./drizzle-session-store.js";
 import { type Readiness, readinessProbe } from "./health.js";
 import { migrationConfig } from "./migrations.js";
-import { migratePostgres, openPool } from "./postgres-pool.js";
+import { migratePostgres, openPool, POOL_SIZE } from "./postgres-pool.js";
 import { type StoreStep, timedStep } from "./store-step.js";
-import { reportingUnavailability } from "./store-unavailable.js";
+import { type CallsInFlight, reportingUnavailability } from "./store-unavailable.js";
 import { enableVectorExtension } from "./vector-extension.js";
 
 export type { Readiness } from "./health.js";
@@ -67,6 +67,11 @@ export interface AptixStore {
   workspaceIndex: WorkspaceIndex;
   /** Ready when the database answers and every migration this package ships is applied. */
   readiness(): Promise<Readiness>;
+  /**
+   * The connections of the store's pool busy now: its calls waiting on the database, at most the pool's size
+   * (4 on Postgres, 1 on PGlite); a call beyond that waits for a connection. For a metrics gauge.
+   */
+  poolInUse(): number;
   /** Closes what `openStore` opened; the store answers no more calls. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -126,6 +131,7 @@ export async function openPgliteStore(client: PGlite, options: StoreOptions = {}
     db,
     { ...options, vectorSchema },
     {
+      poolSize: 1,
       isClosed: () => closed,
       close: async () => {
         closed = true;
@@ -149,6 +155,7 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
     drizzlePostgres(pool),
     { ...options, vectorSchema, listen },
     {
+      poolSize: POOL_SIZE,
       isClosed: () => closed,
       close: async () => {
         closed = true;
@@ -165,12 +172,13 @@ async function openPostgresStore(url: string, options: StoreOptions): Promise<Ap
 function assemble(
   db: StoreDatabase,
   options: StoreOptions & { vectorSchema: string | undefined; listen?: ListenToChannel },
-  { isClosed, close }: { isClosed: () => boolean; close: () => Promise<void> },
+  { poolSize, isClosed, close }: { poolSize: number; isClosed: () => boolean; close: () => Promise<void> },
 ): AptixStore {
   const schema = schemaName(options);
   const clock = options.clock ?? systemClock;
   const { leaseClock, vectorSchema, listen } = options;
-  const reporting = <T extends object>(part: T) => reportingUnavailability(part, isClosed);
+  const inFlight: CallsInFlight = { count: 0 };
+  const reporting = <T extends object>(part: T) => reportingUnavailability(part, isClosed, inFlight);
   return {
     sessions: reporting(new DrizzleSessionStore(db, clock, leaseClock === undefined ? {} : { leaseClock })),
     files: reporting(new DrizzleFileStore(db, clock)),
@@ -179,6 +187,7 @@ function assemble(
       new DrizzleWorkspaceIndex(db, { clock, ...(vectorSchema === undefined ? {} : { vectorSchema }) }),
     ),
     readiness: readinessProbe(db, schema, isClosed),
+    poolInUse: () => Math.min(inFlight.count, poolSize),
     close: once(close),
   };
 }

@@ -11,7 +11,7 @@ import { enableVectorExtension } from "./vector-extension.js";
  * connections against postgres.js's default of 10 cut Postgres's CPU per turn by about a fifth
  * (docs/turn-cost.md).
  */
-const POOL_SIZE = 4;
+export const POOL_SIZE = 4;
 /** First key of the advisory lock that serializes migrations of one schema across processes ("Aptx"). */
 const MIGRATION_LOCK_CLASS = 0x41707478;
 

@@ -44,12 +44,22 @@ function connectionFailure(error: unknown, depth = 0): Error | undefined {
   return undefined;
 }
 
+/** How many store calls are waiting on the database now, across every part of one store. */
+export interface CallsInFlight {
+  count: number;
+}
+
 /**
  * `store` with every method's failure to reach the database thrown as core's StoreUnavailableError, so the
  * service answers NOT_READY (503, retryable) rather than INTERNAL; once `isClosed()`, any failure is. Other
- * errors pass unchanged. Each method is wrapped once, here, so a call costs one extra function call.
+ * errors pass unchanged. Each asynchronous call is counted in `inFlight` until it settles. Each method is wrapped
+ * once, here, so a call costs one extra function call.
  */
-export function reportingUnavailability<T extends object>(store: T, isClosed: () => boolean): T {
+export function reportingUnavailability<T extends object>(
+  store: T,
+  isClosed: () => boolean,
+  inFlight: CallsInFlight = { count: 0 },
+): T {
   const translate = (error: unknown): unknown => {
     if (error instanceof StoreUnavailableError) return error;
     if (isClosed()) return new StoreUnavailableError("The store is closed.", { cause: error });
@@ -72,7 +82,18 @@ export function reportingUnavailability<T extends object>(store: T, isClosed: ()
       } catch (error) {
         rethrow(error);
       }
-      return result instanceof Promise ? result.catch(rethrow) : result;
+      if (!(result instanceof Promise)) return result;
+      inFlight.count++;
+      return result.then(
+        (value: unknown) => {
+          inFlight.count--;
+          return value;
+        },
+        (error: unknown) => {
+          inFlight.count--;
+          return rethrow(error);
+        },
+      );
     };
     Object.defineProperty(reporting, name, { value: wrapped, writable: true, configurable: true });
   }

@@ -69,6 +69,45 @@ describe("reportingUnavailability", () => {
   });
 });
 
+describe("the calls in flight (the pool-in-use gauge)", () => {
+  it("counts each asynchronous call until it settles, failed ones included", async () => {
+    const inFlight = { count: 0 };
+    const gates: Array<() => void> = [];
+    const store = reportingUnavailability(
+      {
+        async wait(fails: boolean): Promise<void> {
+          await new Promise<void>((resolve) => gates.push(resolve));
+          if (fails) throw new TypeError("a bug");
+        },
+        name: () => "sync",
+      },
+      () => false,
+      inFlight,
+    );
+    const passing = store.wait(false);
+    const failing = store.wait(true).catch((error: unknown) => error);
+    expect(store.name()).toBe("sync");
+    expect(inFlight.count).toBe(2);
+    for (const open of gates) open();
+    await passing;
+    expect(await failing).toBeInstanceOf(TypeError);
+    expect(inFlight.count).toBe(0);
+  });
+
+  it("answers no busy connection for an idle store, at most its pool's one on PGlite", async () => {
+    const store = await openStore("memory://");
+    try {
+      expect(store.poolInUse()).toBe(0);
+      const reads = [1, 2, 3].map(() => store.sessions.getSession(newSessionKey()));
+      expect(store.poolInUse()).toBe(1);
+      await Promise.all(reads);
+      expect(store.poolInUse()).toBe(0);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("a store opened by openStore", () => {
   it("throws StoreUnavailableError from every store once closed", async () => {
     const store = await openStore("memory://");

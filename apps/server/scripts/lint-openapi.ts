@@ -20,6 +20,7 @@ import {
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
+import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
 
 const catalog = AgentCatalog.create(DEFAULT_CATALOG);
 if (!catalog.successful) throw new Error(`the default catalog is invalid: ${catalog.errors[0].message}`);
@@ -41,6 +42,8 @@ const app = createApp({
   maxBodyBytes: 32 * 1024 * 1024,
   readiness: async () => ({ ready: true }),
   logger: silentLogger,
+  // The server always serves /metrics; the document describes it.
+  metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
 });
 const response = await app.request("/openapi.json");
 if (response.status !== 200) throw new Error(`/openapi.json answered ${response.status}`);

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
+import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
 import { listen } from "./wiring/listen.js";
@@ -44,6 +45,7 @@ export async function startServer(
   // loop for seconds.
   const preparation = new DocumentPreparationPool();
   const knowledge = workspaceKnowledgeFromEnv(env, store, preparation, config.embeddings);
+  const telemetry = startTelemetry(env, { dbPoolInUse: () => store.poolInUse() });
   // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.
   let publicUrl = env.APTIX_PUBLIC_URL ?? "";
   const service = agentServiceFromEnv(env, {
@@ -53,10 +55,11 @@ export async function startServer(
     store,
     files: config.files,
     publicUrl: () => publicUrl,
+    observer: telemetry.observer,
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
   const readiness = await ReadinessMonitor.start({ database: () => store.readiness(), mcp: tools }, logger);
-  const app = appFromEnv(env, { service, knowledge, preparation, readiness, logger });
+  const app = appFromEnv(env, { service, knowledge, preparation, readiness, logger, telemetry });
   const listening = await listen(app.fetch, env);
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);
@@ -79,6 +82,7 @@ export async function startServer(
       await preparation.close();
       await tools.close();
       await store.close();
+      await telemetry.shutdown();
       logger.info("stopped");
     },
   };

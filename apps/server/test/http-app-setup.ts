@@ -18,6 +18,7 @@ import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
+import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
 
 /** The app of the HTTP tests: the default catalog on a scripted provider, in-memory stores, alice's and bob's keys. */
 const KEYS = new Map([
@@ -78,6 +79,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     readiness: async () =>
       options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
     logger: options.logger ?? silentLogger,
+    metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
   });
   const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
     app.request("/v1/agent/execute", {

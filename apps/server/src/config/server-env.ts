@@ -21,6 +21,11 @@ const retentionDays = z.coerce
   .min(1, "must be a whole number of days, 1 or more")
   .max(36_500, "must be at most 36500 days");
 
+const otlpUrl = z.url({
+  protocol: /^https?$/,
+  error: "must be an http(s) URL such as http://127.0.0.1:4318",
+});
+
 /**
  * The environment of docs/configuration.md, plus a few optional tunables (APTIX_*). Every variable is checked at
  * start-up; a bad one stops the service with a message naming it.
@@ -89,6 +94,16 @@ const ServerEnvSchema = z.object({
   APTIX_OPENAI_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
   APTIX_ANTHROPIC_MAX_RETRIES: integer(2, 0, 10),
   APTIX_ANTHROPIC_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
+  /** Lets callers other than loopback read `GET /metrics` with `Authorization: Bearer <token>`. */
+  APTIX_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  // OpenTelemetry's standard variables (docs/operations.md, Traces): traces are exported only when they say so.
+  OTEL_SDK_DISABLED: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
+  OTEL_TRACES_EXPORTER: z
+    .enum(["otlp", "none"], { error: "must be otlp or none (the service exports traces with OTLP only)" })
+    .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: otlpUrl.optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpUrl.optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("aptix"),
 });
 
 export type ServerEnv = z.infer<typeof ServerEnvSchema> & {

@@ -1,21 +1,26 @@
 import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
 import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Tracer } from "@opentelemetry/api";
 import { requestId } from "hono/request-id";
 import type { Logger } from "pino";
 import { DEFAULT_RATE_LIMIT_RPM } from "../config/server-env.js";
 import { readPushBody } from "../knowledge/read-push-body.js";
+import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
 import { corsPolicy } from "./cors-policy.js";
 import { principalMiddleware } from "./principal.js";
+import { rateLimitCounting } from "./rate-limit-counting.js";
 import { requestBody } from "./request-body.js";
 import { requestRateLimit } from "./request-rate-limit.js";
+import { requestTracing } from "./request-tracing.js";
 import { routeNotFound } from "./route-not-found.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
+import { metricsRoute } from "./routes/metrics-route.js";
 import { sessionRoutes } from "./routes/session-routes.js";
 import { type PushReader, workspaceRoutes } from "./routes/workspace-routes.js";
 import { sendResult } from "./send-result.js";
@@ -38,6 +43,12 @@ export interface AppOptions {
   heartbeatMs?: number;
   readiness: ReadinessCheck;
   logger: Logger;
+  /** Served at `GET /metrics`; it also counts the requests refused RATE_LIMITED. */
+  metrics?: ServiceMetrics;
+  /** Lets callers other than loopback read `/metrics` (`APTIX_METRICS_TOKEN`). */
+  metricsToken?: string;
+  /** Gives each request a server span; absent when traces are not exported. */
+  tracer?: Tracer;
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
@@ -46,9 +57,12 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Routes are defined with their OpenAPI description, from which /openapi.json is generated.
   const app = new OpenAPIHono<AppEnv>();
 
+  if (options.tracer) app.use(requestTracing(options.tracer));
   app.use(requestId());
   app.use(accessLog(logger));
   if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
+  const { metrics } = options;
+  if (metrics) app.use(rateLimitCounting(() => metrics.countRateLimited()));
   app.onError((error, c) => {
     // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
     // not a bug. The request may be sent again once the database is back.
@@ -75,6 +89,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
 
   healthRoutes(app, options.readiness);
   docsRoutes(app);
+  if (metrics) metricsRoute(app, metrics, options.metricsToken);
 
   // Limits come before the body is read. Local mode has no key to guess, so no failures to count.
   if (options.apiKeys.size > 0) app.use("/v1/*", authFailureLimit());

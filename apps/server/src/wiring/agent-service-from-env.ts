@@ -1,4 +1,10 @@
-import { type AgentCatalog, AgentService, type ContextRetriever, type LlmProvider } from "@aptix/core";
+import {
+  type AgentCatalog,
+  AgentService,
+  type ContextRetriever,
+  type LlmProvider,
+  type TurnObserver,
+} from "@aptix/core";
 import type { AptixStore } from "@aptix/store-drizzle";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import type { ServerEnv } from "../config/server-env.js";
@@ -11,13 +17,15 @@ export interface AgentServiceParts {
   files: CatalogConfig["files"];
   /** The base of FileRef urls: known only once the server listens (PORT=0 picks one). */
   publicUrl: () => string;
+  /** Where turns are reported for traces and metrics. */
+  observer: TurnObserver;
 }
 
 const DAY_MS = 24 * 3_600_000;
 
 /** Core's service over the adapters, with the limits the environment sets. */
 export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
-  const { catalog, providers, retriever, store, files, publicUrl } = parts;
+  const { catalog, providers, retriever, store, files, publicUrl, observer } = parts;
   return new AgentService({
     catalog,
     providers,
@@ -29,6 +37,7 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
     producedFiles: { publicUrl, ...files, quotaBytes: env.APTIX_QUOTA_FILE_BYTES },
     leaseMs: env.APTIX_LEASE_MS,
+    observer,
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
     traceRetentionMs: env.APTIX_TRACE_RETENTION_DAYS * DAY_MS,

@@ -7,6 +7,7 @@ import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
 import { createApp } from "../http/create-app.js";
 import type { DocumentPreparationPool } from "../knowledge/document-preparation-pool.js";
+import type { Telemetry } from "../telemetry/start-telemetry.js";
 
 /** The HTTP app over the service, with the auth, limits and heartbeat the environment sets. */
 export function appFromEnv(
@@ -17,9 +18,10 @@ export function appFromEnv(
     preparation: DocumentPreparationPool;
     readiness: ReadinessMonitor;
     logger: Logger;
+    telemetry: Pick<Telemetry, "metrics" | "tracer">;
   },
 ): OpenAPIHono<AppEnv> {
-  const { service, knowledge, preparation, readiness, logger } = parts;
+  const { service, knowledge, preparation, readiness, logger, telemetry } = parts;
   return createApp({
     service,
     knowledge,
@@ -32,5 +34,8 @@ export function appFromEnv(
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
     readiness: async () => readiness.status(),
     logger,
+    metrics: telemetry.metrics,
+    ...(env.APTIX_METRICS_TOKEN === undefined ? {} : { metricsToken: env.APTIX_METRICS_TOKEN }),
+    ...(telemetry.tracer ? { tracer: telemetry.tracer } : {}),
   });
 }

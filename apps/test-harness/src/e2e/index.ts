@@ -3,6 +3,7 @@ export * from "./chromium.js";
 export * from "./event-stream.js";
 export * from "./mcp-fixture.js";
 export * from "./neutral-script.js";
+export * from "./otlp-receiver.js";
 export * from "./page-server.js";
 export * from "./server-process.js";
 export * from "./test-catalog.js";

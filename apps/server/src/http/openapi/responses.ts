@@ -104,6 +104,9 @@ export const FAILURES: Responses = Object.fromEntries(
 /** Only NOT_READY: what the unauthenticated readiness route answers when it is not ready. */
 export const NOT_READY_FAILURE: Responses = { "503": failure(503) };
 
+/** Only the 401s: what the metrics route answers a caller it does not let in. */
+export const UNAUTHORIZED_FAILURE: Responses = { "401": failure(401) };
+
 /**
  * A streamed turn as `text/event-stream`. OpenAPI 3.1 has no schema for the events of a stream: the stream is
  * text, its events described here and shown by the example.

@@ -1,0 +1,122 @@
+import type { TurnObserver } from "@aptix/core";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { roundOutcome, toolRunOutcome } from "./outcomes.js";
+
+export interface ServiceMetricsOptions {
+  /** Database connections busy now, read at each scrape. */
+  dbPoolInUse: () => number;
+}
+
+/**
+ * The service's Prometheus metrics (docs/operations.md, Metrics), in a registry of its own rather than
+ * prom-client's global one, so services started side by side in one process (tests) count apart. Turns, LLM
+ * calls and tools are counted by `observer`, from the same hooks the traces use; refusals by `countRateLimited`.
+ */
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly observer: TurnObserver;
+  readonly #rateLimited: Counter;
+
+  constructor(options: ServiceMetricsOptions) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const turns = new Counter({
+      name: "aptix_turns_total",
+      help: "Rounds of turns run, by how they ended: completed, awaiting_client_tools, cancelled or failed.",
+      labelNames: ["outcome"],
+      registers,
+    });
+    const turnSeconds = new Histogram({
+      name: "aptix_turn_duration_seconds",
+      help: "How long a round of a turn ran on this instance (client tools run between rounds, not in them).",
+      buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+      registers,
+    });
+    const running = new Gauge({
+      name: "aptix_running_turns",
+      help: "Rounds of turns running on this instance now.",
+      registers,
+    });
+    const llmSeconds = new Histogram({
+      name: "aptix_llm_call_duration_seconds",
+      help: "How long one LLM call took, failed ones included.",
+      labelNames: ["provider", "model"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+      registers,
+    });
+    const tokens = new Counter({
+      name: "aptix_tokens_total",
+      help: "Tokens of LLM calls as their providers counted them, by direction: input or output.",
+      labelNames: ["provider", "direction"],
+      registers,
+    });
+    const toolCalls = new Counter({
+      name: "aptix_tool_calls_total",
+      help: "Server tool runs, by tool and outcome: ok, error (the tool's own, sent to the model) or failed.",
+      labelNames: ["tool", "outcome"],
+      registers,
+    });
+    this.#rateLimited = new Counter({
+      name: "aptix_rate_limited_total",
+      help: "Requests refused with 429 RATE_LIMITED (request rate, running turns or failed authentications).",
+      registers,
+    });
+    new Gauge({
+      name: "aptix_db_pool_in_use",
+      help: "Database connections of the store's pool busy with a statement or transaction now.",
+      registers,
+      collect() {
+        this.set(options.dbPoolInUse());
+      },
+    });
+
+    const seconds = (started: number) => (performance.now() - started) / 1000;
+    this.observer = {
+      async round(_round, run) {
+        const started = performance.now();
+        running.inc();
+        try {
+          const result = await run();
+          turns.inc({ outcome: roundOutcome(result) });
+          return result;
+        } catch (error) {
+          turns.inc({ outcome: "failed" });
+          throw error;
+        } finally {
+          running.dec();
+          turnSeconds.observe(seconds(started));
+        }
+      },
+      async llmCall(call, run) {
+        const started = performance.now();
+        try {
+          const result = await run();
+          if (result.successful) {
+            const { usage } = result.result;
+            tokens.inc({ provider: call.provider, direction: "input" }, usage.inputTokens);
+            tokens.inc({ provider: call.provider, direction: "output" }, usage.outputTokens);
+          }
+          return result;
+        } finally {
+          llmSeconds.observe({ provider: call.provider, model: call.model }, seconds(started));
+        }
+      },
+      async toolRun(tool, run) {
+        try {
+          const result = await run();
+          toolCalls.inc({ tool: tool.name, outcome: toolRunOutcome(result) });
+          return result;
+        } catch (error) {
+          toolCalls.inc({ tool: tool.name, outcome: "failed" });
+          throw error;
+        }
+      },
+      retrieval: (_query, run) => run(),
+    };
+  }
+
+  /** One more request refused with 429 RATE_LIMITED. */
+  countRateLimited(): void {
+    this.#rateLimited.inc();
+  }
+}

@@ -1,0 +1,146 @@
+import type { InvokeResult } from "@aptix/contracts";
+import type { TurnObserver } from "@aptix/core";
+import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { roundOutcome, toolRunOutcome } from "./outcomes.js";
+
+/**
+ * The spans of turns, named and attributed by OpenTelemetry's GenAI semantic conventions: `invoke_agent <mode>`
+ * per round, `chat <model>` per LLM call, `execute_tool <name>` per server tool run and `retrieval <workspace>` per
+ * turn-time retrieval, each the child of the span active when it starts (the HTTP request's, then the round's).
+ * Attributes name the work and count tokens; the instruction, prompts, completions, tool arguments and results are
+ * never among them (`gen_ai.input.messages` and the like are left out on purpose).
+ */
+export function tracingObserver(tracer: Tracer): TurnObserver {
+  return {
+    round: (round, run) =>
+      inSpan(
+        tracer,
+        `invoke_agent ${round.mode}`,
+        {
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.agent.name": round.mode,
+          "gen_ai.conversation.id": round.sessionId,
+          "gen_ai.provider.name": round.provider,
+          "gen_ai.request.model": round.model,
+          "aptix.turn.id": round.turnId,
+          "aptix.turn.round": round.round,
+        },
+        run,
+        (span, result) => {
+          span.setAttribute("aptix.turn.outcome", roundOutcome(result));
+          const usage = result.successful && result.result.kind === "final" ? result.result.usage : undefined;
+          if (usage) {
+            // The turn's usage so far, over all its rounds: the tokens this round spent are on its chat spans.
+            span.setAttributes({
+              "gen_ai.usage.input_tokens": usage.inputTokens,
+              "gen_ai.usage.output_tokens": usage.outputTokens,
+            });
+          }
+          failed(span, result);
+        },
+      ),
+    llmCall: (call, run) =>
+      inSpan(
+        tracer,
+        `chat ${call.model}`,
+        {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": call.provider,
+          "gen_ai.request.model": call.model,
+          "gen_ai.request.stream": call.streaming,
+          ...(call.maxOutputTokens === undefined
+            ? {}
+            : { "gen_ai.request.max_tokens": call.maxOutputTokens }),
+        },
+        run,
+        (span, result) => {
+          if (!result.successful) return failed(span, result);
+          const { responseId, finishReason, usage } = result.result;
+          span.setAttributes({
+            "gen_ai.response.finish_reasons": [finishReason],
+            "gen_ai.usage.input_tokens": usage.inputTokens,
+            "gen_ai.usage.output_tokens": usage.outputTokens,
+            ...(responseId === undefined ? {} : { "gen_ai.response.id": responseId }),
+            ...(usage.cachedInputTokens === undefined
+              ? {}
+              : { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens }),
+            ...(usage.reasoningTokens === undefined
+              ? {}
+              : { "gen_ai.usage.reasoning.output_tokens": usage.reasoningTokens }),
+          });
+        },
+        SpanKind.CLIENT,
+      ),
+    toolRun: (tool, run) =>
+      inSpan(
+        tracer,
+        `execute_tool ${tool.name}`,
+        {
+          "gen_ai.operation.name": "execute_tool",
+          "gen_ai.tool.name": tool.name,
+          "gen_ai.tool.call.id": tool.callId,
+          "gen_ai.tool.type": "function",
+        },
+        run,
+        (span, result) => {
+          const outcome = toolRunOutcome(result);
+          span.setAttribute("aptix.tool.outcome", outcome);
+          // The tool's own error goes back to the model: an answer of the tool, not a failure of the span.
+          if (outcome === "error") span.setAttribute("error.type", "tool_error");
+          failed(span, result);
+        },
+      ),
+    retrieval: (query, run) =>
+      inSpan(
+        tracer,
+        `retrieval ${query.workspaceId}`,
+        {
+          "gen_ai.operation.name": "retrieval",
+          "gen_ai.data_source.id": query.workspaceId,
+          "gen_ai.request.top_k": query.limit,
+        },
+        run,
+        (span, retrieval) => {
+          span.setAttributes({
+            "aptix.retrieval.outcome": retrieval.type,
+            "aptix.retrieval.chunks": retrieval.type === "found" ? retrieval.chunks.length : 0,
+          });
+        },
+      ),
+  };
+}
+
+/**
+ * Runs `run` in a new active span, lets `annotate` describe what it answered, and ends the span; a throw is
+ * recorded as the span's error and thrown on.
+ */
+function inSpan<T>(
+  tracer: Tracer,
+  name: string,
+  attributes: Attributes,
+  run: () => Promise<T>,
+  annotate: (span: Span, result: T) => void,
+  kind: SpanKind = SpanKind.INTERNAL,
+): Promise<T> {
+  return tracer.startActiveSpan(name, { kind, attributes }, async (span) => {
+    try {
+      const result = await run();
+      annotate(span, result);
+      return result;
+    } catch (error) {
+      span.setAttribute("error.type", error instanceof Error ? error.name : "unknown");
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** A failed result marks its span as an error, typed by its code (its message may quote the provider). */
+function failed(span: Span, result: InvokeResult<unknown>): void {
+  if (result.successful) return;
+  const { code } = result.errors[0];
+  span.setAttribute("error.type", code);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+}

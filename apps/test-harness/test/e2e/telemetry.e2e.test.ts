@@ -1,0 +1,312 @@
+/**
+ * Traces and metrics of the real server over HTTP on Postgres (DESIGN §13): spans exported with OTLP/HTTP to a
+ * collector on loopback, GenAI-named and linked, with token counts and without the user's words; `GET /metrics`
+ * in Prometheus's text format, counting what the turns did, for loopback callers or holders of the metrics token.
+ */
+import { request as httpRequest } from "node:http";
+import { networkInterfaces } from "node:os";
+import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  API_KEYS,
+  CREATE_FILE_CATALOG,
+  checkAndResetHarness,
+  expectFinal,
+  expectOk,
+  type OtlpReceiver,
+  type ReceivedSpan,
+  type ServiceClient,
+  serviceClient,
+  startOtlpReceiver,
+  startTestService,
+  TEST_MODEL,
+  type TestService,
+  uniqueId,
+  userTurn,
+  waitFor,
+  writeCatalog,
+} from "../../src/e2e/index.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
+
+const METRICS_TOKEN = "metrics-e2e-token-0123456789";
+
+let harness: ScriptedOpenAI;
+let receiver: OtlpReceiver;
+let service: TestService;
+/** The service over 127.0.0.1 (it listens on every interface, to be reached from another address too). */
+let client: ServiceClient;
+let closed = false;
+
+beforeAll(async () => {
+  harness = await startScriptedOpenAI();
+  receiver = await startOtlpReceiver();
+  service = await startTestService({
+    store: "postgres",
+    harness,
+    env: {
+      APTIX_CONFIG: await writeCatalog(CREATE_FILE_CATALOG),
+      HOST: "0.0.0.0",
+      APTIX_METRICS_TOKEN: METRICS_TOKEN,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: "aptix-e2e",
+    },
+  });
+  client = serviceClient(`http://127.0.0.1:${service.server.port}`);
+});
+
+afterAll(async () => {
+  if (!closed) await service?.close();
+  await harness?.close();
+  await receiver?.close();
+});
+
+afterEach(() => {
+  checkAndResetHarness(harness);
+});
+
+/**
+ * A turn whose model makes a file with create_file, then answers; each call reports the usage given. With a
+ * workspace, the turn searches it for its [CONTEXT] first.
+ */
+async function turnWithServerTool(sessionId: string, instruction: string, workspaceId?: string) {
+  harness.script(
+    step.functionCalls(
+      [
+        {
+          name: "create_file",
+          callId: "call_make",
+          arguments: {
+            name: "notes.txt",
+            mimeType: "text/plain",
+            content: `${instruction} (file body)`,
+            encoding: null,
+            description: null,
+          },
+        },
+      ],
+      { usage: { input_tokens: 120, output_tokens: 30 } },
+    ),
+    step.text("Made notes.txt.", { usage: { input_tokens: 170, output_tokens: 8 } }),
+  );
+  return expectFinal(
+    await client.post(
+      userTurn(sessionId, "t1", instruction, workspaceId === undefined ? {} : { workspaceId }),
+    ),
+  );
+}
+
+const attribute = (span: ReceivedSpan, key: string) => span.attributes[key];
+
+describe("traces (OTLP to a collector on loopback)", () => {
+  it("gives a turn with a server tool its HTTP, invoke_agent, retrieval, chat and execute_tool spans, GenAI-named, linked and counted, none carrying the instruction", async () => {
+    const secret = `Summarize the merger memo ${uniqueId("secret")}`;
+    const sessionId = uniqueId("traced");
+    const workspaceId = uniqueId("ws");
+    expectOk(
+      await client.send("PUT", `/v1/workspaces/${workspaceId}/documents`, {
+        documents: [{ path: "docs/merger.md", contents: "# Merger\n\nThe merger memo lists the terms." }],
+      }),
+    );
+    const final = await turnWithServerTool(sessionId, secret, workspaceId);
+    expect(final.files).toHaveLength(1);
+
+    // The batch processor sends on its own schedule: wait for the turn's spans, however long the machine takes.
+    const turnSpan = () =>
+      receiver.spans.find((span) => attribute(span, "gen_ai.conversation.id") === sessionId);
+    await waitFor(() => turnSpan() !== undefined, "the turn's span", 45_000);
+    const agent = turnSpan() as ReceivedSpan;
+    const inTrace = () => receiver.spans.filter((span) => span.traceId === agent.traceId);
+    await waitFor(() => inTrace().length >= 6, "the trace's six spans", 45_000);
+    const spans = inTrace();
+    const named = (name: string) => spans.filter((span) => span.name === name);
+
+    const [http] = named("POST /v1/agent/execute");
+    expect(http).toBeDefined();
+    expect(http?.kind).toBe(2);
+    expect(http?.parentSpanId).toBeUndefined();
+    expect(http?.attributes).toMatchObject({
+      "http.request.method": "POST",
+      "http.route": "/v1/agent/execute",
+      "url.path": "/v1/agent/execute",
+      "http.response.status_code": 200,
+    });
+    expect(http?.resource["service.name"]).toBe("aptix-e2e");
+
+    expect(agent.name).toBe("invoke_agent general");
+    expect(agent.parentSpanId).toBe(http?.spanId);
+    expect(agent.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "general",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": TEST_MODEL,
+      "aptix.turn.id": "t1",
+      "aptix.turn.round": 0,
+      "aptix.turn.outcome": "completed",
+      "gen_ai.usage.input_tokens": 290,
+      "gen_ai.usage.output_tokens": 38,
+    });
+
+    const chats = named(`chat ${TEST_MODEL}`);
+    expect(chats).toHaveLength(2);
+    for (const chat of chats) {
+      expect(chat.parentSpanId).toBe(agent.spanId);
+      expect(chat.kind).toBe(3);
+      expect(chat.attributes).toMatchObject({
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": "openai",
+        "gen_ai.request.model": TEST_MODEL,
+      });
+      expect(attribute(chat, "gen_ai.response.id")).toMatch(/^resp_/);
+    }
+    const usage = chats.map((chat) => [
+      attribute(chat, "gen_ai.usage.input_tokens"),
+      attribute(chat, "gen_ai.usage.output_tokens"),
+      attribute(chat, "gen_ai.response.finish_reasons"),
+    ]);
+    expect(usage).toEqual(
+      expect.arrayContaining([
+        [120, 30, ["tool_calls"]],
+        [170, 8, ["stop"]],
+      ]),
+    );
+
+    const [tool] = named("execute_tool create_file");
+    expect(tool?.parentSpanId).toBe(agent.spanId);
+    expect(tool?.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "create_file",
+      "gen_ai.tool.call.id": "call_make",
+      "aptix.tool.outcome": "ok",
+    });
+
+    const [retrieval] = named(`retrieval ${workspaceId}`);
+    expect(retrieval?.parentSpanId).toBe(agent.spanId);
+    expect(retrieval?.attributes).toMatchObject({
+      "gen_ai.operation.name": "retrieval",
+      "gen_ai.data_source.id": workspaceId,
+      "aptix.retrieval.outcome": "found",
+      "aptix.retrieval.chunks": 1,
+    });
+
+    // Nothing the user or the model wrote is an attribute: not the instruction, not the tool's arguments.
+    const exported = receiver.bodies.join("\n");
+    expect(exported).not.toContain(secret);
+    expect(exported).not.toContain("file body");
+    expect(exported).not.toContain("Made notes.txt.");
+  });
+});
+
+/** One sample's value from Prometheus text, e.g. `aptix_turns_total{outcome="completed"}`; 0 when absent. */
+function sample(text: string, series: string): number {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+async function scrape(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${url}/metrics`, { headers });
+}
+
+async function metricsText(): Promise<string> {
+  const response = await scrape(client.url);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+  return response.text();
+}
+
+/**
+ * One request with a wrong API key, sent from 127.0.0.2: its failed authentications lock out that address only,
+ * not the other tests' 127.0.0.1. Answers the status.
+ */
+function guessKey(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/v1/sessions",
+        localAddress: "127.0.0.2",
+        headers: { authorization: "Bearer wrong" },
+      },
+      (response) => {
+        response.resume();
+        response.on("end", () => resolve(response.statusCode ?? 0));
+      },
+    );
+    request.on("error", reject);
+    request.end();
+  });
+}
+
+/** An address of this machine other than loopback, if it has one: a caller the metrics must not trust. */
+const otherAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((info) => info?.family === "IPv4" && !info.internal)?.address;
+
+describe("GET /metrics (Prometheus text)", () => {
+  it("counts turns, their durations, LLM calls, tokens and server tool runs, beside the default process metrics", async () => {
+    const before = await metricsText();
+    for (const index of [1, 2]) {
+      await turnWithServerTool(uniqueId(`metered-${index}`), "Write notes");
+    }
+    const after = await metricsText();
+    const delta = (series: string) => sample(after, series) - sample(before, series);
+
+    expect(delta('aptix_turns_total{outcome="completed"}')).toBe(2);
+    expect(delta("aptix_turn_duration_seconds_count")).toBe(2);
+    expect(delta(`aptix_llm_call_duration_seconds_count{provider="openai",model="${TEST_MODEL}"}`)).toBe(4);
+    expect(delta('aptix_tokens_total{provider="openai",direction="input"}')).toBe(2 * (120 + 170));
+    expect(delta('aptix_tokens_total{provider="openai",direction="output"}')).toBe(2 * (30 + 8));
+    expect(delta('aptix_tool_calls_total{tool="create_file",outcome="ok"}')).toBe(2);
+    expect(sample(after, "aptix_running_turns")).toBe(0);
+    const poolInUse = sample(after, "aptix_db_pool_in_use");
+    expect(poolInUse).toBeGreaterThanOrEqual(0);
+    expect(poolInUse).toBeLessThanOrEqual(4);
+    expect(after).toMatch(/^# TYPE aptix_turn_duration_seconds histogram$/m);
+    expect(after).toMatch(/^# TYPE aptix_rate_limited_total counter$/m);
+    // prom-client's defaults: the process and the event loop.
+    expect(after).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it("counts the requests refused RATE_LIMITED", async () => {
+    const before = sample(await metricsText(), "aptix_rate_limited_total");
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 22; attempt++) statuses.push(await guessKey(service.server.port));
+    expect(statuses.filter((status) => status === 429)).toHaveLength(2);
+    expect(sample(await metricsText(), "aptix_rate_limited_total") - before).toBe(2);
+  });
+
+  it.skipIf(otherAddress === undefined)(
+    "answers a caller on another address only with the metrics token, 401 with the error envelope otherwise",
+    async () => {
+      const remote = `http://${otherAddress}:${service.server.port}`;
+      const refused = await scrape(remote);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toMatch(/^Bearer /);
+      expect(await refused.json()).toMatchObject({
+        successful: false,
+        errors: [{ code: "UNAUTHORIZED", message: expect.stringContaining("APTIX_METRICS_TOKEN") }],
+      });
+      const wrong = await scrape(remote, { authorization: `Bearer ${API_KEYS.alice}` });
+      expect(wrong.status).toBe(401);
+      await wrong.arrayBuffer();
+      const allowed = await scrape(remote, { authorization: `Bearer ${METRICS_TOKEN}` });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toMatch(/^# TYPE aptix_turns_total counter$/m);
+    },
+  );
+});
+
+describe("shutdown", () => {
+  it("sends the spans still buffered before the service stops", async () => {
+    const sessionId = uniqueId("last");
+    await turnWithServerTool(sessionId, "Last notes");
+    // No wait for the batch: the spans of this turn go out with the shutdown.
+    await service.close();
+    closed = true;
+    expect(
+      receiver.spans.filter((span) => attribute(span, "gen_ai.conversation.id") === sessionId),
+    ).toHaveLength(1);
+  });
+});

@@ -2,7 +2,10 @@ import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
 import type { Retrieval } from "./context-retriever.js";
 import type { LlmCallResult } from "./llm-provider.js";
 
-/** A round of a turn, as it starts: what names it, never what the user wrote. */
+/**
+ * A round of a turn, as it starts: what names it, never what the user wrote.
+ * @public
+ */
 export interface ObservedRound {
   sessionId: string;
   turnId: string;
@@ -15,7 +18,10 @@ export interface ObservedRound {
   model: string;
 }
 
-/** One LLM call, as it starts. */
+/**
+ * One LLM call, as it starts.
+ * @public
+ */
 export interface ObservedLlmCall {
   /** The provider's id (`ConversationContext.provider`), e.g. `openai`. */
   provider: string;
@@ -25,7 +31,10 @@ export interface ObservedLlmCall {
   streaming: boolean;
 }
 
-/** One run of a server tool whose arguments passed their checks. */
+/**
+ * One run of a server tool whose arguments passed their checks.
+ * @public
+ */
 export interface ObservedToolRun {
   name: string;
   callId: string;
@@ -37,7 +46,10 @@ export interface ObservedToolRun {
  */
 export type ToolRunResult = InvokeResult<{ result: unknown; resultJson: string } | { errorMessage: string }>;
 
-/** One turn-time retrieval, as it starts. */
+/**
+ * One turn-time retrieval, as it starts.
+ * @public
+ */
 export interface ObservedRetrieval {
   workspaceId: string;
   limit: number;

@@ -9,8 +9,9 @@
  * BENCH_POSTGRES_URL or TEST_DATABASE_URL, dropped after; skipped when neither is set), both with
  * OPENAI_BASE_URL at the mock. For each target, BENCH_CLIENTS (16) clients send requests back to back for
  * BENCH_SECONDS (10) after BENCH_WARMUP_SECONDS (10) of warm-up; the service's clients each run turns of a
- * session of their own. BENCH_TARGETS (`pglite,postgres`) picks the service's targets, and BENCH_SERVER_NODE_ARGS
- * passes options to the service's node (e.g. to profile one of them).
+ * session of their own. BENCH_TARGETS (`pglite,postgres`) picks the service's targets, BENCH_SERVER_NODE_ARGS
+ * passes options to the service's node (e.g. to profile one of them), and BENCH_TRACES=1 has the service export
+ * its traces to a collector on loopback (another child) to measure their cost.
  * Printed: turns/s, against the peer, with latency p50/p99 and the CPU each process spent per turn (Linux).
  * Then, for each service, one client alone, turn after turn, alternating between it and the peer: latency
  * p50/p99 and the service's overhead over the peer (an SDK call to the same mock behind the same kind of HTTP
@@ -53,6 +54,17 @@ const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
 const WINDOW = 100;
 const MODEL = "gpt-5.1";
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
+/**
+ * BENCH_TRACES=1: the service exports its traces with OTLP to a collector on loopback (another child, which
+ * reads and drops them); otherwise the service runs with traces off, whatever OTEL_* this shell has.
+ */
+const TRACES = process.env.BENCH_TRACES === "1";
+/** The variables that would turn the service's traces on. */
+const OTEL_SWITCHES = [
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+  "OTEL_TRACES_EXPORTER",
+];
 /** Which of the service's targets run (`pglite`, `postgres`, comma-separated): one alone, to profile or compare it. */
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? "pglite,postgres").split(","));
 
@@ -101,12 +113,14 @@ const RESPONSE = JSON.stringify({
 
 /** A child's role: it listens on a free port and prints `{"url": …}` once. */
 async function runRole(role: string): Promise<void> {
-  if (role === "mock") {
+  // The collector stands in for an OpenTelemetry Collector's OTLP/HTTP port: it reads each export and answers 200.
+  if (role === "mock" || role === "collector") {
+    const body = role === "mock" ? RESPONSE : "{}";
     const server = createServer((request, response) => {
       request.resume();
       request.on("end", () => {
         response.writeHead(200, { "content-type": "application/json" });
-        response.end(RESPONSE);
+        response.end(body);
       });
     });
     server.keepAliveTimeout = 60_000;
@@ -129,7 +143,7 @@ async function runRole(role: string): Promise<void> {
     process.on("SIGTERM", () => server.close());
     return;
   }
-  throw new Error(`Unknown role ${role}: use mock or peer.`);
+  throw new Error(`Unknown role ${role}: use mock, collector or peer.`);
 }
 
 /** Starts this file again as `role`, with `env`, and answers the URL it prints. */
@@ -457,6 +471,13 @@ async function main(): Promise<void> {
     };
     delete llmEnv.APTIX_API_KEYS;
     delete llmEnv.APTIX_CONFIG;
+    for (const name of OTEL_SWITCHES) delete llmEnv[name];
+    if (TRACES) {
+      const collector = await startRole("collector", process.env);
+      children.push(collector.child);
+      llmEnv.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
+      console.log(`Traces exported with OTLP to a collector at ${collector.url}`);
+    }
     const peer = await startRole("peer", llmEnv);
     children.push(peer.child);
 

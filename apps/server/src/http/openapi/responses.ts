@@ -101,11 +101,12 @@ export const FAILURES: Responses = Object.fromEntries(
   ERROR_STATUSES.map((status) => [String(status), failure(status)]),
 );
 
-/** Only NOT_READY: what the unauthenticated readiness route answers when it is not ready. */
-export const NOT_READY_FAILURE: Responses = { "503": failure(503) };
+/** The failures of a route that answers only some statuses. */
+export const failuresOf = (...statuses: number[]): Responses =>
+  Object.fromEntries(statuses.map((status) => [String(status), failure(status)]));
 
-/** Only the 401s: what the metrics route answers a caller it does not let in. */
-export const UNAUTHORIZED_FAILURE: Responses = { "401": failure(401) };
+/** Only NOT_READY: what the unauthenticated readiness route answers when it is not ready. */
+export const NOT_READY_FAILURE: Responses = failuresOf(503);
 
 /**
  * A streamed turn as `text/event-stream`. OpenAPI 3.1 has no schema for the events of a stream: the stream is

@@ -5,8 +5,9 @@ import type { Context } from "hono";
 import { isLoopback } from "../../config/server-env.js";
 import type { ServiceMetrics } from "../../telemetry/service-metrics.js";
 import type { AppEnv } from "../app-env.js";
+import { authFailureLimit } from "../auth-failure-limit.js";
 import { clientAddress } from "../client-address.js";
-import { PUBLIC, UNAUTHORIZED_FAILURE } from "../openapi/responses.js";
+import { failuresOf, PUBLIC } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
@@ -41,14 +42,16 @@ const metricsDefinition = createRoute({
   security: PUBLIC,
   responses: {
     200: METRICS_TEXT,
-    ...UNAUTHORIZED_FAILURE,
+    // 401 without a valid token off loopback; 429 after too many failed guesses from one address.
+    ...failuresOf(401, 429),
   },
 });
 
 /**
  * `GET /metrics` in Prometheus's text format. It answers loopback callers (a scraper beside the service), and
  * others sending `Authorization: Bearer <token>` when `token` (APTIX_METRICS_TOKEN) is set; anyone else gets
- * 401 UNAUTHORIZED, the metrics telling nothing of the service to the network.
+ * 401 UNAUTHORIZED, the metrics telling nothing of the service to the network. With a token, failed guesses are
+ * limited per address as API keys' are.
  */
 export function metricsRoute(
   app: OpenAPIHono<AppEnv>,
@@ -63,6 +66,7 @@ export function metricsRoute(
     const offered = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     return expected !== undefined && offered !== undefined && timingSafeEqual(digest(offered), expected);
   };
+  if (expected !== undefined) app.use("/metrics", authFailureLimit());
   app.openapi(metricsDefinition, async (c) => {
     if (!allowed(c)) {
       c.header("WWW-Authenticate", 'Bearer realm="aptix-metrics"');

@@ -15,10 +15,12 @@ import {
   expectOk,
   type OtlpReceiver,
   type ReceivedSpan,
+  resultOf,
   type ServiceClient,
   serviceClient,
   startOtlpReceiver,
   startTestService,
+  streamExecute,
   TEST_MODEL,
   type TestService,
   uniqueId,
@@ -194,6 +196,36 @@ describe("traces (OTLP to a collector on loopback)", () => {
     expect(exported).not.toContain(secret);
     expect(exported).not.toContain("file body");
     expect(exported).not.toContain("Made notes.txt.");
+  });
+});
+
+describe("traces of a streamed turn", () => {
+  it("nests its invoke_agent and chat spans under the request's span, though the request's ends as the stream opens", async () => {
+    const sessionId = uniqueId("streamed");
+    harness.script(step.text(["Streamed ", "answer."], { usage: { input_tokens: 50, output_tokens: 4 } }));
+    const stream = await streamExecute(
+      client.url,
+      { ...userTurn(sessionId, "t1", "Stream it"), stream: true },
+      API_KEYS.alice,
+    );
+    expect(stream.status).toBe(200);
+    expect(resultOf(await stream.readToEnd()).successful).toBe(true);
+
+    const agent = () =>
+      receiver.spans.find((span) => attribute(span, "gen_ai.conversation.id") === sessionId);
+    await waitFor(() => agent() !== undefined, "the streamed turn's span", 45_000);
+    const turn = agent() as ReceivedSpan;
+    const parentOf = (span: ReceivedSpan) =>
+      receiver.spans.find((other) => other.spanId === span.parentSpanId);
+    await waitFor(() => parentOf(turn) !== undefined, "the request's span", 45_000);
+    expect(parentOf(turn)?.name).toBe("POST /v1/agent/execute");
+    const chat = () => receiver.spans.find((span) => span.parentSpanId === turn.spanId);
+    await waitFor(() => chat() !== undefined, "the chat span", 45_000);
+    expect(chat()?.attributes).toMatchObject({
+      "gen_ai.request.stream": true,
+      "gen_ai.usage.input_tokens": 50,
+      "gen_ai.usage.output_tokens": 4,
+    });
   });
 });
 

@@ -11,6 +11,7 @@ import {
   API_KEYS,
   CREATE_FILE_CATALOG,
   checkAndResetHarness,
+  expectContinuation,
   expectFinal,
   expectOk,
   type OtlpReceiver,
@@ -23,6 +24,7 @@ import {
   streamExecute,
   TEST_MODEL,
   type TestService,
+  toolContinuation,
   uniqueId,
   userTurn,
   waitFor,
@@ -299,6 +301,30 @@ describe("GET /metrics (Prometheus text)", () => {
     // prom-client's defaults: the process and the event loop.
     expect(after).toMatch(/^process_cpu_user_seconds_total \d/m);
     expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
+  });
+
+  it("counts a turn that hands tools to its client once per round: awaiting_client_tools, then completed", async () => {
+    const before = await metricsText();
+    const sessionId = uniqueId("client-tools");
+    harness.script(
+      step.functionCalls([{ name: "read_file", arguments: { path: "a.ts" }, callId: "call_read" }]),
+      step.text("Read it."),
+    );
+    expectContinuation(await client.post(userTurn(sessionId, "t1", "Read a.ts")));
+    const between = await metricsText();
+    expectFinal(
+      await client.post(
+        toolContinuation(sessionId, "t1", [{ toolCallId: "call_read", resultJson: '"export {}"' }]),
+      ),
+    );
+    const after = await metricsText();
+    const delta = (from: string, to: string, series: string) => sample(to, series) - sample(from, series);
+    expect(delta(before, between, 'aptix_turns_total{outcome="awaiting_client_tools"}')).toBe(1);
+    expect(delta(before, between, 'aptix_turns_total{outcome="completed"}')).toBe(0);
+    expect(delta(between, after, 'aptix_turns_total{outcome="completed"}')).toBe(1);
+    expect(delta(before, after, "aptix_turn_duration_seconds_count")).toBe(2);
+    // A client tool is not the server's: no server tool run was counted.
+    expect(after).not.toMatch(/aptix_tool_calls_total\{tool="read_file"/);
   });
 
   it("counts the requests refused RATE_LIMITED", async () => {

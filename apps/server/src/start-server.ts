@@ -45,7 +45,10 @@ export async function startServer(
   // loop for seconds.
   const preparation = new DocumentPreparationPool();
   const knowledge = workspaceKnowledgeFromEnv(env, store, preparation, config.embeddings);
-  const telemetry = startTelemetry(env, { dbPoolInUse: () => store.poolInUse() });
+  const telemetry = startTelemetry(env, {
+    dbPoolInUse: () => store.poolInUse(),
+    warn: (message) => logger.log("warn", message),
+  });
   // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.
   let publicUrl = env.APTIX_PUBLIC_URL ?? "";
   const service = agentServiceFromEnv(env, {

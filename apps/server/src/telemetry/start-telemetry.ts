@@ -17,9 +17,14 @@ export interface Telemetry {
   shutdown(): Promise<void>;
 }
 
-export function startTelemetry(env: ServerEnv, options: ServiceMetricsOptions): Telemetry {
+export interface TelemetryOptions extends ServiceMetricsOptions {
+  /** Where a failed export of traces is told. */
+  warn: (message: string) => void;
+}
+
+export function startTelemetry(env: ServerEnv, options: TelemetryOptions): Telemetry {
   const metrics = new ServiceMetrics(options);
-  const tracing = startTracing(env);
+  const tracing = startTracing(env, options.warn);
   if (!tracing) return { metrics, observer: metrics.observer, shutdown: async () => {} };
   return {
     metrics,

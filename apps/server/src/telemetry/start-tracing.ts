@@ -1,4 +1,4 @@
-import { context, type Tracer } from "@opentelemetry/api";
+import { context, type DiagLogFunction, DiagLogLevel, diag, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import {
@@ -35,11 +35,11 @@ type TracingEnv = Pick<
  * The tracer is this service's, not registered globally, so two services in one process keep their own exports.
  * Spans are batched and sent off the request path.
  */
-export function startTracing(env: TracingEnv): Tracing | undefined {
+export function startTracing(env: TracingEnv, warn: (message: string) => void): Tracing | undefined {
   if (env.OTEL_SDK_DISABLED === "true" || env.OTEL_TRACES_EXPORTER === "none") return undefined;
   const endpoint = tracesEndpoint(env);
   if (endpoint === undefined && env.OTEL_TRACES_EXPORTER !== "otlp") return undefined;
-  useAsyncContext();
+  useProcessWide(warn);
   const provider = new TracerProvider({
     resource: defaultResource()
       .merge(detectResources({ detectors: [resourceAttributesEnvDetector] }))
@@ -48,7 +48,18 @@ export function startTracing(env: TracingEnv): Tracing | undefined {
       new BatchSpanProcessor({ exporter: new OTLPTraceExporter(endpoint ? { url: endpoint } : {}) }),
     ],
   });
-  return { tracer: provider.getTracer("aptix"), shutdown: () => provider.shutdown() };
+  return {
+    tracer: provider.getTracer("aptix"),
+    // A collector down at shutdown loses the last spans, and must not fail the shutdown.
+    shutdown: () =>
+      provider
+        .shutdown()
+        .catch((error: unknown) =>
+          warn(
+            `OpenTelemetry: the last spans could not be exported: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        ),
+  };
 }
 
 /** The traces endpoint: the per-signal variable as it is, else the general one with `/v1/traces` (OTLP's rule). */
@@ -58,14 +69,26 @@ function tracesEndpoint(env: TracingEnv): string | undefined {
   return base === undefined ? undefined : `${base.replace(/\/+$/, "")}/v1/traces`;
 }
 
-let asyncContext = false;
+let processWide = false;
 
 /**
- * Makes the active span follow async calls (a request's span is the parent of its turn's, and so on down). The
- * context manager is process-wide by OpenTelemetry's design: set once, by the first service that traces.
+ * What OpenTelemetry keeps per process, set once, by the first service that traces: the context manager that
+ * makes the active span follow async calls (a request's span is the parent of its turn's, and so on down), and
+ * the diagnostic logger, through which alone an export that fails (a collector down or refusing) is told:
+ * without it spans would be lost in silence.
  */
-function useAsyncContext(): void {
-  if (asyncContext) return;
-  asyncContext = true;
+function useProcessWide(warn: (message: string) => void): void {
+  if (processWide) return;
+  processWide = true;
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const told: DiagLogFunction = (message, ...args) =>
+    warn(
+      [
+        "OpenTelemetry:",
+        message,
+        ...args.map((arg) => (arg instanceof Error ? arg.message : String(arg))),
+      ].join(" "),
+    );
+  const quiet: DiagLogFunction = () => {};
+  diag.setLogger({ error: told, warn: told, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
 }

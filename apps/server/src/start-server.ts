@@ -47,7 +47,7 @@ export async function startServer(
   const knowledge = workspaceKnowledgeFromEnv(env, store, preparation, config.embeddings);
   const telemetry = startTelemetry(env, {
     dbPoolInUse: () => store.poolInUse(),
-    warn: (message) => logger.log("warn", message),
+    warn: (message) => logger.warn(message),
   });
   // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.
   let publicUrl = env.APTIX_PUBLIC_URL ?? "";

@@ -25,6 +25,19 @@ describe("the HTTP interface", () => {
     });
   });
 
+  it("lists the catalog's modes and the one a new session starts in (GET /v1/modes), to a key holder only", async () => {
+    const { get } = setup();
+    const response = await get("/v1/modes");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      successful: true,
+      result: { modes: [{ id: "general", displayName: "General" }], defaultModeId: "general" },
+      errors: [],
+      warnings: [],
+    });
+    expect((await get("/v1/modes", "wrong-key-0123456789")).status).toBe(401);
+  });
+
   it.each([
     ["a forbidden field", { sessionId: "s", turnId: "t", instruction: "x", mode: "general" }, ["mode"]],
     ["an unknown field", { sessionId: "s", turnId: "t", instruction: "x", colour: "red" }, ["colour"]],

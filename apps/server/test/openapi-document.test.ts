@@ -133,6 +133,7 @@ describe("the OpenAPI document", () => {
         }),
       ],
       ["/v1/agent/execute", "post", await post({ sessionId: "s1", turnId: "t2", mode: "general" })],
+      ["/v1/modes", "get", await get("/v1/modes")],
       ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/s1")],
       ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/nope")],
       ["/v1/sessions/{sessionId}", "get", await get("/v1/sessions/s1", "wrong-key-0123456789")],
@@ -150,7 +151,7 @@ describe("the OpenAPI document", () => {
       expect(check(path, method, status, body), `${method} ${path} ${status}`).toEqual([]);
     }
     // Successes and failures alike were checked.
-    expect(statuses).toEqual([200, 200, 400, 200, 404, 401, 200, 404, 404, 200, 200, 503]);
+    expect(statuses).toEqual([200, 200, 400, 200, 200, 404, 401, 200, 404, 404, 200, 200, 503]);
     // And a body that drifts from its schema is caught.
     expect(
       check("/v1/sessions/{sessionId}", "get", 200, {

@@ -5,6 +5,7 @@ import {
   type FinalResponse,
   type InvokeWarning,
   isToolContinuationRequest,
+  type ModeList,
 } from "@aptix/contracts";
 import type { AptixClientOptions } from "./aptix-client-options.js";
 import { AptixProtocolError } from "./aptix-protocol-error.js";
@@ -15,6 +16,7 @@ import { callJson, readOrThrow } from "./json-call.js";
 import {
   type ResultReader,
   readFailureResult,
+  readModeListResult,
   readSessionResult,
   readTraceResult,
   readTurnSummaryResult,
@@ -107,12 +109,13 @@ export class AptixClient {
    * answer's `warnings` are every round's, in order.
    */
   async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
-    const { tools, onTextDelta, onTextReset, signal, turnId = crypto.randomUUID(), ...turn } = options;
+    const { tools, onTextDelta, onTextReset, onResponse, signal, turnId = crypto.randomUUID(), ...turn } =
+      options;
     const streaming = onTextDelta !== undefined || onTextReset !== undefined;
     const request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
     const stop = this.#cancelOnAbort(request, signal);
     try {
-      return await this.#runRounds(request, { tools, onTextDelta, onTextReset, signal });
+      return await this.#runRounds(request, { tools, onTextDelta, onTextReset, onResponse, signal });
     } finally {
       stop();
     }
@@ -120,9 +123,9 @@ export class AptixClient {
 
   async #runRounds(
     first: AgentExecuteRequest,
-    options: Pick<RunTurnOptions, "tools" | "onTextDelta" | "onTextReset" | "signal">,
+    options: Pick<RunTurnOptions, "tools" | "onTextDelta" | "onTextReset" | "onResponse" | "signal">,
   ): Promise<AptixResult<FinalResponse>> {
-    const { tools, onTextDelta, onTextReset, signal } = options;
+    const { tools, onTextDelta, onTextReset, onResponse, signal } = options;
     let request = first;
     // The turn's warnings, every round's: the user turn's (WORKSPACE_NOT_FOUND) come before its tool calls.
     const warnings: InvokeWarning[] = [];
@@ -140,6 +143,7 @@ export class AptixClient {
       warnings.push(...answer.warnings);
       if (!answer.successful) return { ...answer, warnings };
       const response = answer.result;
+      onResponse?.(response);
       if (response.kind === "final") return { ...answer, result: response, warnings };
       const toolResults = await runToolCalls(response.toolCalls, {
         sessionId: response.sessionId,
@@ -172,6 +176,14 @@ export class AptixClient {
     };
     signal.addEventListener("abort", cancel, { once: true });
     return () => signal.removeEventListener("abort", cancel);
+  }
+
+  /**
+   * The catalog's modes and the one a new session starts in (`GET /v1/modes`), for a mode picker: the session's
+   * current mode is `getSession`'s `mode`; the service changes it (`agent_change_mode`), a client does not.
+   */
+  modes(options: CallOptions = {}): Promise<AptixResult<ModeList>> {
+    return this.#getJson("/v1/modes", readModeListResult, options);
   }
 
   /** The session's mode, mode history and turns (`GET /v1/sessions/:sessionId`). */

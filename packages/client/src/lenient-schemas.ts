@@ -2,6 +2,7 @@ import type {
   AgentExecuteResponse,
   DeleteWorkspaceDocumentsResponse,
   DropWorkspaceResponse,
+  ModeList,
   PutWorkspaceDocumentsResponse,
   SessionDeleted,
   SessionListSchema,
@@ -67,6 +68,10 @@ const messagesSchema = z.looseObject({
   nextCursor: z.string().optional(),
 });
 const deletedSchema = z.looseObject({ deleted: z.literal(true) });
+const modeListSchema = z.looseObject({
+  modes: z.array(z.looseObject({ id: z.string(), displayName: z.string() })),
+  defaultModeId: z.string(),
+});
 const turnSummarySchema = z.looseObject({ turnId: z.string(), status: z.string() });
 
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
@@ -127,6 +132,7 @@ export const readSessionResult = resultReader<SessionSummaryJson>(sessionSchema)
 export const readSessionListResult = resultReader<SessionListJson>(sessionListSchema);
 export const readMessagesResult = resultReader<SessionMessagesJson>(messagesSchema);
 export const readDeletedResult = resultReader<SessionDeleted>(deletedSchema);
+export const readModeListResult = resultReader<ModeList>(modeListSchema);
 export const readTurnSummaryResult = resultReader<TurnSummaryJson>(turnSummarySchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
 export const readPutDocumentsResult = resultReader<PutWorkspaceDocumentsResponse>(putDocumentsSchema);

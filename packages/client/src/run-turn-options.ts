@@ -1,4 +1,4 @@
-import type { UserTurnRequest } from "@aptix/contracts";
+import type { AgentExecuteResponse, UserTurnRequest } from "@aptix/contracts";
 import type { ToolHandler } from "./tool-handler.js";
 
 /** A user turn (every field of `UserTurnRequest` but `stream`), the client's tools and what to do with text. */
@@ -13,6 +13,11 @@ export type RunTurnOptions = Omit<UserTurnRequest, "turnId" | "stream"> & {
    */
   onTextDelta?: (delta: string, text: string) => void;
   onTextReset?: () => void;
+  /**
+   * Each round's answer, as it arrives: the continuations (before their tool calls run) and the final response.
+   * A client that shows the session's mode sees a change here (`modeDisplayName`) while the turn goes on.
+   */
+  onResponse?: (response: AgentExecuteResponse) => void;
   /** Aborting stops the turn's requests, retries, streams and the tool loop (the service finishes the round). */
   signal?: AbortSignal;
 };

@@ -184,6 +184,7 @@ describe("runTurn", () => {
     const { fetch, calls } = recordingFetch();
     const ran: string[] = [];
     const deltas: string[] = [];
+    const responses: string[] = [];
     const sessionId = uniqueId("tools");
     const answer = await clientWith(fetch).runTurn({
       sessionId,
@@ -200,12 +201,14 @@ describe("runTurn", () => {
         },
       },
       onTextDelta: (delta) => deltas.push(delta),
+      onResponse: (response) => responses.push(response.kind),
     });
 
     expect(answer).toMatchObject({
       successful: true,
       result: { kind: "final", primaryOutputText: "Read both; the patch failed." },
     });
+    expect(responses).toEqual(["client_tool_continuation", "final"]);
     expect(deltas.join("")).toBe("Read both; the patch failed.");
     expect(ran).toEqual(["call_1 read a.ts", "call_2 patch", "call_3 read b.ts"]);
     const [turn, continuation] = calls.map(
@@ -361,6 +364,15 @@ describe("sessions, traces and files", () => {
     if (trace.successful) expect(trace.result.rounds).toHaveLength(1);
     expect((await client.getSession(uniqueId("unknown"))).errors[0]).toMatchObject({
       code: "SESSION_NOT_FOUND",
+    });
+  });
+
+  it("lists the modes a mode picker shows, with the one a new session starts in", async () => {
+    expect(await clientWith().modes()).toEqual({
+      successful: true,
+      result: { modes: [{ id: "general", displayName: "General" }], defaultModeId: "general" },
+      errors: [],
+      warnings: [],
     });
   });
 

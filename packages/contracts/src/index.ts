@@ -73,6 +73,7 @@ export {
   type TurnTrace,
   TurnTraceSchema,
 } from "./session/session-views.js";
+export { type ModeList, ModeListSchema } from "./session/mode-list.js";
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
 export { type ClientToolDefinition, defaultClientTools } from "./tools/default-client-tools.js";

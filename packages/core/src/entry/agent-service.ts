@@ -3,6 +3,7 @@ import {
   type AgentExecuteResponse,
   type InvokeResult,
   isToolContinuationRequest,
+  type ModeList,
   ok,
   type SessionDeleted,
   type SessionList,
@@ -136,9 +137,11 @@ export class AgentService {
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
   readonly #cancels: TurnCancels;
+  readonly #catalog: AgentCatalog;
 
   constructor(options: AgentServiceOptions) {
     const { catalog } = options;
+    this.#catalog = catalog;
     const clock = options.clock ?? systemClock;
     const hashing = options.hashing ?? sha256ContentHashService;
     const ids = options.ids ?? randomIdGenerator;
@@ -346,6 +349,19 @@ export class AgentService {
   /** See Housekeeping.pruneTraces: the trace retention. */
   pruneTraces(): Promise<number> {
     return this.#housekeeping.pruneTraces();
+  }
+
+  /**
+   * The catalog's modes and the mode a new session starts in, for the default conversation context (the one a
+   * request naming no `conversationContextId` gets): what a client shows in its mode picker.
+   */
+  listModes(): ModeList {
+    const context = this.#catalog.conversationContext(undefined);
+    const modes = this.#catalog.modes.ids.map((id) => this.#catalog.modes.get(id));
+    return {
+      modes: modes.map(({ id, displayName }) => ({ id, displayName })),
+      defaultModeId: context ? this.#catalog.defaultModeOf(context).id : (modes[0]?.id ?? ""),
+    };
   }
 
   getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {

@@ -1,4 +1,5 @@
 import {
+  ok,
   SessionListQuerySchema,
   SessionMessagesQuerySchema,
   validateSessionListQuery,
@@ -38,6 +39,29 @@ const page = {
     example: "eyJ0IjoiMjAyNi0wMy0wMlQwOToxNjozMC4wMDBaIn0",
   },
 };
+
+const listModes = createRoute({
+  method: "get",
+  path: "/v1/modes",
+  operationId: "listModes",
+  tags: ["Sessions"],
+  summary: "List the modes",
+  description:
+    "The catalog's modes, as a client's mode picker shows them, and `defaultModeId`, the mode a new session of " +
+    "the default conversation context starts in. The mode is the service's to change (`agent_change_mode`): a " +
+    "client shows it (a session's current mode is its summary's `mode`), it does not set it.",
+  security: OWNER_ONLY,
+  responses: {
+    200: success("ModeList", "The modes.", {
+      modes: [
+        { id: "general", displayName: "General" },
+        { id: "review", displayName: "Review" },
+      ],
+      defaultModeId: "general",
+    }),
+    ...FAILURES,
+  },
+});
 
 const listSessions = createRoute({
   method: "get",
@@ -288,6 +312,8 @@ const turnIds = ({ sessionId, turnId }: { sessionId: string; turnId: string }) =
   [sessionId, turnId] as const;
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, heartbeatMs: number): void {
+  // The catalog is the operator's, the same for every principal.
+  app.openapi(listModes, (c) => sendResult(c, ok(service.listModes())));
   app.openapi(listSessions, async (c) => {
     const query = validateSessionListQuery(c.req.query());
     if (!query.successful) return sendResult(c, query);

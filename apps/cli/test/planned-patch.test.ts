@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { diskTextFiles } from "../src/tools/disk-text-files.js";
 import { planPatch } from "../src/tools/planned-patch.js";
 import { WorkspaceRoot } from "../src/workspace/workspace-root.js";
 import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
@@ -10,7 +11,7 @@ const diff = (...lines: string[]) => `${lines.join("\n")}\n`;
 
 async function plan(files: Record<string, string>, patch: string) {
   const workspace = await makeWorkspace("plan", files);
-  return planPatch(await WorkspaceRoot.open(workspace.dir, { allowIgnored: false }), patch);
+  return planPatch(await WorkspaceRoot.open(workspace.dir, { allowIgnored: false }), patch, diskTextFiles);
 }
 
 describe("planPatch: which files a diff changes, and how", () => {

@@ -3,7 +3,7 @@ import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
 import type { Styled } from "../terminal/terminal.js";
-import { workspaceTools } from "../tools/workspace-tools.js";
+import { terminalTools } from "../terminal/terminal-tools.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { CliContext } from "./cli-context.js";
 
@@ -38,7 +38,7 @@ export class TurnRunner {
   ): Promise<{ turnId: string; answer: AptixResult<FinalResponse> }> {
     const { options, client, terminal } = this.#context;
     const turnId = crypto.randomUUID();
-    const tools = workspaceTools(this.#root, terminal, async (patch) => {
+    const tools = terminalTools(this.#root, terminal, async (patch) => {
       terminal.line(patchPreview(terminal, patch));
       if (options.yes) return true;
       const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));

@@ -1,10 +1,6 @@
-import type { Stats } from "node:fs";
-import { constants, readFile } from "node:fs/promises";
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
-import type { WorkspaceRoot } from "../workspace/workspace-root.js";
-
-/** Opening the file itself fails on a symlink put there since it was resolved (0 where the OS has no such flag). */
-export const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+import type { WorkspacePath, WorkspaceRoot } from "../workspace/workspace-root.js";
+import type { TextFiles } from "./text-files.js";
 
 /** One file a patch changes, with its content before and after (`null`: the file does not exist). */
 export interface PlannedFileChange {
@@ -19,9 +15,14 @@ export interface PlannedFileChange {
 /**
  * Works out every file a unified diff changes, and their new contents, without writing anything: paths plain
  * or git-style (`a/…`, `b/…`), `/dev/null` for a created or deleted file, several hunks and files, a file
- * patched twice in one diff. Throws an Error saying what does not apply; nothing is written either way.
+ * patched twice in one diff. The contents before are read from `files` (an editor's buffer, with `aptix acp`).
+ * Throws an Error saying what does not apply; nothing is written either way.
  */
-export async function planPatch(root: WorkspaceRoot, patch: string): Promise<PlannedFileChange[]> {
+export async function planPatch(
+  root: WorkspaceRoot,
+  patch: string,
+  files: TextFiles,
+): Promise<PlannedFileChange[]> {
   let parsed: StructuredPatch[];
   try {
     parsed = parsePatch(patch);
@@ -41,11 +42,12 @@ export async function planPatch(root: WorkspaceRoot, patch: string): Promise<Pla
         `Renaming ${oldPath} to ${newPath} is not supported: delete and create the file instead.`,
       );
     }
-    const { absolutePath, stats } = await root.resolve(path, "write");
+    const resolved = await root.resolve(path, "write");
+    const { absolutePath } = resolved;
     const planned = changes.get(absolutePath) ?? {
       path,
       absolutePath,
-      before: await readExisting(absolutePath, stats, path),
+      before: await readExisting(resolved, path, files),
       after: null,
     };
     // A file patched again in the same diff is patched on top of its first patch.
@@ -85,13 +87,10 @@ function headerPath(name: string | undefined): string | null {
   return name;
 }
 
-async function readExisting(
-  absolutePath: string,
-  stats: Stats | undefined,
-  path: string,
-): Promise<string | null> {
+async function readExisting(file: WorkspacePath, path: string, files: TextFiles): Promise<string | null> {
+  const { stats } = file;
   if (stats === undefined) return null;
   if (stats.isDirectory()) throw new Error(`${path} is a directory.`);
   if (!stats.isFile()) throw new Error(`${path} is not a regular file.`);
-  return await readFile(absolutePath, { encoding: "utf8", flag: constants.O_RDONLY | NO_FOLLOW });
+  return await files.read({ path, absolutePath: file.absolutePath });
 }

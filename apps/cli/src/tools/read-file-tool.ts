@@ -1,22 +1,21 @@
-import { WORKSPACE_LIMITS } from "@aptix/contracts";
-import { readTextFile } from "../workspace/text-file.js";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
+import type { TextFiles } from "./text-files.js";
 import { parseArguments, readFileArguments } from "./tool-arguments.js";
 import type { WorkspaceTool } from "./workspace-tool.js";
 
-/** `read_file { path, startLine?, endLine? }`: a text file of the workspace, whole or a range of lines. */
-export function readFileTool(root: WorkspaceRoot): WorkspaceTool {
+/**
+ * `read_file { path, startLine?, endLine? }`: a text file of the workspace, whole or a range of lines, read from
+ * `files` (an editor's buffer, unsaved changes included, with `aptix acp`) once the root allowed its path.
+ */
+export function readFileTool(root: WorkspaceRoot, files: TextFiles): WorkspaceTool {
   return async (args) => {
     const { path, startLine, endLine } = parseArguments(readFileArguments, "read_file", args);
-    const { absolutePath, stats } = await root.resolve(path, "read");
+    const { absolutePath, stats, path: resolved } = await root.resolve(path, "read");
     if (stats?.isDirectory()) throw new Error(`${path} is a directory: use list_files.`);
     // A FIFO or a device would block the read, or never end it.
     if (!stats?.isFile()) throw new Error(`${path} is not a regular file.`);
-    const file = await readTextFile(absolutePath, WORKSPACE_LIMITS.maxDocumentBytes);
-    if (file.kind === "too_large")
-      throw new Error(`${path} is ${file.bytes} bytes, more than read_file reads.`);
-    if (file.kind === "binary") throw new Error(`${path} is a binary file.`);
-    const lines = file.text.split("\n");
+    const text = await files.read({ path: resolved, absolutePath });
+    const lines = text.split("\n");
     if (lines.at(-1) === "") lines.pop();
     const first = startLine ?? 1;
     const last = Math.min(endLine ?? lines.length, lines.length);
@@ -25,7 +24,7 @@ export function readFileTool(root: WorkspaceRoot): WorkspaceTool {
         `Lines ${first}-${endLine ?? "end"} are not in ${path}, which has ${lines.length} lines.`,
       );
     }
-    const contents = startLine || endLine ? `${lines.slice(first - 1, last).join("\n")}\n` : file.text;
+    const contents = startLine || endLine ? `${lines.slice(first - 1, last).join("\n")}\n` : text;
     return { path, contents, startLine: first, endLine: last, totalLines: lines.length };
   };
 }

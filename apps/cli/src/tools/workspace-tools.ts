@@ -1,13 +1,11 @@
-import type { ToolHandler } from "@aptix/client";
 import { defaultClientTools } from "@aptix/contracts";
-import type { Terminal } from "../terminal/terminal.js";
 import { Deadline } from "../workspace/deadline.js";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
 import { applyPatchTool, type PatchConfirmation } from "./apply-patch-tool.js";
 import { listFilesTool } from "./list-files-tool.js";
 import { readFileTool } from "./read-file-tool.js";
 import { searchFilesTool } from "./search-files-tool.js";
-import type { WorkspaceTool } from "./workspace-tool.js";
+import type { TextFiles } from "./text-files.js";
 
 /**
  * How long one tool call may work before it answers (a walk answers what it found so far): a model's call must
@@ -16,20 +14,30 @@ import type { WorkspaceTool } from "./workspace-tool.js";
  */
 const TOOL_BUDGET_MS = 10_000;
 
+/** A client tool as a front end runs it: the call's arguments in, its result out (a throw is its errorMessage). */
+export type BudgetedTool = (args: Record<string, unknown>) => Promise<unknown>;
+
+export interface WorkspaceToolsOptions {
+  /** Asked before a patch that applies is written. */
+  confirm: PatchConfirmation;
+  /** Where `read_file` and `apply_patch` read and write file text: the disk, or an editor's buffers. */
+  files: TextFiles;
+}
+
 /**
- * The handlers of exactly the default catalog's client tools (`defaultClientTools`), confined to `root`, each
- * given `TOOL_BUDGET_MS` and printing one line per call: the tool, its main argument, and how it went.
+ * The executors of exactly the default catalog's client tools (`defaultClientTools`), confined to `root`, each
+ * given `TOOL_BUDGET_MS`: one implementation, one confinement, for every front end (`aptix chat` / `run`, which
+ * print a line per call, and `aptix acp`, which reports calls to the editor).
  */
 export function workspaceTools(
   root: WorkspaceRoot,
-  terminal: Terminal,
-  confirm: PatchConfirmation,
-): Record<string, ToolHandler> {
-  const tools: Record<string, WorkspaceTool> = {
-    read_file: readFileTool(root),
+  options: WorkspaceToolsOptions,
+): Record<string, BudgetedTool> {
+  const tools = {
+    read_file: readFileTool(root, options.files),
     list_files: listFilesTool(root),
     search_files: searchFilesTool(root),
-    apply_patch: applyPatchTool(root, confirm),
+    apply_patch: applyPatchTool(root, options.confirm, options.files),
   };
   const names = defaultClientTools.map((tool) => tool.name);
   const missing = names.filter((name) => !(name in tools));
@@ -37,21 +45,6 @@ export function workspaceTools(
     throw new Error(`The CLI's tools differ from the default catalog's (${names.join(", ")}).`);
   }
   return Object.fromEntries(
-    Object.entries(tools).map(([name, tool]) => [name, reported(name, tool, terminal)]),
+    Object.entries(tools).map(([name, tool]) => [name, (args) => tool(args, new Deadline(TOOL_BUDGET_MS))]),
   );
-}
-
-function reported(name: string, tool: WorkspaceTool, terminal: Terminal): ToolHandler {
-  return async (args) => {
-    const subject = [args.path, args.query, args.glob].filter((value) => typeof value === "string").join(" ");
-    const label = terminal.compose`${terminal.style("dim", "tool")} ${terminal.style("bold", name)}${subject ? ` ${subject}` : ""}`;
-    try {
-      const value = await tool(args, new Deadline(TOOL_BUDGET_MS));
-      terminal.line(terminal.compose`${label} ${terminal.style("green", "✓")}`);
-      return value;
-    } catch (error) {
-      terminal.line(terminal.compose`${label} ${terminal.style("red", `✗ ${(error as Error).message}`)}`);
-      throw error;
-    }
-  };
 }

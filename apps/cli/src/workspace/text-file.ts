@@ -1,4 +1,4 @@
-import { open } from "node:fs/promises";
+import { constants, open } from "node:fs/promises";
 
 /** What a file holds, as far as the tools and the index are concerned. */
 export type TextFile =
@@ -10,10 +10,10 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads a file as UTF-8 text unless it is larger than `maxBytes` (then it is not read at all) or binary: a NUL
- * byte, or bytes that are not UTF-8, as git's own heuristic does.
+ * byte, or bytes that are not UTF-8, as git's own heuristic does. `flags` are added to the open's (`O_NOFOLLOW`).
  */
-export async function readTextFile(path: string, maxBytes: number): Promise<TextFile> {
-  const handle = await open(path, "r");
+export async function readTextFile(path: string, maxBytes: number, flags = 0): Promise<TextFile> {
+  const handle = await open(path, constants.O_RDONLY | flags);
   try {
     const { size } = await handle.stat();
     if (size > maxBytes) return { kind: "too_large", bytes: size };

@@ -15,6 +15,9 @@ Commands:
                          from the git repository's root down (default dir: the workspace)
   session <id>           show a session: its mode and its turns
   sessions               list your most recently active sessions
+  acp                    serve the Agent Client Protocol on stdin/stdout, for editors
+                         (Zed, JetBrains IDEs, Neovim, Emacs) that start aptix as their agent;
+                         each session's workspace is the folder the editor opens
 
 Options:
   --url URL              the Aptix service (default: $APTIX_URL, else http://127.0.0.1:8787)
@@ -27,7 +30,7 @@ Options:
   --continue             continue this workspace's latest session (chat, run)
   -y, --yes              apply patches without asking
   --allow-ignored        let the tools read, list, search and patch what .gitignore
-                         ignores, and .gitignore files (chat, run; .git stays closed)
+                         ignores, and .gitignore files (chat, run, acp; .git stays closed)
   --json                 print one JSON object as the last line of stdout
   -h, --help             show this help
 
@@ -48,6 +51,7 @@ type Command =
   | { name: "index" }
   | { name: "session"; sessionId: string }
   | { name: "sessions" }
+  | { name: "acp" }
   | { name: "help" };
 
 export interface CliOptions {
@@ -161,6 +165,9 @@ function commandOf(name: string | undefined, rest: string[]): Command {
     case "sessions":
       atMost(0);
       return { name: "sessions" };
+    case "acp":
+      atMost(0);
+      return { name: "acp" };
     case undefined:
       throw new UsageError("Name a command.");
     default:

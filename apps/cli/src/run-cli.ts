@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { AptixClient, AptixProtocolError } from "@aptix/client";
+import { acpCommand } from "./acp/acp-command.js";
 import { parseCliOptions, USAGE, UsageError } from "./cli-options.js";
 import { chatCommand } from "./commands/chat-command.js";
 import { type CliContext, EXIT } from "./commands/cli-context.js";
@@ -50,6 +51,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
         return await sessionCommand(context, command.sessionId);
       case "sessions":
         return await sessionsCommand(context);
+      case "acp":
+        return await acpCommand(context);
     }
   } catch (error) {
     streams.stderr.write(`aptix: ${visible(describeFailure(error, context.options.url))}\n`);

@@ -20,17 +20,19 @@ export interface AptixServer {
 /**
  * The real server as `main.ts` starts it (`startServer`: the built-in default catalog, PGlite in memory, the
  * workspace index), whose OpenAI provider talks to a scripted OpenAI server on loopback, with one API key.
+ * `env` adds to its environment (`APTIX_CONFIG`, say).
  */
-export async function startAptixServer(): Promise<AptixServer> {
+export async function startAptixServer(env: Record<string, string> = {}): Promise<AptixServer> {
   const openai = await startScriptedOpenAI();
-  const env = readServerEnv({
+  const serverEnv = readServerEnv({
     PORT: "0",
     DATABASE_URL: "memory://",
     APTIX_API_KEYS: `cli:${API_KEY}`,
     APTIX_SHUTDOWN_TIMEOUT_MS: "0",
+    ...env,
   });
   const provider = new OpenAIResponsesProvider({ apiKey: "test", baseURL: openai.baseUrl, maxRetries: 0 });
-  const server = await startServer(env, silentLogger, [provider]);
+  const server = await startServer(serverEnv, silentLogger, [provider]);
   const inputs = () =>
     openai
       .responseRequests()

@@ -1,0 +1,279 @@
+import { statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import {
+  type AgentApp,
+  type AgentContext,
+  agent,
+  type ClientCapabilities,
+  type InitializeResponse,
+  type McpServer,
+  PROTOCOL_VERSION,
+  type PromptRequest,
+  type PromptResponse,
+  RequestError,
+  type SessionModeState,
+} from "@agentclientprotocol/sdk";
+import type { AptixClient, AptixResult, AptixResultError } from "@aptix/client";
+import type {
+  AgentExecuteResponse,
+  ErrorCode,
+  FinalResponse,
+  InvokeWarning,
+  ModeList,
+  WarningCode,
+} from "@aptix/contracts";
+import { workspaceIdOf } from "../workspace/workspace-id.js";
+import { WorkspaceRoot } from "../workspace/workspace-root.js";
+import type { AcpSession } from "./acp-session.js";
+import { acpTools } from "./acp-tools.js";
+import { editorTextFiles } from "./editor-text-files.js";
+import { promptInput } from "./prompt-input.js";
+import { replayMessage, sendFiles } from "./replay.js";
+import { SessionUpdates } from "./session-updates.js";
+import { textContent, toolKindOf, toolTitleOf } from "./tool-call-view.js";
+
+export interface AcpAgentOptions {
+  client: AptixClient;
+  /** `--allow-ignored`: the tools may open what .gitignore ignores. */
+  allowIgnored: boolean;
+  /** `agentInfo.version`: the CLI's. */
+  version: string;
+  /** A line for stderr: stdout carries nothing but the protocol. */
+  log: (line: string) => void;
+}
+
+/** What the editor is told after `output_text.reset`: it cannot take back text it has shown. */
+const REVISED_NOTE = "\n\n_(The answer above was revised; the new answer follows.)_\n\n";
+
+const cancelled: PromptResponse = { stopReason: "cancelled" };
+
+/**
+ * `aptix acp`: the Agent Client Protocol agent an editor starts as a subprocess, backed by the service (a client
+ * of it like `aptix chat`). One ACP session is one service session in the workspace the editor names; each prompt
+ * is one user turn, streamed; the service's client tool calls run here, through the editor where it offers
+ * (`fs/read_text_file`, `fs/write_text_file`, `session/request_permission`). The mode is the service's: it is
+ * reported, never set.
+ */
+export class AcpAgent {
+  readonly #options: AcpAgentOptions;
+  readonly #sessions = new Map<string, AcpSession>();
+  #capabilities: ClientCapabilities = {};
+
+  constructor(options: AcpAgentOptions) {
+    this.#options = options;
+  }
+
+  app(): AgentApp {
+    return agent({ name: "aptix" })
+      .onRequest("initialize", ({ params }) => {
+        this.#capabilities = params.clientCapabilities ?? {};
+        return this.#initialize();
+      })
+      .onRequest("session/new", async ({ params, client }) => {
+        const session = await this.#open(crypto.randomUUID(), params.cwd, params.mcpServers, client);
+        const { modes, defaultModeId } = await this.#modes();
+        const mode = modes.find((candidate) => candidate.id === defaultModeId);
+        session.modeId = defaultModeId;
+        session.modeDisplayName = mode?.displayName ?? defaultModeId;
+        this.#sessions.set(session.sessionId, session);
+        return { sessionId: session.sessionId, modes: modeState(modes, defaultModeId) };
+      })
+      .onRequest("session/load", async ({ params, client }) => {
+        const session = await this.#open(params.sessionId, params.cwd, params.mcpServers, client);
+        const found = await this.#options.client.getSession(params.sessionId);
+        if (!found.successful) throw serviceError(found.errors);
+        session.modeId = found.result.mode;
+        session.modeDisplayName = found.result.modeDisplayName;
+        this.#sessions
+          .get(params.sessionId)
+          ?.running?.controller.abort(new Error("The session was loaded again."));
+        this.#sessions.set(session.sessionId, session);
+        await this.#replay(session);
+        const { modes } = await this.#modes();
+        return { modes: modeState(modes, session.modeId) };
+      })
+      .onRequest("session/prompt", async ({ params, client }) => this.#prompt(params, client))
+      .onRequest("session/set_mode", () => {
+        throw RequestError.invalidRequest(
+          undefined,
+          "The mode is the service's: the agent changes it (agent_change_mode) and aptix acp reports it; an editor cannot set it.",
+        );
+      })
+      .onNotification("session/cancel", ({ params }) => {
+        const running = this.#sessions.get(params.sessionId)?.running;
+        running?.controller.abort(new Error("Cancelled by the editor (session/cancel)."));
+      });
+  }
+
+  #initialize(): InitializeResponse {
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      },
+      agentInfo: { name: "aptix", title: "Aptix", version: this.#options.version },
+      authMethods: [],
+    };
+  }
+
+  /** The session in `cwd` (absolute, a directory, taken as given: no walk up to a git root). */
+  async #open(
+    sessionId: string,
+    cwd: string,
+    mcpServers: readonly McpServer[],
+    client: AgentContext,
+  ): Promise<AcpSession> {
+    if (mcpServers.length > 0) {
+      throw RequestError.invalidParams(
+        { path: "mcpServers" },
+        `aptix acp runs no MCP servers of the editor's (${mcpServers.map((server) => server.name).join(", ")}): the service's server tools are configured on the service. Send mcpServers: [].`,
+      );
+    }
+    if (!isAbsolute(cwd) || !statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+      throw RequestError.invalidParams({ path: "cwd" }, `cwd ${cwd} is not an absolute path to a directory.`);
+    const root = await WorkspaceRoot.open(cwd, { allowIgnored: this.#options.allowIgnored });
+    const updates = new SessionUpdates(client, sessionId, this.#options.log);
+    return {
+      sessionId,
+      editorRoot: cwd,
+      workspaceId: workspaceIdOf(cwd),
+      root,
+      files: editorTextFiles({ client, sessionId, fs: this.#capabilities.fs, editorRoot: cwd }),
+      updates,
+      modeId: "",
+      modeDisplayName: "",
+      allowsEveryPatch: false,
+      running: undefined,
+    };
+  }
+
+  async #modes(): Promise<ModeList> {
+    const answer = await this.#options.client.modes();
+    if (!answer.successful) throw serviceError(answer.errors);
+    return answer.result;
+  }
+
+  /** Every message of the session, page by page, as updates. */
+  async #replay(session: AcpSession): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.#options.client.sessions.messages(session.sessionId, {
+        limit: 100,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      if (!page.successful) throw serviceError(page.errors);
+      for (const message of page.result.messages) await replayMessage(message, session.updates);
+      cursor = page.result.nextCursor;
+    } while (cursor !== undefined);
+  }
+
+  async #prompt(params: PromptRequest, client: AgentContext): Promise<PromptResponse> {
+    const session = this.#sessions.get(params.sessionId);
+    if (session === undefined)
+      throw RequestError.invalidParams(
+        { path: "sessionId" },
+        `No session ${params.sessionId}: send session/new or session/load first.`,
+      );
+    if (session.running !== undefined)
+      throw RequestError.invalidRequest(
+        undefined,
+        "A prompt of this session is still running: cancel it first.",
+      );
+    const input = promptInput(params.prompt, session.editorRoot);
+    const turnId = crypto.randomUUID();
+    const controller = new AbortController();
+    session.running = { turnId, controller };
+    const { signal } = controller;
+    const { updates } = session;
+    const service = this.#options.client;
+    try {
+      let answer: AptixResult<FinalResponse>;
+      try {
+        answer = await service.runTurn({
+          sessionId: session.sessionId,
+          turnId,
+          workspaceId: session.workspaceId,
+          ...input,
+          tools: acpTools(session, client, signal),
+          onTextDelta: (delta) => void updates.text(delta),
+          onTextReset: () => void updates.text(REVISED_NOTE),
+          onResponse: (response) => void updates.after(() => this.#followMode(session, response)),
+          signal,
+        });
+      } catch (error) {
+        if (!signal.aborted) throw error;
+        // The turn stops on the service too, and the session is free for the next prompt once this answers.
+        await service.cancel({ sessionId: session.sessionId, turnId }).catch((cancelError: unknown) => {
+          this.#options.log(`cannot cancel turn ${turnId}: ${(cancelError as Error).message}`);
+        });
+        await updates.flushed();
+        return cancelled;
+      }
+      await this.#warn(answer.warnings, session);
+      if (!answer.successful) {
+        await updates.flushed();
+        if (answer.errors[0].code === ("TURN_CANCELLED" satisfies ErrorCode)) return cancelled;
+        throw serviceError(answer.errors);
+      }
+      await this.#reportServerTools(answer.result, session);
+      await sendFiles(answer.result.files ?? [], updates);
+      await updates.flushed();
+      return { stopReason: "end_turn" };
+    } finally {
+      if (session.running?.turnId === turnId) session.running = undefined;
+    }
+  }
+
+  /** A round's answer in another mode than the one reported: the editor is told the service's current mode. */
+  async #followMode(session: AcpSession, response: AgentExecuteResponse): Promise<void> {
+    if (response.modeDisplayName === session.modeDisplayName) return;
+    const found = await this.#options.client.getSession(session.sessionId);
+    if (!found.successful) return;
+    session.modeDisplayName = found.result.modeDisplayName;
+    if (found.result.mode === session.modeId) return;
+    session.modeId = found.result.mode;
+    await session.updates.send({ sessionUpdate: "current_mode_update", currentModeId: session.modeId });
+  }
+
+  /** The tools the service ran during the turn, each as a finished `tool_call` with its result. */
+  async #reportServerTools(result: FinalResponse, session: AcpSession): Promise<void> {
+    for (const executed of result.toolResults ?? []) {
+      const failed = executed.errorMessage !== undefined;
+      await session.updates.send({
+        sessionUpdate: "tool_call",
+        toolCallId: executed.toolCallId,
+        title: toolTitleOf(executed.name, {}),
+        kind: toolKindOf(executed.name),
+        status: failed ? "failed" : "completed",
+        content: [textContent(executed.errorMessage ?? executed.resultJson ?? "")],
+      });
+    }
+  }
+
+  /** The turn's warnings as text the user reads, with the command that fixes a missing index. */
+  async #warn(warnings: readonly InvokeWarning[], session: AcpSession): Promise<void> {
+    for (const warning of warnings) {
+      const fix =
+        warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)
+          ? ` To index it, run: aptix index ${JSON.stringify(session.editorRoot)}`
+          : "";
+      await session.updates.text(`\n\n> Warning ${warning.code}: ${warning.message}${fix}\n`);
+    }
+  }
+}
+
+function modeState(modes: ModeList["modes"], currentModeId: string): SessionModeState {
+  return {
+    currentModeId,
+    availableModes: modes.map((mode) => ({ id: mode.id, name: mode.displayName })),
+  };
+}
+
+/**
+ * A failed service call as the JSON-RPC error the editor shows: -32603 with the first error's message, and every
+ * error as `data`.
+ */
+function serviceError(errors: readonly AptixResultError[]): RequestError {
+  return new RequestError(-32603, errors[0]?.message ?? "The service failed.", { errors });
+}

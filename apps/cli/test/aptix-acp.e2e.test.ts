@@ -229,7 +229,9 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
       expect.objectContaining({ toolCallId: "call_patch", status: "completed", content: [diff] }),
     ]);
     // The answer, then the service's warning, with the command that fixes it.
-    expect(textOf(started.updates)).toMatch(/^Fixed the sign\.\n\n> Warning WORKSPACE_NOT_FOUND: .*To index it, run: aptix index "/s);
+    expect(textOf(started.updates)).toMatch(
+      /^Fixed the sign\.\n\n> Warning WORKSPACE_NOT_FOUND: .*To index it, run: aptix index "/s,
+    );
     expect(textOf(started.updates)).toContain(JSON.stringify(workspace.dir));
   });
 
@@ -330,6 +332,11 @@ describe("aptix acp: cancel and load", () => {
       prompt: [{ type: "text", text: "Fix the cart" }],
     });
     expect(answer).toEqual({ stopReason: "cancelled" });
+    // The open dialog counted as a rejection: the call failed and nothing was written.
+    expect(updatesOf(started, "tool_call_update").at(-1)).toMatchObject({
+      toolCallId: "call_patch",
+      status: "failed",
+    });
     expect(started.writes).toEqual([]);
     expect(await workspace.read("src/cart.ts")).toBe(CART);
     const viewed = await service().getSession(sessionId);

@@ -12,6 +12,7 @@ import {
   type PromptResponse,
   RequestError,
   type SessionModeState,
+  type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { AptixClient, AptixResult, AptixResultError } from "@aptix/client";
 import type {
@@ -226,14 +227,14 @@ export class AcpAgent {
   }
 
   /** A round's answer in another mode than the one reported: the editor is told the service's current mode. */
-  async #followMode(session: AcpSession, response: AgentExecuteResponse): Promise<void> {
-    if (response.modeDisplayName === session.modeDisplayName) return;
+  async #followMode(session: AcpSession, response: AgentExecuteResponse): Promise<SessionUpdate | undefined> {
+    if (response.modeDisplayName === session.modeDisplayName) return undefined;
     const found = await this.#options.client.getSession(session.sessionId);
-    if (!found.successful) return;
+    if (!found.successful) return undefined;
     session.modeDisplayName = found.result.modeDisplayName;
-    if (found.result.mode === session.modeId) return;
+    if (found.result.mode === session.modeId) return undefined;
     session.modeId = found.result.mode;
-    await session.updates.send({ sessionUpdate: "current_mode_update", currentModeId: session.modeId });
+    return { sessionUpdate: "current_mode_update", currentModeId: session.modeId };
   }
 
   /** The tools the service ran during the turn, each as a finished `tool_call` with its result. */

@@ -16,18 +16,22 @@ export class SessionUpdates {
 
   /** Queues the update; the promise settles once it (and every update before it) was written. */
   send(update: SessionUpdate): Promise<void> {
-    this.#queue = this.#queue.then(() =>
-      this.client.notify("session/update", { sessionId: this.sessionId, update }).catch((error: unknown) => {
-        this.log(`cannot send a session/update: ${(error as Error).message}`);
-      }),
-    );
-    return this.#queue;
+    return this.after(async () => update);
   }
 
-  /** Queues work that sends updates of its own after those queued so far (a mode read, say). */
-  after(work: () => Promise<void>): Promise<void> {
-    this.#queue = this.#queue.then(work).catch((error: unknown) => {
-      this.log((error as Error).message);
+  /**
+   * Queues work whose update (if any) is sent in its place in the order (a mode read, say): updates queued later
+   * wait for it.
+   */
+  after(work: () => Promise<SessionUpdate | undefined>): Promise<void> {
+    this.#queue = this.#queue.then(async () => {
+      try {
+        const update = await work();
+        if (update !== undefined)
+          await this.client.notify("session/update", { sessionId: this.sessionId, update });
+      } catch (error) {
+        this.log(`cannot send a session/update: ${(error as Error).message}`);
+      }
     });
     return this.#queue;
   }

@@ -8,6 +8,7 @@ import { step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type AcpEditor, type AcpEditorOptions, startAcpEditor } from "./support/acp-editor.js";
 import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { CONFINEMENT_SCENARIOS, confinementOutcome } from "./support/confinement-scenarios.js";
 import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
 
 /**
@@ -388,5 +389,29 @@ describe("aptix acp: cancel and load", () => {
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You are welcome." } },
     ]);
     expect(second.updates.every((notification) => notification.sessionId === first.sessionId)).toBe(true);
+  });
+});
+
+describe("aptix acp: the tools stay in the workspace, as the terminal agent's do", () => {
+  const cases = CONFINEMENT_SCENARIOS.flatMap((scenario) => [
+    [`${scenario.name}, the editor offering fs`, scenario, true] as const,
+    [`${scenario.name}, on disk`, scenario, false] as const,
+  ]);
+  it.each(cases)("%s", async (_name, scenario, fs) => {
+    const workspace = await makeWorkspace("confined", scenario.files);
+    await scenario.prepare(workspace);
+    aptix.openai.script(step.functionCalls(scenario.calls(workspace)), step.text("Done."));
+    // Every patch allowed, as `--yes` does for the terminal agent: only the confinement stands in the way.
+    const { editor: started, prompt } = await session(workspace.dir, {
+      fs,
+      permission: allow("allow_always"),
+    });
+    expect(await prompt("Look around")).toEqual({ stopReason: "end_turn" });
+    await scenario.check(confinementOutcome(aptix.toolOutputs(), workspace));
+    // The editor was asked for nothing outside the workspace, nor inside .git.
+    for (const path of [...started.reads, ...started.writes.map((write) => write.path)]) {
+      expect(path.startsWith(`${workspace.dir}/`), path).toBe(true);
+      expect(path).not.toMatch(/\/\.git\//);
+    }
   });
 });

@@ -1,6 +1,5 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { step } from "@aptix/testing-llm-servers";
@@ -222,69 +221,6 @@ describe("aptix run: patches are all or nothing", () => {
 });
 
 describe("aptix run: the tools stay inside the workspace", () => {
-  it("refuses ../x, absolute paths and symlinks out as errorMessages, and reads nothing outside", async () => {
-    const workspace = await makeWorkspace("confined", { "src/app.ts": "export const app = 1;\n" });
-    const secret = join(workspace.outside, "secret.txt");
-    await writeFile(secret, "TOP-SECRET-VALUE\n");
-    await symlink(secret, join(workspace.dir, "link.txt"));
-    await symlink(workspace.outside, join(workspace.dir, "linked-dir"));
-    const escaping = ["--- /dev/null", "+++ b/../escaped.txt", "@@ -0,0 +1 @@", "+escaped", ""].join("\n");
-    aptix.openai.script(
-      step.functionCalls([
-        {
-          name: "read_file",
-          arguments: { path: "../outside/secret.txt", startLine: null, endLine: null },
-          callId: "call_dotdot",
-        },
-        {
-          name: "read_file",
-          arguments: { path: secret, startLine: null, endLine: null },
-          callId: "call_absolute",
-        },
-        {
-          name: "read_file",
-          arguments: { path: "link.txt", startLine: null, endLine: null },
-          callId: "call_symlink",
-        },
-        {
-          name: "read_file",
-          arguments: { path: "linked-dir/secret.txt", startLine: null, endLine: null },
-          callId: "call_symlink_dir",
-        },
-        { name: "list_files", arguments: { path: "linked-dir", glob: null }, callId: "call_list_link" },
-        { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
-        { name: "search_files", arguments: { query: "TOP-SECRET", glob: null }, callId: "call_search" },
-        { name: "apply_patch", arguments: { patch: escaping }, callId: "call_patch" },
-      ]),
-      step.text("Nothing to see."),
-    );
-    const result = await run(["run", "Look around", "--yes"], workspace.dir);
-    expect(result.code, result.stderr).toBe(0);
-    const outputs = aptix.toolOutputs();
-    // One output per call, sent back in the order of the calls.
-    expect([...outputs.keys()]).toEqual([
-      "call_dotdot",
-      "call_absolute",
-      "call_symlink",
-      "call_symlink_dir",
-      "call_list_link",
-      "call_list",
-      "call_search",
-      "call_patch",
-    ]);
-    const errorOf = (callId: string) => (JSON.parse(outputs.get(callId) ?? "{}") as { error?: string }).error;
-    expect(errorOf("call_dotdot")).toContain('contains ".."');
-    expect(outputs.get("call_absolute")).toContain("is an absolute path");
-    expect(outputs.get("call_symlink")).toContain("resolves outside the workspace");
-    expect(outputs.get("call_symlink_dir")).toContain("resolves outside the workspace");
-    expect(outputs.get("call_list_link")).toContain("resolves outside the workspace");
-    expect(JSON.parse(outputs.get("call_list") ?? "")).toEqual({ files: ["src/app.ts"], truncated: false });
-    expect(JSON.parse(outputs.get("call_search") ?? "")).toEqual({ matches: [], truncated: false });
-    expect(errorOf("call_patch")).toContain('contains ".."');
-    expect([...outputs.values()].join("\n")).not.toContain("TOP-SECRET-VALUE");
-    expect(existsSync(join(workspace.parent, "escaped.txt"))).toBe(false);
-  });
-
   it("skips what .gitignore ignores in list_files and search_files, and matches globs", async () => {
     const workspace = await makeWorkspace("ignoring", {
       ".gitignore": "dist/\n*.log\n",

@@ -109,8 +109,15 @@ export class AptixClient {
    * answer's `warnings` are every round's, in order.
    */
   async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
-    const { tools, onTextDelta, onTextReset, onResponse, signal, turnId = crypto.randomUUID(), ...turn } =
-      options;
+    const {
+      tools,
+      onTextDelta,
+      onTextReset,
+      onResponse,
+      signal,
+      turnId = crypto.randomUUID(),
+      ...turn
+    } = options;
     const streaming = onTextDelta !== undefined || onTextReset !== undefined;
     const request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
     const stop = this.#cancelOnAbort(request, signal);

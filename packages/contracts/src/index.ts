@@ -41,6 +41,7 @@ export {
 } from "./result/invoke-result.js";
 export { type InvokeWarning, InvokeWarningSchema } from "./result/invoke-warning.js";
 export { WARNING_CODES, type WarningCode } from "./result/warning-code.js";
+export { type ModeList, ModeListSchema } from "./session/mode-list.js";
 export {
   RETRIEVAL_OUTCOMES,
   type RetrievalOutcome,
@@ -73,7 +74,6 @@ export {
   type TurnTrace,
   TurnTraceSchema,
 } from "./session/session-views.js";
-export { type ModeList, ModeListSchema } from "./session/mode-list.js";
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
 export { type ClientToolDefinition, defaultClientTools } from "./tools/default-client-tools.js";

@@ -99,6 +99,14 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     throw new UsageError("--continue and --session both name the session: give one.");
   if (values.continue && command.name !== "chat" && command.name !== "run")
     throw new UsageError("--continue applies to chat and run only.");
+  const editorOwned = (["workspace", "session", "yes", "json"] as const).filter(
+    (name) => values[name] !== undefined,
+  );
+  if (command.name === "acp" && editorOwned.length > 0) {
+    throw new UsageError(
+      `aptix acp takes its workspaces, sessions and patch approvals from the editor: ${editorOwned.map((name) => `--${name}`).join(", ")} do not apply.`,
+    );
+  }
   return {
     command,
     url,

@@ -1,9 +1,10 @@
 import { statSync } from "node:fs";
-import { AptixClient, AptixProtocolError } from "@aptix/client";
+import { AptixClient } from "@aptix/client";
 import { acpCommand } from "./acp/acp-command.js";
 import { parseCliOptions, USAGE, UsageError } from "./cli-options.js";
 import { chatCommand } from "./commands/chat-command.js";
 import { type CliContext, EXIT } from "./commands/cli-context.js";
+import { describeFailure } from "./commands/describe-failure.js";
 import { indexCommand } from "./commands/index-command.js";
 import { latestSessionOf } from "./commands/latest-session.js";
 import { runCommand } from "./commands/run-command.js";
@@ -58,18 +59,4 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     streams.stderr.write(`aptix: ${visible(describeFailure(error, context.options.url))}\n`);
     return EXIT.failed;
   }
-}
-
-/** A failure that is not the service's answer: unreachable service, a workspace that does not exist, … */
-function describeFailure(error: unknown, url: string): string {
-  if (error instanceof AptixProtocolError)
-    return `the service at ${url} answered unexpectedly: ${error.message}`;
-  if (error instanceof TypeError && error.message === "fetch failed") {
-    const cause = (error.cause as Error | undefined)?.message;
-    return `cannot reach the service at ${url}${cause ? `: ${cause}` : ""}`;
-  }
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ENOTDIR")
-    return `the workspace does not exist: ${(error as Error).message}`;
-  return error instanceof Error ? error.message : String(error);
 }

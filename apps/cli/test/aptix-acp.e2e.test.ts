@@ -280,11 +280,15 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
   it("reports the service's mode change as current_mode_update and its tool as a finished tool_call", async () => {
     const workspace = await makeWorkspace("acp-mode", { "a.txt": "a\n" });
     aptix.openai.script(
-      step.functionCalls({
-        name: "agent_change_mode",
-        arguments: { mode: "review", reason: "The user wants a review.", branch: false },
-        callId: "call_mode",
-      }),
+      // Text before the switch: the service drops it (output_text.reset), which the editor is told.
+      step.functionCalls(
+        {
+          name: "agent_change_mode",
+          arguments: { mode: "review", reason: "The user wants a review.", branch: false },
+          callId: "call_mode",
+        },
+        { text: "Let me look." },
+      ),
       step.text("Reviewing now."),
     );
     const { editor: started, prompt } = await session(workspace.dir);
@@ -295,6 +299,12 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
     expect(updatesOf(started, "tool_call")).toEqual([
       expect.objectContaining({ toolCallId: "call_mode", kind: "switch_mode", status: "completed" }),
     ]);
+    const text = textOf(started.updates);
+    expect(text).toMatch(
+      /^Let me look\.\n\n_\(The answer above was revised; the new answer follows\.\)_\n\n/,
+    );
+    // Then the new mode's welcome and the answer.
+    expect(text).toContain("_\n\nReviewing.\n\nReviewing now.");
   });
 
   it("answers a failed turn with JSON-RPC error -32603 carrying the service's errors", async () => {

@@ -299,6 +299,7 @@ describe("aptix: exit codes", () => {
     [["run", "x", "y"], /unexpected argument "y"/],
     [[], /Name a command/],
     [["run", "x", "--workspace", "no-such-dir"], /no-such-dir is not a directory/],
+    [["acp", "--workspace", "."], /aptix acp takes its workspaces.*--workspace do not apply/],
   ])("exits 2 with the usage for %j", async (args, message) => {
     const workspace = await makeWorkspace("usage", { "a.txt": "a\n" });
     const result = await runAptix(args, { cwd: workspace.dir });

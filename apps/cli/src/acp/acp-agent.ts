@@ -6,7 +6,11 @@ import {
   agent,
   type ClientCapabilities,
   type InitializeResponse,
+  type LoadSessionRequest,
+  type LoadSessionResponse,
   type McpServer,
+  type NewSessionRequest,
+  type NewSessionResponse,
   PROTOCOL_VERSION,
   type PromptRequest,
   type PromptResponse,
@@ -23,6 +27,7 @@ import type {
   ModeList,
   WarningCode,
 } from "@aptix/contracts";
+import { describeFailure } from "../commands/describe-failure.js";
 import { workspaceIdOf } from "../workspace/workspace-id.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { AcpSession } from "./acp-session.js";
@@ -35,6 +40,8 @@ import { textContent, toolKindOf, toolTitleOf } from "./tool-call-view.js";
 
 export interface AcpAgentOptions {
   client: AptixClient;
+  /** The service's address, for messages about reaching it. */
+  url: string;
   /** `--allow-ignored`: the tools may open what .gitignore ignores. */
   allowIgnored: boolean;
   /** `agentInfo.version`: the CLI's. */
@@ -70,30 +77,9 @@ export class AcpAgent {
         this.#capabilities = params.clientCapabilities ?? {};
         return this.#initialize();
       })
-      .onRequest("session/new", async ({ params, client }) => {
-        const session = await this.#open(crypto.randomUUID(), params.cwd, params.mcpServers, client);
-        const { modes, defaultModeId } = await this.#modes();
-        const mode = modes.find((candidate) => candidate.id === defaultModeId);
-        session.modeId = defaultModeId;
-        session.modeDisplayName = mode?.displayName ?? defaultModeId;
-        this.#sessions.set(session.sessionId, session);
-        return { sessionId: session.sessionId, modes: modeState(modes, defaultModeId) };
-      })
-      .onRequest("session/load", async ({ params, client }) => {
-        const session = await this.#open(params.sessionId, params.cwd, params.mcpServers, client);
-        const found = await this.#options.client.getSession(params.sessionId);
-        if (!found.successful) throw serviceError(found.errors);
-        session.modeId = found.result.mode;
-        session.modeDisplayName = found.result.modeDisplayName;
-        this.#sessions
-          .get(params.sessionId)
-          ?.running?.controller.abort(new Error("The session was loaded again."));
-        this.#sessions.set(session.sessionId, session);
-        await this.#replay(session);
-        const { modes } = await this.#modes();
-        return { modes: modeState(modes, session.modeId) };
-      })
-      .onRequest("session/prompt", async ({ params, client }) => this.#prompt(params, client))
+      .onRequest("session/new", ({ params, client }) => this.#guard(() => this.#newSession(params, client)))
+      .onRequest("session/load", ({ params, client }) => this.#guard(() => this.#loadSession(params, client)))
+      .onRequest("session/prompt", ({ params, client }) => this.#guard(() => this.#prompt(params, client)))
       .onRequest("session/set_mode", () => {
         throw RequestError.invalidRequest(
           undefined,
@@ -116,6 +102,46 @@ export class AcpAgent {
       agentInfo: { name: "aptix", title: "Aptix", version: this.#options.version },
       authMethods: [],
     };
+  }
+
+  /**
+   * Runs a handler, its failures as the editor shows them: a protocol error as it is, anything else (the service
+   * cannot be reached, say) as -32603 saying what happened.
+   */
+  async #guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      const message = describeFailure(error, this.#options.url);
+      this.#options.log(message);
+      throw new RequestError(-32603, message);
+    }
+  }
+
+  async #newSession(params: NewSessionRequest, client: AgentContext): Promise<NewSessionResponse> {
+    const session = await this.#open(crypto.randomUUID(), params.cwd, params.mcpServers, client);
+    const { modes, defaultModeId } = await this.#modes();
+    session.modeId = defaultModeId;
+    session.modeDisplayName = modes.find((mode) => mode.id === defaultModeId)?.displayName ?? defaultModeId;
+    this.#sessions.set(session.sessionId, session);
+    return { sessionId: session.sessionId, modes: modeState(modes, defaultModeId) };
+  }
+
+  /** The service's session, in `cwd`, its conversation replayed before the answer. */
+  async #loadSession(params: LoadSessionRequest, client: AgentContext): Promise<LoadSessionResponse> {
+    const session = await this.#open(params.sessionId, params.cwd, params.mcpServers, client);
+    const found = await this.#options.client.getSession(params.sessionId);
+    if (!found.successful) throw serviceError(found.errors);
+    session.modeId = found.result.mode;
+    session.modeDisplayName = found.result.modeDisplayName;
+    this.#sessions
+      .get(params.sessionId)
+      ?.running?.controller.abort(new Error("The session was loaded again."));
+    this.#sessions.set(session.sessionId, session);
+    await this.#replay(session);
+    const { modes } = await this.#modes();
+    return { modes: modeState(modes, session.modeId) };
   }
 
   /** The session in `cwd` (absolute, a directory, taken as given: no walk up to a git root). */

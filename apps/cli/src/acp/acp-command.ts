@@ -12,7 +12,13 @@ import { AcpAgent } from "./acp-agent.js";
 export async function acpCommand(context: CliContext): Promise<number> {
   const { streams, client, options } = context;
   const log = (line: string) => streams.stderr.write(`aptix acp: ${visible(line)}\n`);
-  const agent = new AcpAgent({ client, allowIgnored: options.allowIgnored, version: cliVersion(), log });
+  const agent = new AcpAgent({
+    client,
+    url: options.url,
+    allowIgnored: options.allowIgnored,
+    version: cliVersion(),
+    log,
+  });
   const stream = ndJsonStream(
     Writable.toWeb(streams.stdout as Writable) as WritableStream<Uint8Array>,
     Readable.toWeb(streams.stdin as Readable) as ReadableStream<Uint8Array>,

@@ -3,7 +3,7 @@ import type { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { SessionUpdates } from "./session-updates.js";
 
 /** The turn a prompt runs: cancelling the prompt aborts it (and the service's turn). */
-export interface RunningPrompt {
+interface RunningPrompt {
   turnId: string;
   controller: AbortController;
 }

@@ -1,7 +1,7 @@
 import type { WorkspacePath } from "../workspace/workspace-root.js";
 
 /** A file of the workspace, its path already checked by `WorkspaceRoot.resolve`. */
-export type CheckedFile = Pick<WorkspacePath, "path" | "absolutePath">;
+type CheckedFile = Pick<WorkspacePath, "path" | "absolutePath">;
 
 /**
  * Where `read_file` and `apply_patch` read and write a file's text once `WorkspaceRoot` has allowed its path: the

@@ -21,7 +21,7 @@ export async function replayMessage(message: SessionMessage, updates: SessionUpd
     return;
   }
   for (const [index, call] of (message.toolCalls ?? []).entries()) {
-    const args = parsedArguments(call.argumentsJson);
+    const args = jsonObjectOf(call.argumentsJson);
     const failed = call.errorMessage !== undefined;
     await updates.send({
       sessionUpdate: "tool_call",
@@ -31,7 +31,7 @@ export async function replayMessage(message: SessionMessage, updates: SessionUpd
       status: failed ? "failed" : "completed",
       rawInput: args,
       content: failed ? [textContent(call.errorMessage ?? "")] : [],
-      ...(call.resultJson === undefined ? {} : { rawOutput: parsedArguments(call.resultJson) }),
+      ...(call.resultJson === undefined ? {} : { rawOutput: jsonObjectOf(call.resultJson) }),
     });
   }
   if (message.text) await updates.text(message.text);
@@ -57,7 +57,7 @@ export async function sendFiles(files: readonly FileRef[], updates: SessionUpdat
 }
 
 /** A call's JSON text as a value (the text itself when it is not JSON). */
-function parsedArguments(json: string): Record<string, unknown> {
+function jsonObjectOf(json: string): Record<string, unknown> {
   try {
     const value = JSON.parse(json) as unknown;
     return typeof value === "object" && value !== null && !Array.isArray(value)

@@ -362,6 +362,33 @@ describe("aptix acp: cancel and load", () => {
     expect(next).toEqual({ stopReason: "end_turn" });
   });
 
+  it("cancels the turn on the service when the editor cancels while the answer streams", async () => {
+    const workspace = await makeWorkspace("acp-cancel-stream", { "a.txt": "a\n" });
+    const deltas = Array.from({ length: 50 }, (_, index) => `word${index} `);
+    aptix.openai.script(step.text(deltas, { chunkDelayMs: 100 }));
+    let sessionId = "";
+    let cancelling: Promise<void> | undefined;
+    const started = editor(workspace.dir, {
+      // The user cancels as soon as the answer starts to show.
+      onUpdate: (notification) => {
+        if (notification.update.sessionUpdate === "agent_message_chunk")
+          cancelling ??= started.connection.agent.notify("session/cancel", { sessionId });
+      },
+    });
+    await started.initialize();
+    ({ sessionId } = await started.connection.agent.request("session/new", {
+      cwd: workspace.dir,
+      mcpServers: [],
+    }));
+    const answer = await started.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "Tell me a long story" }],
+    });
+    expect(answer).toEqual({ stopReason: "cancelled" });
+    const viewed = await service().getSession(sessionId);
+    expect(viewed.successful && viewed.result.turns.map((turn) => turn.status)).toEqual(["cancelled"]);
+  });
+
   it("replays a session's conversation on session/load, in a new agent process", async () => {
     const workspace = await makeWorkspace("acp-load", { "src/cart.ts": CART });
     aptix.openai.script(

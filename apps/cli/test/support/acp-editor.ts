@@ -22,6 +22,8 @@ export interface AcpEditorOptions {
   buffers?: Map<string, string>;
   /** Answers `session/request_permission` (default: reject). */
   permission?: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+  /** Called with each `session/update` as it arrives (after it is recorded). */
+  onUpdate?: (notification: SessionNotification) => void;
   /** More arguments of `aptix acp` (`--allow-ignored`). */
   args?: string[];
 }
@@ -91,6 +93,7 @@ export function startAcpEditor(cwd: string, options: AcpEditorOptions): AcpEdito
   const app = client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => {
       updates.push(params);
+      options.onUpdate?.(params);
     })
     .onRequest("fs/read_text_file", async ({ params }) => {
       reads.push(params.path);

@@ -426,6 +426,28 @@ describe("aptix acp: cancel and load", () => {
       { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You are welcome." } },
     ]);
     expect(second.updates.every((notification) => notification.sessionId === first.sessionId)).toBe(true);
+
+    // A session opened and never prompted is unknown to the service: it loads empty, in the starting mode.
+    const unused = await second.connection.agent.request("session/new", {
+      cwd: workspace.dir,
+      mcpServers: [],
+    });
+    const before = second.updates.length;
+    expect(
+      await second.connection.agent.request("session/load", {
+        sessionId: unused.sessionId,
+        cwd: workspace.dir,
+        mcpServers: [],
+      }),
+    ).toMatchObject({ modes: { currentModeId: "general" } });
+    expect(second.updates).toHaveLength(before);
+    await expect(
+      second.connection.agent.request("session/load", {
+        sessionId: "not valid!",
+        cwd: workspace.dir,
+        mcpServers: [],
+      }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("sessionId") });
   });
 });
 

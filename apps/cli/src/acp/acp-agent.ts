@@ -19,13 +19,14 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
 import type { AptixClient, AptixResult, AptixResultError } from "@aptix/client";
-import type {
-  AgentExecuteResponse,
-  ErrorCode,
-  FinalResponse,
-  InvokeWarning,
-  ModeList,
-  WarningCode,
+import {
+  type AgentExecuteResponse,
+  type ErrorCode,
+  type FinalResponse,
+  IdentifierSchema,
+  type InvokeWarning,
+  type ModeList,
+  type WarningCode,
 } from "@aptix/contracts";
 import { describeFailure } from "../commands/describe-failure.js";
 import { workspaceIdOf } from "../workspace/workspace-id.js";
@@ -123,24 +124,36 @@ export class AcpAgent {
     const session = await this.#open(crypto.randomUUID(), params.cwd, params.mcpServers, client);
     const { modes, defaultModeId } = await this.#modes();
     session.modeId = defaultModeId;
-    session.modeDisplayName = modes.find((mode) => mode.id === defaultModeId)?.displayName ?? defaultModeId;
+    session.modeDisplayName = displayNameOf(modes, defaultModeId);
     this.#sessions.set(session.sessionId, session);
     return { sessionId: session.sessionId, modes: modeState(modes, defaultModeId) };
   }
 
-  /** The service's session, in `cwd`, its conversation replayed before the answer. */
+  /**
+   * The service's session, in `cwd`, its conversation replayed before the answer. The service keeps a session from
+   * its first turn on: one `session/new` opened and no prompt used is unknown to it, and loads empty, in the mode a
+   * new session starts in.
+   */
   async #loadSession(params: LoadSessionRequest, client: AgentContext): Promise<LoadSessionResponse> {
+    const id = IdentifierSchema.safeParse(params.sessionId);
+    if (!id.success)
+      throw RequestError.invalidParams({ path: "sessionId" }, `sessionId ${id.error.issues[0]?.message}.`);
     const session = await this.#open(params.sessionId, params.cwd, params.mcpServers, client);
-    const found = await this.#options.client.getSession(params.sessionId);
-    if (!found.successful) throw serviceError(found.errors);
-    session.modeId = found.result.mode;
-    session.modeDisplayName = found.result.modeDisplayName;
+    const [found, { modes, defaultModeId }] = await Promise.all([
+      this.#options.client.getSession(params.sessionId),
+      this.#modes(),
+    ]);
+    const unused = !found.successful && found.errors[0].code === ("SESSION_NOT_FOUND" satisfies ErrorCode);
+    if (!found.successful && !unused) throw serviceError(found.errors);
+    session.modeId = found.successful ? found.result.mode : defaultModeId;
+    session.modeDisplayName = found.successful
+      ? found.result.modeDisplayName
+      : displayNameOf(modes, defaultModeId);
     this.#sessions
       .get(params.sessionId)
       ?.running?.controller.abort(new Error("The session was loaded again."));
     this.#sessions.set(session.sessionId, session);
-    await this.#replay(session);
-    const { modes } = await this.#modes();
+    if (found.successful) await this.#replay(session);
     return { modes: modeState(modes, session.modeId) };
   }
 
@@ -288,6 +301,10 @@ export class AcpAgent {
       await session.updates.text(`\n\n> Warning ${warning.code}: ${warning.message}${fix}\n`);
     }
   }
+}
+
+function displayNameOf(modes: ModeList["modes"], modeId: string): string {
+  return modes.find((mode) => mode.id === modeId)?.displayName ?? modeId;
 }
 
 function modeState(modes: ModeList["modes"], currentModeId: string): SessionModeState {

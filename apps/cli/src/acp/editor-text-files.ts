@@ -32,6 +32,8 @@ export function editorTextFiles(options: EditorTextFilesOptions): TextFiles {
       // A buffer counts in UTF-16 units here; the disk's limit is in bytes, and a unit is at least one byte.
       if (content.length > WORKSPACE_LIMITS.maxDocumentBytes)
         throw new Error(`${file.path} is longer than the tools read.`);
+      // As on disk (git's heuristic): a NUL marks a binary file, whatever the editor made of its bytes.
+      if (content.includes("\0")) throw new Error(`${file.path} is a binary file.`);
       return content;
     },
     async write(file, content, existed) {

@@ -1,6 +1,7 @@
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { afterAll, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
+import { POOL_SIZE } from "../src/postgres-pool.js";
 import { closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 import { plainService } from "./support/plain-service.js";
 
@@ -19,8 +20,8 @@ it("serves many more sessions at once than the pool has connections, each turn o
     for (let answer = 0; answer < SESSIONS * TURNS; answer++) provider.enqueue({ text: "Done." });
     // One principal runs every session at once: above the default running-turn cap.
     const service = plainService(store, provider, { maxRunningTurns: SESSIONS });
-    // A session's first turn claims in a transaction (a reserved connection); its later turns send one
-    // statement on the pool, pipelined onto busy connections: both kinds run side by side here.
+    // Every write of a turn is one statement on the pool (no transaction reserves a connection), pipelined onto
+    // busy connections when all of them are taken.
     const failures = (
       await Promise.all(
         Array.from({ length: SESSIONS }, async (_, session) => {
@@ -50,6 +51,24 @@ it("serves many more sessions at once than the pool has connections, each turn o
         })),
       );
     }
+  } finally {
+    await store.close();
+    await dropSchema(schema);
+  }
+});
+
+it("counts its busy connections up to the pool's size, and none once its calls have settled", async () => {
+  const schema = randomSchema();
+  const store = await openStore(TEST_DATABASE_URL, { schema });
+  try {
+    expect(store.poolInUse()).toBe(0);
+    const reads = Array.from({ length: POOL_SIZE + 2 }, (_, index) =>
+      store.sessions.getSession({ principal: "principal-a", sessionId: `s${index}` }),
+    );
+    // More calls at once than the pool has connections: all of them are busy, the other calls wait for one.
+    expect(store.poolInUse()).toBe(POOL_SIZE);
+    await Promise.all(reads);
+    expect(store.poolInUse()).toBe(0);
   } finally {
     await store.close();
     await dropSchema(schema);

@@ -67,13 +67,7 @@ export class Housekeeping {
   async pruneTurnEvents(): Promise<number> {
     const { events, clock, eventRetentionMs } = this.#options;
     const endedBefore = new Date(clock.now().getTime() - eventRetentionMs);
-    let pruned = 0;
-    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
-      const count = await events.prune({ endedBefore, limit: PRUNE_BATCH });
-      pruned += count;
-      if (count < PRUNE_BATCH) break;
-    }
-    return pruned;
+    return inBatches(async (limit) => removedAll(await events.prune({ endedBefore, limit })));
   }
 
   /**
@@ -84,16 +78,13 @@ export class Housekeeping {
     const { persistence, clock, deletion, sessionRetentionMs } = this.#options;
     if (sessionRetentionMs === undefined) return 0;
     const idleBefore = new Date(clock.now().getTime() - sessionRetentionMs);
-    let deleted = 0;
-    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
-      const keys = await persistence.findIdleSessions({ idleBefore, limit: PRUNE_BATCH });
-      let deletedNow = 0;
-      for (const key of keys) if ((await deletion.delete(key)).successful) deletedNow++;
-      deleted += deletedNow;
-      // Busy sessions stay found: stop rather than find them again.
-      if (keys.length < PRUNE_BATCH || deletedNow === 0) break;
-    }
-    return deleted;
+    return inBatches(async (limit) => {
+      const keys = await persistence.findIdleSessions({ idleBefore, limit });
+      let removed = 0;
+      for (const key of keys) if ((await deletion.delete(key)).successful) removed++;
+      // Busy sessions stay found: a batch of them alone ends the sweep rather than finding them again.
+      return { found: keys.length, removed };
+    });
   }
 
   /**
@@ -103,13 +94,7 @@ export class Housekeeping {
   async pruneTraces(): Promise<number> {
     const { persistence, clock, traceRetentionMs } = this.#options;
     const startedBefore = new Date(clock.now().getTime() - traceRetentionMs);
-    let pruned = 0;
-    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
-      const count = await persistence.pruneTraces({ startedBefore, limit: PRUNE_BATCH });
-      pruned += count;
-      if (count < PRUNE_BATCH) break;
-    }
-    return pruned;
+    return inBatches(async (limit) => removedAll(await persistence.pruneTraces({ startedBefore, limit })));
   }
 
   /**
@@ -117,12 +102,25 @@ export class Housekeeping {
    * FILE_EXPIRED, afterwards FILE_NOT_FOUND like unknown ids. Returns how many it deleted.
    */
   async sweepExpiredFiles(): Promise<number> {
-    let deleted = 0;
-    for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
-      const count = await this.#options.files.deleteExpired(PRUNE_BATCH);
-      deleted += count;
-      if (count < PRUNE_BATCH) break;
-    }
-    return deleted;
+    return inBatches(async (limit) => removedAll(await this.#options.files.deleteExpired(limit)));
   }
 }
+
+/**
+ * Runs `sweep` batch after batch, each of at most PRUNE_BATCH, until one finds less than a full batch or removes
+ * nothing, and at most MAX_PRUNE_BATCHES times: what is left waits for the next sweep. Returns how many it removed.
+ */
+async function inBatches(
+  sweep: (limit: number) => Promise<{ found: number; removed: number }>,
+): Promise<number> {
+  let removed = 0;
+  for (let batch = 0; batch < MAX_PRUNE_BATCHES; batch++) {
+    const done = await sweep(PRUNE_BATCH);
+    removed += done.removed;
+    if (done.found < PRUNE_BATCH || done.removed === 0) break;
+  }
+  return removed;
+}
+
+/** A sweep that removes everything it finds. */
+const removedAll = (count: number) => ({ found: count, removed: count });

@@ -5,21 +5,19 @@ import type { RequestPermissionResponse, SessionNotification } from "@agentclien
 import { AptixClient } from "@aptix/client";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import { step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { type AcpEditor, type AcpEditorOptions, startAcpEditor } from "./support/acp-editor.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { API_KEY } from "./support/aptix-server.js";
 import { CONFINEMENT_SCENARIOS, confinementOutcome } from "./support/confinement-scenarios.js";
-import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace } from "./support/workspace-dir.js";
 
 /**
  * `aptix acp` as an editor drives it: the SDK's client connection plays the editor, spawning the built binary
  * against the real server (PGlite) and a scripted model. The catalog has a second mode, `review`, so that a mode
  * change can be seen.
  */
-let aptix: AptixServer;
-const editors: AcpEditor[] = [];
-
-beforeAll(async () => {
+const aptix = useAptixServer(async () => {
   const catalog = join(tmpdir(), `aptix-acp-catalog-${process.pid}.json`);
   const general = DEFAULT_CATALOG.modes[0];
   await writeFile(
@@ -32,13 +30,9 @@ beforeAll(async () => {
       ],
     }),
   );
-  aptix = await startAptixServer({ APTIX_CONFIG: catalog });
+  return { APTIX_CONFIG: catalog };
 });
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const editors: AcpEditor[] = [];
 
 afterEach(async () => {
   // Whatever else a test checks: the agent's stdout held JSON-RPC 2.0 messages, one a line, and nothing else.

@@ -1,25 +1,17 @@
 import { symlink, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { step } from "@aptix/testing-llm-servers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runAptix } from "./support/aptix-process.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
-import { makeWorkspace, removeWorkspaces, workspaceIdOf, writeFiles } from "./support/workspace-dir.js";
+import { API_KEY } from "./support/aptix-server.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace, workspaceIdOf, writeFiles } from "./support/workspace-dir.js";
 
 /**
  * `aptix index` needs the service's workspace routes and turn-time retrieval (DESIGN §7): these tests run the
  * binary against them, from the push to the `[CONTEXT]` block the model gets.
  */
-let aptix: AptixServer;
-
-beforeAll(async () => {
-  aptix = await startAptixServer();
-});
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const aptix = useAptixServer();
 
 const run = (args: string[], cwd: string) =>
   runAptix([...args, "--url", aptix.server.url], { cwd, env: { APTIX_API_KEY: API_KEY } });

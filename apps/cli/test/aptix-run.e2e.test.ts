@@ -3,22 +3,14 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { APTIX_BIN, runAptix, runProcess } from "./support/aptix-process.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { API_KEY } from "./support/aptix-server.js";
 import { startCuttingProxy } from "./support/cutting-proxy.js";
-import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
-let aptix: AptixServer;
-
-beforeAll(async () => {
-  aptix = await startAptixServer();
-});
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const aptix = useAptixServer();
 
 afterEach(() => {
   const pending = aptix.openai.pendingSteps();

@@ -1,24 +1,16 @@
 import { step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runAptix } from "./support/aptix-process.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
+import { API_KEY } from "./support/aptix-server.js";
 import { CONFINEMENT_SCENARIOS, confinementOutcome } from "./support/confinement-scenarios.js";
-import { makeWorkspace, removeWorkspaces } from "./support/workspace-dir.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace } from "./support/workspace-dir.js";
 
 /**
  * Issue 27's findings against the terminal agent, each played as the attack was: the built binary, the real
  * server, a scripted model steered to turn the CLI against its user.
  */
-let aptix: AptixServer;
-
-beforeAll(async () => {
-  aptix = await startAptixServer();
-});
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const aptix = useAptixServer();
 
 afterEach(() => {
   const pending = aptix.openai.pendingSteps();

@@ -1,22 +1,14 @@
 import { stripVTControlCharacters } from "node:util";
 import { step } from "@aptix/testing-llm-servers";
 import * as pty from "node-pty";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { APTIX_BIN } from "./support/aptix-process.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
-import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
+import { API_KEY } from "./support/aptix-server.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
 /** `aptix` in a real pseudo-terminal (node-pty): what a person at a terminal sees and types. */
-let aptix: AptixServer;
-
-beforeAll(async () => {
-  aptix = await startAptixServer();
-});
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const aptix = useAptixServer();
 
 /** A terminal running `aptix <args>`, with what it has shown so far. */
 function inTerminal(args: string[], cwd: string) {

@@ -1,22 +1,14 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { runAptix } from "./support/aptix-process.js";
-import { API_KEY, type AptixServer, startAptixServer } from "./support/aptix-server.js";
-import { makeWorkspace, removeWorkspaces, workspaceIdOf } from "./support/workspace-dir.js";
+import { API_KEY } from "./support/aptix-server.js";
+import { useAptixServer } from "./support/use-aptix-server.js";
+import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
 /** Which workspace a command works in, what it is called, where the service is, and what aptix says of it. */
-let aptix: AptixServer;
-
-beforeAll(async () => {
-  aptix = await startAptixServer();
-});
-
-afterAll(async () => {
-  await aptix?.close();
-  await removeWorkspaces();
-});
+const aptix = useAptixServer();
 
 afterEach(() => {
   const pending = aptix.openai.pendingSteps();

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { PGlite, type PGliteOptions } from "@electric-sql/pglite";
 import { vector } from "@electric-sql/pglite-pgvector";
+import { PreparedPglite } from "./prepared-pglite.js";
 import { type StoreStep, timedStep } from "./store-step.js";
 
 /**
@@ -44,13 +45,13 @@ export async function createPglite(
   if (databaseUrl.startsWith("memory://")) {
     // An in-memory PGlite takes its options alone (`new PGlite(undefined, options)` would ignore them).
     const initialized = await timedStep(onStep, "create", () => initializedInMemory(options));
-    return new PGlite({ ...serving, loadDataDir: new Blob([initialized]) });
+    return new PreparedPglite({ ...serving, loadDataDir: new Blob([initialized]) });
   }
   await mkdir(databaseUrl, { recursive: true });
   if (!existsSync(join(databaseUrl, "PG_VERSION"))) {
     await timedStep(onStep, "create", () => initializeInChild(databaseUrl, options));
   }
-  return new PGlite(databaseUrl, serving);
+  return new PreparedPglite(databaseUrl, serving);
 }
 
 /**

@@ -14,4 +14,5 @@ export {
   type StoreOptions,
   type StoreStep,
 } from "./open-store.js";
+export { PreparedPglite } from "./prepared-pglite.js";
 export * as schema from "./schema.js";

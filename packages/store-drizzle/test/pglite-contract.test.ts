@@ -8,18 +8,17 @@ import {
   describeTurnTransitionTable,
   type SessionStoreHarness,
 } from "@aptix/testing-stores";
-import { PGlite } from "@electric-sql/pglite";
 import { afterAll, describe, it } from "vitest";
-import { type AptixStore, openPgliteStore } from "../src/index.js";
+import { type AptixStore, openPgliteStore, type PreparedPglite } from "../src/index.js";
 import { expectSteadyStatementsPerTurn, LAST_TURN, STATEMENT_CHECKS } from "./support/agent-turns.js";
-import { randomSchema } from "./support/databases.js";
+import { randomSchema, startedPglite } from "./support/databases.js";
 import { storeInstances } from "./support/store-instances.js";
 
 // One in-memory PGlite for the whole file (it takes seconds to start); each test gets a fresh schema in it.
-let database: Promise<PGlite> | undefined;
+let database: Promise<PreparedPglite> | undefined;
 
-function sharedPglite(): Promise<PGlite> {
-  database ??= PGlite.create();
+function sharedPglite(): Promise<PreparedPglite> {
+  database ??= startedPglite();
   return database;
 }
 

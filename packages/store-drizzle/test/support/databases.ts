@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import postgres from "postgres";
+import { PreparedPglite } from "../../src/index.js";
 
 /** The Postgres the store tests run against; every test works in a schema of its own. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -38,4 +39,11 @@ export async function dropSchema(schema: string): Promise<void> {
 export async function closeAdmin(): Promise<void> {
   await admin?.end({ timeout: 5 });
   admin = undefined;
+}
+
+/** A new in-memory PGlite keeping statements prepared, as `openStore("memory://")` makes, once started. */
+export async function startedPglite(): Promise<PreparedPglite> {
+  const database = new PreparedPglite();
+  await database.waitReady;
+  return database;
 }

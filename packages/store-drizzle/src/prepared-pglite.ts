@@ -74,6 +74,7 @@ export class PreparedPglite extends PGlite {
             protocol.serialize.execute({}),
             protocol.serialize.sync(),
           ]),
+          { onNotice: options?.onNotice },
         );
         const described =
           statement.rowDescription === undefined ? messages : [statement.rowDescription, ...messages];

@@ -379,6 +379,9 @@ describe("aptix acp: cancel and load", () => {
       prompt: [{ type: "text", text: "Tell me a long story" }],
     });
     expect(answer).toEqual({ stopReason: "cancelled" });
+    // The cancel was sent once, at the first chunk, and delivered.
+    expect(cancelling).toBeDefined();
+    await cancelling;
     const viewed = await service().getSession(sessionId);
     expect(viewed.successful && viewed.result.turns.map((turn) => turn.status)).toEqual(["cancelled"]);
   });

@@ -20,7 +20,7 @@ import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { createApp, loadCatalog, silentLogger } from "@aptix/server";
 import { type AptixStore, openStore } from "@aptix/store-drizzle";
 import { anthropicStep, type ScriptedAnthropic, startScriptedAnthropic } from "@aptix/testing-llm-servers";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   ANTHROPIC_TEST_MODEL,
   BOOT_PROMPT,

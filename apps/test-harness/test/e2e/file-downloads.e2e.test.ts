@@ -3,7 +3,7 @@
  * and a download is always an attachment the browser may not sniff, even for a file kept before the check.
  */
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   API_KEYS,
   CREATE_FILE_CATALOG,

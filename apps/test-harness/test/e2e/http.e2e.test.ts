@@ -6,7 +6,7 @@
  */
 
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   checkAndResetHarness,
   E2E_STORES,
@@ -14,6 +14,7 @@ import {
   type TestService,
   type TestStoreKind,
 } from "../../src/e2e/index.js";
+import { useTwoInstances } from "../support/two-instances.js";
 import { type ScenarioContext, STRICT_TIMEOUT_MS } from "./scenarios/context.js";
 import { conversationScenarios } from "./scenarios/conversation.js";
 import { expectSerialized, oneTurnAtATimeScenarios } from "./scenarios/one-turn-at-a-time.js";
@@ -76,21 +77,10 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
 });
 
 describe("two server instances on one Postgres (same DATABASE_URL and schema)", () => {
-  let a: TestService | undefined;
-  let b: TestService | undefined;
-
-  beforeAll(async () => {
-    a = await startTestService({ store: "postgres", harness });
-    b = await startTestService({ store: "postgres", harness, database: a.database });
-  });
-
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const instances = useTwoInstances(() => harness);
 
   it("serializes one session's turns: B is busy while A runs turn 1, then B's retry of turn 2 continues it", async () => {
-    if (!a || !b) throw new Error("the instances did not start");
+    const { first: a, second: b } = instances;
     expect(b.database.schema).toBe(a.database.schema);
     await expectSerialized(harness, a, b);
   });

@@ -11,7 +11,7 @@ import {
   startScriptedOpenAI,
   step,
 } from "@aptix/testing-llm-servers";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   expectFailure,
   expectOk,

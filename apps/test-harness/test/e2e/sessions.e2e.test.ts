@@ -8,7 +8,7 @@
 import type { AgentExecuteResponse, SessionList, SessionMessages, TurnSummary } from "@aptix/contracts";
 import type { Jsonified } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   API_KEYS,
   checkAndResetHarness,
@@ -29,6 +29,7 @@ import {
   userTurn,
   waitFor,
 } from "../../src/e2e/index.js";
+import { useTwoInstances } from "../support/two-instances.js";
 
 /** A provider answer held far longer than any test runs: it ends only when its caller goes away. */
 const HELD = step.text("Never delivered.", { delayMs: 120_000 });
@@ -299,21 +300,10 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
 });
 
 describe("two instances on one Postgres", () => {
-  let a: TestService | undefined;
-  let b: TestService | undefined;
-
-  beforeAll(async () => {
-    a = await startTestService({ store: "postgres", harness });
-    b = await startTestService({ store: "postgres", harness, database: a.database });
-  });
-
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const instances = useTwoInstances(() => harness);
 
   it("a cancel sent to the second instance aborts the first instance's provider call within a second", async () => {
-    if (!a || !b) throw new Error("the services did not start");
+    const { first: a, second: b } = instances;
     const sessionId = uniqueId("cancel-across");
     const { answer: waiting } = await heldTurn(a, userTurn(sessionId, "t1", "Long one."));
     const sentAt = Date.now();

@@ -12,7 +12,7 @@ import {
   startScriptedAnthropic,
   startScriptedOpenAI,
 } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   API_KEYS,
   anthropicRig,

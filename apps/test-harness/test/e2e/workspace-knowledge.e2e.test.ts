@@ -6,7 +6,7 @@
  */
 import type { RetrievalTrace } from "@aptix/contracts";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
   checkAndResetHarness,
   E2E_CATALOG,

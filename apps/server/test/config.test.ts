@@ -203,7 +203,7 @@ describe("APTIX_MODEL and APTIX_PROVIDER", () => {
 });
 
 describe("a config error", () => {
-  it("is told as one line per bad key, each saying which file it is of", async () => {
+  it("is told as one line per bad key, in the order of their paths, each saying which file it is of", async () => {
     const path = configFile({
       modes: [{ ...DEFAULT_CATALOG.modes[0], colour: "blue", tools: "read_file" }],
       conversationContexts: [{ id: "default", model: "m", provider: "openai" }],
@@ -214,8 +214,8 @@ describe("a config error", () => {
     );
     expect(error?.lines).toEqual([
       `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].bootPrompt: Invalid input: expected string, received undefined`,
-      `APTIX_CONFIG: ${path} is invalid: modes[0].tools: Invalid input: expected array, received string`,
       `APTIX_CONFIG: ${path} is invalid: modes[0].colour: is not a known key`,
+      `APTIX_CONFIG: ${path} is invalid: modes[0].tools: Invalid input: expected array, received string`,
     ]);
   });
 });

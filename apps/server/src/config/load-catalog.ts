@@ -39,7 +39,8 @@ export async function loadCatalog(
         ? issue.keys.map((key) => `${formatFieldPath([...issue.path, key])}: is not a known key`)
         : [`${formatFieldPath(issue.path) || "(file)"}: ${issue.message}`],
     );
-    throw new ConfigError(`APTIX_CONFIG: ${source} is invalid`, problems);
+    // By path: zod's order of issues is not the same on every runtime (Node 24 gave another than Node 20).
+    throw new ConfigError(`APTIX_CONFIG: ${source} is invalid`, problems.sort());
   }
   const tools = await serverTools(parsed.data);
   const names = new Set<string>([CHANGE_MODE_TOOL_NAME]);

@@ -141,16 +141,17 @@ describe("the server process's configuration and logs", () => {
           "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
       },
     ]);
+    // One line per bad key, in the order of their paths.
     expect(badConfig.logs.map((line) => [line.level, line.message])).toEqual([
       [
         "error",
         `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].bootPrompt: Invalid input: expected string, received undefined`,
       ],
+      ["error", `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].colour: is not a known key`],
       [
         "error",
         `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].model: Invalid input: expected string, received number`,
       ],
-      ["error", `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].colour: is not a known key`],
     ]);
   });
 

@@ -19,7 +19,7 @@ interface Prepared {
   rowDescription: BackendMessage | undefined;
 }
 
-/** More statement texts than the store sends: a bound on what ad-hoc texts could keep prepared. */
+/** More statement texts than the store sends: a bound on what ad-hoc texts keep prepared (the least recently used go). */
 const MAX_PREPARED = 256;
 
 /**
@@ -61,7 +61,7 @@ export class PreparedPglite extends PGlite {
     return this.#turns.runExclusive(() =>
       this.runExclusive(async () => {
         if (!this.ready) throw new Error("PGlite is closed");
-        const statement = this.#prepared.get(text) ?? (await this.#prepare(text));
+        const statement = this.#recentlyUsed(text) ?? (await this.#prepare(text));
         const values = params.map((value, index) => {
           if (value === null || value === undefined) return null;
           const type = statement.parameterTypes[index] as number;
@@ -102,14 +102,24 @@ export class PreparedPglite extends PGlite {
     return parsers;
   }
 
+  /** `text`'s statement, moved to the end of the map: the map's first entry is the least recently used. */
+  #recentlyUsed(text: string): Prepared | undefined {
+    const statement = this.#prepared.get(text);
+    if (statement !== undefined) {
+      this.#prepared.delete(text);
+      this.#prepared.set(text, statement);
+    }
+    return statement;
+  }
+
   /** Parses `text` under a new name and learns its parameters' types and its rows' description. */
   async #prepare(text: string): Promise<Prepared> {
     if (this.#prepared.size >= MAX_PREPARED) {
-      const [oldestText, oldest] = this.#prepared.entries().next().value as [string, Prepared];
-      this.#prepared.delete(oldestText);
+      const [leastUsedText, leastUsed] = this.#prepared.entries().next().value as [string, Prepared];
+      this.#prepared.delete(leastUsedText);
       await this.execProtocol(
         Buffer.concat([
-          protocol.serialize.close({ type: "S", name: oldest.name }),
+          protocol.serialize.close({ type: "S", name: leastUsed.name }),
           protocol.serialize.sync(),
         ]),
       );

@@ -101,13 +101,26 @@ describe("PreparedPglite", () => {
     expect(rows.rows).toEqual([{ id: 21 }]);
   });
 
-  it("keeps a bounded number of statements prepared, answering every text", async () => {
+  it("keeps a bounded number of statements prepared, answering every text and keeping the ones in use", async () => {
+    const hot = "select $1::int * 2 as n";
+    const nameOfHot = async () => {
+      const [result] = await database.exec(
+        `select name from pg_prepared_statements where statement = '${hot}'`,
+      );
+      return result?.rows.map((row) => row.name);
+    };
+    await database.query(hot, [1]);
+    const hotName = await nameOfHot();
     for (let index = 0; index < 300; index++) {
       const result = await database.query<{ n: number }>(`select $1::int + ${index} as n`, [1]);
       expect(result.rows).toEqual([{ n: 1 + index }]);
+      if (index % 50 === 0) expect((await database.query(hot, [index])).rows).toEqual([{ n: 2 * index }]);
     }
     expect(await prepared()).toBeGreaterThan(200);
     expect(await prepared()).toBeLessThanOrEqual(256);
+    // Used all along, the hot statement was never closed and prepared again.
+    expect(hotName).toHaveLength(1);
+    expect(await nameOfHot()).toEqual(hotName);
   });
 
   it("follows the search path a prepared statement is run under", async () => {

@@ -4,6 +4,7 @@ import {
   type LlmProvider,
   type LlmRequest,
   WireTools,
+  wireParameters,
 } from "@aptix/core";
 import type { LazySdkClient } from "@aptix/llm-transport";
 import OpenAI, { type APIPromise } from "openai";
@@ -39,13 +40,12 @@ export class OpenAIResponsesProvider implements LlmProvider {
   readonly storesResponses: boolean;
   readonly #client: LazySdkClient<OpenAI>;
   readonly #wireTools = new WireTools(
+    // Strict whenever the schema allows it; `strict` is always sent, as the API's default is strict.
     (tool): FunctionTool => ({
       type: "function",
       name: tool.name,
       description: tool.description,
-      parameters: tool.parameters,
-      // Sent explicitly: the API's default is strict, which most client tool schemas would not pass.
-      strict: tool.strict ?? false,
+      ...wireParameters(tool),
     }),
   );
 

@@ -148,8 +148,14 @@ describe("OpenAIResponsesProvider over HTTP", () => {
           type: "function",
           name: "read_file",
           description: "Read a file.",
-          parameters: readFile.parameters,
-          strict: false,
+          // Its schema has a strict form, so it is sent in it: the optional path required and nullable.
+          parameters: {
+            type: "object",
+            properties: { path: { type: ["string", "null"] } },
+            required: ["path"],
+            additionalProperties: false,
+          },
+          strict: true,
         },
       ],
       tool_choice: "auto",

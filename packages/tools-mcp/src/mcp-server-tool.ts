@@ -61,8 +61,7 @@ export class McpServerTool implements ServerTool<Record<string, unknown>> {
       name: mcpToolName(this.#connection.name, tool.name),
       description: tool.description ?? tool.title ?? `${tool.name} (MCP server ${this.#connection.name})`,
       parameters: tool.inputSchema as Record<string, unknown>,
-      // MCP schemas need not meet strict mode's rules (every property required, no additional ones).
-      strict: false,
+      // No `strict`: sent in strict form when the server's schema has one (`wireParameters`), else as it is.
     };
   }
 }

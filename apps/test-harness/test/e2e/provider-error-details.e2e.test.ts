@@ -3,49 +3,12 @@
  * a PROVIDER_ERROR names the provider, the HTTP status and the error code, in the answer and in the session; the
  * provider's response id and request id are found in the turn's trace only.
  */
-import {
-  anthropicStep,
-  type ScriptedAnthropic,
-  type ScriptedOpenAI,
-  startScriptedAnthropic,
-  startScriptedOpenAI,
-  step,
-} from "@aptix/testing-llm-servers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  expectFailure,
-  expectOk,
-  PROVIDER_CONTEXTS,
-  PROVIDERS_CATALOG,
-  startTestService,
-  type TestService,
-  uniqueId,
-  userTurn,
-  writeCatalog,
-} from "../../src/e2e/index.js";
+import { anthropicStep, step } from "@aptix/testing-llm-servers";
+import { describe, expect, it } from "vitest";
+import { expectFailure, expectOk, PROVIDER_CONTEXTS, uniqueId, userTurn } from "../../src/e2e/index.js";
+import { useBothProviders } from "../support/both-providers.js";
 
-let openai: ScriptedOpenAI;
-let anthropic: ScriptedAnthropic;
-let service: TestService;
-
-beforeAll(async () => {
-  [openai, anthropic] = await Promise.all([startScriptedOpenAI(), startScriptedAnthropic()]);
-  service = await startTestService({
-    store: "pglite",
-    harness: openai,
-    anthropic,
-    env: {
-      APTIX_CONFIG: await writeCatalog(PROVIDERS_CATALOG),
-      APTIX_OPENAI_MAX_RETRIES: "0",
-      APTIX_ANTHROPIC_MAX_RETRIES: "0",
-    },
-  });
-});
-
-afterAll(async () => {
-  await service?.close();
-  await Promise.all([openai?.close(), anthropic?.close()]);
-});
+const providers = useBothProviders();
 
 const RESPONSE_ID = "resp_failed_7c1e9a";
 const REQUEST_ID = "req_upstream_4b2d8f";
@@ -63,7 +26,7 @@ const failures: Array<{
     name: "an OpenAI Response that failed",
     provider: "openai",
     script: () =>
-      openai.script(
+      providers.openai.script(
         step.reply({
           id: RESPONSE_ID,
           status: "failed",
@@ -77,7 +40,7 @@ const failures: Array<{
     name: "an OpenAI HTTP 500",
     provider: "openai",
     script: () =>
-      openai.script(
+      providers.openai.script(
         step.error(500, {
           code: "server_down",
           type: "server_error",
@@ -90,7 +53,8 @@ const failures: Array<{
   {
     name: "an Anthropic HTTP 529",
     provider: "anthropic",
-    script: () => anthropic.script(anthropicStep.overloaded({ headers: { "request-id": REQUEST_ID } })),
+    script: () =>
+      providers.anthropic.script(anthropicStep.overloaded({ headers: { "request-id": REQUEST_ID } })),
     details: { provider: "anthropic", status: 529, type: "overloaded_error" },
     requestId: REQUEST_ID,
   },
@@ -102,11 +66,11 @@ describe("PROVIDER_ERROR details", () => {
     async ({ provider, script, details, requestId, responseId }) => {
       const sessionId = uniqueId("provider-ids");
       script();
-      const failed = await service.post(
+      const failed = await providers.service.post(
         userTurn(sessionId, "t1", "Hello", { conversationContextId: PROVIDER_CONTEXTS[provider] }),
       );
       expect(expectFailure(failed, 502, "PROVIDER_ERROR").details).toEqual(details);
-      const session = expectOk(await service.session(sessionId));
+      const session = expectOk(await providers.service.session(sessionId));
       expect(session.turns[0]?.error).toEqual({
         code: "PROVIDER_ERROR",
         message: expect.any(String),
@@ -114,7 +78,7 @@ describe("PROVIDER_ERROR details", () => {
       });
 
       // The trace has the ids: the request id the provider sent, and a failed Response's own id.
-      const trace = expectOk(await service.trace(sessionId, "t1"));
+      const trace = expectOk(await providers.service.trace(sessionId, "t1"));
       const [call] = trace.llmCalls;
       expect(call?.error).toMatchObject({ code: "PROVIDER_ERROR", details });
       expect(call?.providerResponse).toMatchObject({

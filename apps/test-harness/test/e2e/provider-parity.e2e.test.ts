@@ -10,33 +10,21 @@
  * tool like `agent_change_mode` then always measures 0 ms.
  */
 import { type AgentExecuteResponse, AgentExecuteResultSchema, type InvokeResult } from "@aptix/contracts";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  type ScriptedAnthropic,
-  type ScriptedOpenAI,
-  startScriptedAnthropic,
-  startScriptedOpenAI,
-} from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  anthropicRig,
   deltasOf,
-  openaiRig,
   PROVIDER_CONTEXTS,
-  PROVIDERS_CATALOG,
   type ProviderId,
-  type ProviderRig,
   REVIEW_INSTRUCTIONS,
   REVIEW_WELCOME,
   resultOf,
   type SessionSummaryJson,
   type SseEvent,
   shownTextOf,
-  startTestService,
   streamExecute,
-  type TestService,
   uniqueId,
-  writeCatalog,
 } from "../../src/e2e/index.js";
+import { useBothProviders } from "../support/both-providers.js";
 import { PARITY_SCENARIO, type ParityStep, parityBody } from "./scenarios/parity-scenario.js";
 
 type Transport = "json" | "stream";
@@ -52,40 +40,22 @@ const KEYS = Object.fromEntries(RUNS.map((run) => [runName(run), `${runName(run)
 /** The same session id in every run (each run is another principal). */
 const SESSION_ID = uniqueId("parity");
 
-let openai: ScriptedOpenAI;
-let anthropic: ScriptedAnthropic;
-let service: TestService | undefined;
-const rigs = {} as Record<ProviderId, ProviderRig>;
+const providers = useBothProviders({
+  env: {
+    APTIX_API_KEYS: Object.entries(KEYS)
+      .map(([principal, key]) => `${principal}:${key}`)
+      .join(","),
+  },
+});
+const { rigs } = providers;
+const serviceUrl = () => providers.service.url;
 
-beforeAll(async () => {
-  [openai, anthropic] = await Promise.all([startScriptedOpenAI(), startScriptedAnthropic()]);
-  rigs.openai = openaiRig(openai);
-  rigs.anthropic = anthropicRig(anthropic);
-  service = await startTestService({
-    store: "pglite",
-    harness: openai,
-    anthropic,
-    env: {
-      APTIX_CONFIG: await writeCatalog(PROVIDERS_CATALOG),
-      APTIX_API_KEYS: Object.entries(KEYS)
-        .map(([principal, key]) => `${principal}:${key}`)
-        .join(","),
-      APTIX_OPENAI_MAX_RETRIES: "0",
-      APTIX_ANTHROPIC_MAX_RETRIES: "0",
-    },
-  });
+// After the service started (its hooks run first), before it closes (after hooks run in reverse).
+beforeAll(() => {
   vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, advanceTimeDelta: 5 });
 });
-
-afterAll(async () => {
+afterAll(() => {
   vi.useRealTimers();
-  await service?.close();
-  await Promise.all([openai?.close(), anthropic?.close()]);
-});
-
-afterEach(() => {
-  rigs.openai?.checkAndReset();
-  rigs.anthropic?.checkAndReset();
 });
 
 interface Answer {
@@ -97,7 +67,7 @@ interface Answer {
 }
 
 async function postJson(body: unknown, apiKey: string): Promise<Answer> {
-  const url = service?.url ?? "";
+  const url = serviceUrl();
   const response = await fetch(`${url}/v1/agent/execute`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
@@ -114,7 +84,7 @@ async function postJson(body: unknown, apiKey: string): Promise<Answer> {
 }
 
 async function postStream(body: unknown, apiKey: string): Promise<Answer> {
-  const stream = await streamExecute(service?.url ?? "", body, apiKey);
+  const stream = await streamExecute(serviceUrl(), body, apiKey);
   const events = await stream.readToEnd();
   return {
     status: stream.status,
@@ -300,7 +270,7 @@ describe("the same conversation on OpenAI and on Anthropic, as JSON and as event
     }
 
     const summary = (await (
-      await fetch(`${service?.url}/v1/sessions/${SESSION_ID}`, {
+      await fetch(`${serviceUrl()}/v1/sessions/${SESSION_ID}`, {
         headers: { authorization: `Bearer ${KEYS[`${provider}-${transport}`]}` },
       })
     ).json()) as InvokeResult<SessionSummaryJson>;

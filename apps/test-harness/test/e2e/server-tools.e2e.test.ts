@@ -127,14 +127,19 @@ describe("server tools, MCP servers and files over HTTP", () => {
     );
     expect(final.primaryOutputText).toBe("All done.");
 
-    // The MCP tools were offered with their own schemas, not strict.
+    // The MCP tools were offered with their schemas in strict form.
     const [first, second] = sent();
     expect(first?.tools).toContainEqual(
       expect.objectContaining({
         name: "repo__echo",
         description: "Echo the text back.",
-        strict: false,
-        parameters: expect.objectContaining({ properties: { text: { type: "string" } } }),
+        strict: true,
+        parameters: {
+          type: "object",
+          properties: { text: { type: "string" } },
+          required: ["text"],
+          additionalProperties: false,
+        },
       }),
     );
     expect(first?.tools).toContainEqual(expect.objectContaining({ name: "create_file", strict: true }));

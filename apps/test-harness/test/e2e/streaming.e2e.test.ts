@@ -6,75 +6,30 @@
  * heartbeat comments on an idle stream (`APTIX_SSE_HEARTBEAT_MS=100`).
  */
 
-import {
-  type ScriptedAnthropic,
-  type ScriptedOpenAI,
-  startScriptedAnthropic,
-  startScriptedOpenAI,
-} from "@aptix/testing-llm-servers";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   API_KEYS,
-  anthropicRig,
   comparableEvents,
   deltasOf,
   expectOk,
-  openaiRig,
   PROVIDER_CONTEXTS,
-  PROVIDERS_CATALOG,
   type ProviderId,
-  type ProviderRig,
   resultOf,
   type SseEvent,
-  startTestService,
   streamExecute,
   streamTurnEvents,
-  type TestService,
   toolContinuation,
   uniqueId,
   waitFor,
-  writeCatalog,
 } from "../../src/e2e/index.js";
+import { useBothProviders } from "../support/both-providers.js";
 
 const HEARTBEAT_MS = 100;
 const apiKey = API_KEYS.alice;
 
-let openai: ScriptedOpenAI;
-let anthropic: ScriptedAnthropic;
-let running: TestService | undefined;
-const rigs = {} as Record<ProviderId, ProviderRig>;
-
-const service = (): TestService => {
-  if (!running) throw new Error("the service did not start");
-  return running;
-};
-
-beforeAll(async () => {
-  [openai, anthropic] = await Promise.all([startScriptedOpenAI(), startScriptedAnthropic()]);
-  rigs.openai = openaiRig(openai);
-  rigs.anthropic = anthropicRig(anthropic);
-  running = await startTestService({
-    store: "pglite",
-    harness: openai,
-    anthropic,
-    env: {
-      APTIX_CONFIG: await writeCatalog(PROVIDERS_CATALOG),
-      APTIX_SSE_HEARTBEAT_MS: String(HEARTBEAT_MS),
-      APTIX_OPENAI_MAX_RETRIES: "0",
-      APTIX_ANTHROPIC_MAX_RETRIES: "0",
-    },
-  });
-});
-
-afterAll(async () => {
-  await running?.close();
-  await Promise.all([openai?.close(), anthropic?.close()]);
-});
-
-afterEach(() => {
-  rigs.openai?.checkAndReset();
-  rigs.anthropic?.checkAndReset();
-});
+const providers = useBothProviders({ env: { APTIX_SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) } });
+const { rigs } = providers;
+const service = () => providers.service;
 
 const ids = (events: readonly SseEvent[]) => events.map((event) => event.id);
 

@@ -4,6 +4,9 @@ export interface ToolDefinition {
   description: string;
   /** JSON Schema of the arguments object. */
   parameters: Record<string, unknown>;
-  /** Ask the provider to enforce `parameters` exactly (OpenAI structured outputs). */
+  /**
+   * OpenAI's strict mode (structured outputs): `true` when `parameters` is written in strict form already,
+   * `false` never to ask for it; left out, the schema is sent in strict form when it has one (`wireParameters`).
+   */
   strict?: boolean;
 }

@@ -1,9 +1,19 @@
 import { type FieldError, formatFieldPath } from "@aptix/contracts";
 import { Ajv, type ErrorObject } from "ajv";
+import { readLeniently } from "../catalog/strict-parameters.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
 
-/** The problems of a call's arguments against its tool's `parameters`; none when they fit. */
-export type SchemaCheck = (args: Record<string, unknown>) => FieldError[];
+/**
+ * A call's arguments read against its tool's `parameters` (an omitted optional property read as `null` where
+ * the schema says so, and the other way round: `readLeniently`), and their problems; none when they fit.
+ */
+export type SchemaCheck = (args: Record<string, unknown>) => ArgumentsReading;
+
+export interface ArgumentsReading {
+  /** The arguments as read: the object given when reading changed nothing. */
+  args: Record<string, unknown>;
+  problems: FieldError[];
+}
 
 /** Said for a tool whose `parameters` no validator can compile: its calls are refused rather than let through. */
 const UNCHECKABLE: FieldError[] = [
@@ -32,15 +42,16 @@ export class ArgumentsSchemas {
   #compile(parameters: Record<string, unknown>): SchemaCheck {
     try {
       const validate = this.#ajv.compile(parameters);
-      return (args) => {
-        if (validate(args)) return [];
+      return (given) => {
+        const args = readLeniently(parameters, given) as Record<string, unknown>;
+        if (validate(args)) return { args, problems: [] };
         // What is wrong with the values given first, then what is missing, then what is unknown: a short
         // summary should name the worst (`path` being a number) before the rest.
         const errors = [...(validate.errors ?? [])].sort((a, b) => rank(a) - rank(b));
-        return errors.map((error) => problemOf(error, args));
+        return { args, problems: errors.map((error) => problemOf(error, args)) };
       };
     } catch {
-      return () => UNCHECKABLE;
+      return (args) => ({ args, problems: UNCHECKABLE });
     }
   }
 }

@@ -55,8 +55,6 @@ export function createKnowledgeSearchTool(
         },
         required: ["query"],
       },
-      // Optional fields: strict mode would make them required.
-      strict: false,
     },
     parseArguments(args: unknown): ArgumentsCheck<KnowledgeSearchArguments> {
       const checked = validateWorkspaceSearchRequest(args);

@@ -103,7 +103,7 @@ export class ServerToolExecutionStep {
       if (route.to === "client") {
         // A client answers at most maxToolResults calls a round (the contracts refuse more): the rest go back to
         // the model, to call again once these have answered.
-        if (outcome.clientCalls.length < MAX_CLIENT_CALLS) outcome.clientCalls.push(call);
+        if (outcome.clientCalls.length < MAX_CLIENT_CALLS) outcome.clientCalls.push(route.call);
         else this.#refuse(outcome, call, tooManyClientCalls(call));
         continue;
       }
@@ -171,10 +171,15 @@ export class ServerToolExecutionStep {
     const args = parseArgumentsObject(call.argumentsJson);
     // Neither the server nor a client can run a call whose arguments are not a JSON object: the model must retry.
     if (args === undefined) return { to: "refused", tool, reason: NOT_AN_OBJECT };
-    const problems = check(args);
-    if (problems.length > 0)
-      return { to: "refused", tool, reason: summarizeFieldErrors("arguments", problems) };
-    return tool ? { to: "server", tool, args } : { to: "client" };
+    const read = check(args);
+    if (read.problems.length > 0)
+      return { to: "refused", tool, reason: summarizeFieldErrors("arguments", read.problems) };
+    if (tool) return { to: "server", tool, args: read.args };
+    // The client gets the arguments as read, so it sees every property its schema requires.
+    return {
+      to: "client",
+      call: read.args === args ? call : { ...call, argumentsJson: JSON.stringify(read.args) },
+    };
   }
 
   /** One run, bounded by `toolTimeoutMs`: the tool's signal is aborted when the turn stops waiting for it. */
@@ -266,7 +271,7 @@ type Route =
   | { to: "not_offered" }
   | { to: "refused"; tool: ServerTool | undefined; reason: string }
   | { to: "server"; tool: ServerTool; args: Record<string, unknown> }
-  | { to: "client" };
+  | { to: "client"; call: LlmToolCall };
 
 /** The most tool calls one round hands a client: as many results as a tool continuation may carry. */
 const MAX_CLIENT_CALLS = DEFAULT_REQUEST_LIMITS.maxToolResults;

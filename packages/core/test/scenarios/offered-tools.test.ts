@@ -182,10 +182,8 @@ describe("only the tools the mode offers (DESIGN §11)", () => {
     const [refusal] = agent.provider.requests[1]?.input ?? [];
     expect(refusal).toMatchObject({ type: "function_call_output", callId: "c_bad", isError: true });
     const output = (refusal as { output: string }).output;
-    // The value given wrong first, then what is missing or unknown, as many as the summary holds.
-    expect(output).toMatch(
-      /^Invalid arguments for read_file: path must be a string; startLine is required; /,
-    );
+    // The value given wrong first, then what is unknown; the omitted startLine and endLine read as null.
+    expect(output).toBe("Invalid arguments for read_file: path must be a string; evil is not allowed");
     const trace = resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1"));
     expect(trace.llmCalls[1]?.request?.input).toContainEqual(refusal);
   });

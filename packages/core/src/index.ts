@@ -55,7 +55,7 @@ export type {
 } from "./ports/server-tool.js";
 export type * from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
-export type { PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
+export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 /** @public The observer port and what it is given (the server names the `Observed*` types inline only). */
 export type {
   ObservedLlmCall,

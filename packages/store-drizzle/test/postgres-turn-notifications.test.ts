@@ -1,5 +1,5 @@
 import type { LlmProvider, TurnEvent } from "@aptix/core";
-import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { newLease, newTurnRecord, ScriptedLlmProvider, startTurnFor } from "@aptix/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AptixStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
@@ -87,9 +87,14 @@ describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
           heard.push(`${key.principal}/${key.sessionId}/${turnId}`);
           first();
         });
-        const delta = [{ round: 0, seq: 0, delta: "x" }];
-        await other.events.append({ principal: "p", sessionId: "elsewhere" }, "t0", delta);
-        await a.events.append({ principal: "p", sessionId: "here" }, "t1", delta);
+        const deltas = [{ round: 0, seq: 0, delta: "x" }];
+        const elsewhere = { principal: "p", sessionId: "elsewhere" };
+        const here = { principal: "p", sessionId: "here" };
+        const lease = newLease("owner", 60_000);
+        await startTurnFor(other.sessions, newTurnRecord(elsewhere, "t0"), lease);
+        await startTurnFor(a.sessions, newTurnRecord(here, "t1"), lease);
+        await other.events.append({ key: elsewhere, turnId: "t0", leaseOwner: lease.owner, deltas });
+        await a.events.append({ key: here, turnId: "t1", leaseOwner: lease.owner, deltas });
         await heardOne;
         await stop?.();
         expect(heard).toStrictEqual(["p/here/t1"]);

@@ -1,4 +1,4 @@
-import type { SessionKey, SessionStore, TurnEventLog, TurnStatus } from "@aptix/core";
+import type { SessionKey, SessionStore, StoredDelta, TurnEventLog, TurnStatus } from "@aptix/core";
 import { FIXTURE_TIME, newLease, newTurnRecord, startTurnFor } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -28,11 +28,21 @@ export function describeTurnEventLogContract(
       turnCount = 0;
     });
 
-    /** Stores turn `turnId` of `key` in `status`, ended at `completedAt` (null: not ended). */
-    async function storeTurn(key: SessionKey, turnId: string, status: TurnStatus, completedAt: Date | null) {
+    /**
+     * Starts turn `turnId` of `key` under a new lease, calls `whileHeld` with its owner, then ends the turn in
+     * `status` at `completedAt` (null: not ended) and releases the lease.
+     */
+    async function storeTurn(
+      key: SessionKey,
+      turnId: string,
+      status: TurnStatus,
+      completedAt: Date | null,
+      whileHeld: (leaseOwner: string) => Promise<unknown> = async () => {},
+    ) {
       const owner = `owner-${++turnCount}`;
       const turn = newTurnRecord(key, turnId, { sequence: turnCount, createdAt: FIXTURE_TIME });
       await startTurnFor(sessions, turn, newLease(owner, 60_000));
+      await whileHeld(owner);
       expect(
         await sessions.updateTurn({
           key,
@@ -44,17 +54,32 @@ export function describeTurnEventLogContract(
       ).toBe(true);
     }
 
+    /** Claims `key`'s lease for a new owner (a running turn "t-lease-<n>") and answers the owner. */
+    async function holdLease(key: SessionKey): Promise<string> {
+      const owner = `owner-${++turnCount}`;
+      const turn = newTurnRecord(key, `t-lease-${turnCount}`, {
+        sequence: turnCount,
+        createdAt: FIXTURE_TIME,
+      });
+      await startTurnFor(sessions, turn, newLease(owner, 60_000));
+      return owner;
+    }
+
+    const append = (key: SessionKey, turnId: string, leaseOwner: string, deltas: StoredDelta[]) =>
+      log.append({ key, turnId, leaseOwner, deltas });
+
     afterEach(async () => {
       await harness?.close();
       harness = undefined;
     });
 
     it("lists a round's deltas in seq order after the given seq, across appends", async () => {
-      await log.append(alice, "t", [
+      const owner = await holdLease(alice);
+      await append(alice, "t", owner, [
         { round: 0, seq: 0, delta: "Hel" },
         { round: 0, seq: 1, delta: "lo" },
       ]);
-      await log.append(alice, "t", [{ round: 0, seq: 2, delta: " 💡 world" }]);
+      await append(alice, "t", owner, [{ round: 0, seq: 2, delta: " 💡 world" }]);
       expect(await log.list(alice, "t", 0, -1)).toEqual([
         { round: 0, seq: 0, delta: "Hel" },
         { round: 0, seq: 1, delta: "lo" },
@@ -65,29 +90,58 @@ export function describeTurnEventLogContract(
     });
 
     it("keeps rounds, turns and principals apart", async () => {
-      await log.append(alice, "t", [{ round: 0, seq: 0, delta: "first round" }]);
-      await log.append(alice, "t", [{ round: 1, seq: 0, delta: "second round" }]);
-      await log.append(alice, "u", [{ round: 0, seq: 0, delta: "other turn" }]);
-      await log.append({ principal: "bob", sessionId: "s" }, "t", [{ round: 0, seq: 0, delta: "bob's" }]);
+      const bob = { principal: "bob", sessionId: "s" };
+      const [owner, bobs] = [await holdLease(alice), await holdLease(bob)];
+      await append(alice, "t", owner, [{ round: 0, seq: 0, delta: "first round" }]);
+      await append(alice, "t", owner, [{ round: 1, seq: 0, delta: "second round" }]);
+      await append(alice, "u", owner, [{ round: 0, seq: 0, delta: "other turn" }]);
+      await append(bob, "t", bobs, [{ round: 0, seq: 0, delta: "bob's" }]);
       expect(await log.list(alice, "t", 1, -1)).toEqual([{ round: 1, seq: 0, delta: "second round" }]);
       expect((await log.list(alice, "t", 0, -1)).map((delta) => delta.delta)).toEqual(["first round"]);
       expect(await log.list({ principal: "carol", sessionId: "s" }, "t", 0, -1)).toEqual([]);
     });
 
     it("accepts an empty append", async () => {
-      await log.append(alice, "t", []);
+      await append(alice, "t", await holdLease(alice), []);
       expect(await log.list(alice, "t", 0, -1)).toEqual([]);
+    });
+
+    it("appends only while the given owner holds the session's lease (DESIGN §11, delete means gone)", async () => {
+      const delta = (seq: number, text: string) => [{ round: 0, seq, delta: text }];
+      const owner = await holdLease(alice);
+      expect(await append(alice, "t", owner, delta(0, "held"))).toBe(true);
+      // Another owner, or a session that does not exist, has no lease to write under.
+      expect(await append(alice, "t", "someone-else", delta(1, "not held"))).toBe(false);
+      expect(
+        await append({ principal: "alice", sessionId: "none" }, "t", owner, delta(0, "no session")),
+      ).toBe(false);
+      // The same rows again (a retried flush) keep the first text, and the lease still holds.
+      expect(await append(alice, "t", owner, delta(0, "again"))).toBe(true);
+      expect(await log.list(alice, "t", 0, -1)).toEqual(delta(0, "held"));
+      // Released, the lease is no one's: its former owner writes nothing more.
+      await sessions.releaseLease(alice, owner);
+      expect(await append(alice, "t", owner, delta(2, "after release"))).toBe(false);
+      expect(await log.list(alice, "t", 0, -1)).toEqual(delta(0, "held"));
     });
 
     it("prunes every round of the turns that ended before the given time, and only those", async () => {
       const at = (seconds: number) => new Date(FIXTURE_TIME.getTime() + seconds * 1_000);
       const bob = { principal: "bob", sessionId: "s" };
-      await storeTurn(alice, "early", "completed", at(1));
-      await storeTurn(alice, "failed", "failed", at(2));
-      await storeTurn(alice, "on-time", "completed", at(10));
-      await storeTurn(alice, "running", "running", null);
-      await storeTurn(alice, "awaiting", "awaiting_client_tools", null);
-      await storeTurn(bob, "early", "completed", at(20));
+      const deltasOf = (key: SessionKey, turnId: string) => [
+        { round: 0, seq: 0, delta: `${key.principal} ${turnId}` },
+        { round: 1, seq: 0, delta: "next round" },
+      ];
+      // Each turn's deltas under its own lease; the unknown turn's under the last one's.
+      const stored =
+        (key: SessionKey, ...turnIds: string[]) =>
+        (owner: string) =>
+          Promise.all(turnIds.map((turnId) => append(key, turnId, owner, deltasOf(key, turnId))));
+      await storeTurn(alice, "early", "completed", at(1), stored(alice, "early"));
+      await storeTurn(alice, "failed", "failed", at(2), stored(alice, "failed"));
+      await storeTurn(alice, "on-time", "completed", at(10), stored(alice, "on-time"));
+      await storeTurn(alice, "running", "running", null, stored(alice, "running"));
+      await storeTurn(alice, "awaiting", "awaiting_client_tools", null, stored(alice, "awaiting", "unknown"));
+      await storeTurn(bob, "early", "completed", at(20), stored(bob, "early"));
       const turns = [
         [alice, "early"],
         [alice, "failed"],
@@ -97,12 +151,6 @@ export function describeTurnEventLogContract(
         [alice, "unknown"],
         [bob, "early"],
       ] as const;
-      for (const [key, turnId] of turns) {
-        await log.append(key, turnId, [
-          { round: 0, seq: 0, delta: `${key.principal} ${turnId}` },
-          { round: 1, seq: 0, delta: "next round" },
-        ]);
-      }
       const kept = async () => {
         const left: string[] = [];
         for (const [key, turnId] of turns) {

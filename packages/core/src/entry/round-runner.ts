@@ -171,6 +171,7 @@ export class RoundRunner {
       wakeups: this.#options.wakeups,
       key: turn,
       turnId: turn.turnId,
+      leaseOwner: round.lease.owner,
       round: round.round,
       onEvent,
       flushMs: this.#options.eventFlushMs,

@@ -207,6 +207,11 @@ export class InMemorySessionStore implements SessionStore {
     return true;
   }
 
+  /** Whether `owner` holds the session's lease, as lease-guarded writes judge it (`InMemoryTurnEventLog`). */
+  holdsLease(key: SessionKey, owner: string): boolean {
+    return this.#leased(key, owner) !== undefined;
+  }
+
   /** Applies a copy of `patch` to the stored `turn`, stamped `now`. */
   #patchTurn(turn: TurnRecord, patch: TurnPatch, now: Date): void {
     const copied = copy(patch);

@@ -1,26 +1,39 @@
 import type { SessionStore } from "../ports/session-store.js";
-import type { PruneTurnEventsInput, TurnEventLog } from "../ports/turn-event-log.js";
+import type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { StoredDelta } from "../records/turn-event.js";
 
+/** The session store beside the log. */
+type SessionsOfTheLog = Pick<SessionStore, "getTurn"> & {
+  holdsLease?(key: SessionKey, owner: string): boolean;
+};
+
 export class InMemoryTurnEventLog implements TurnEventLog {
   readonly #deltas = new Map<string, { key: SessionKey; turnId: string; deltas: StoredDelta[] }>();
-  readonly #turns: Pick<SessionStore, "getTurn"> | undefined;
+  readonly #turns: SessionsOfTheLog | undefined;
 
-  /** `turns` tells `prune` when a turn ended; without it nothing is ever pruned. */
-  constructor(turns?: Pick<SessionStore, "getTurn">) {
-    this.#turns = turns;
+  /**
+   * `sessions` tells `prune` when a turn ended (without it nothing is ever pruned), and `append` whether a lease
+   * is held when it can (`InMemorySessionStore.holdsLease`; without it every append is kept).
+   */
+  constructor(sessions?: SessionsOfTheLog) {
+    this.#turns = sessions;
   }
 
-  async append(key: SessionKey, turnId: string, deltas: readonly StoredDelta[]): Promise<void> {
+  async append({ key, turnId, leaseOwner, deltas }: AppendTurnEventsInput): Promise<boolean> {
+    if (this.#turns?.holdsLease?.(key, leaseOwner) === false) return false;
     const name = nameOf(key, turnId);
     const kept = this.#deltas.get(name) ?? {
       key: { principal: key.principal, sessionId: key.sessionId },
       turnId,
       deltas: [],
     };
-    kept.deltas.push(...deltas.map((delta) => ({ ...delta })));
+    const stored = new Set(kept.deltas.map((delta) => `${delta.round}:${delta.seq}`));
+    kept.deltas.push(
+      ...deltas.filter((delta) => !stored.has(`${delta.round}:${delta.seq}`)).map((delta) => ({ ...delta })),
+    );
     this.#deltas.set(name, kept);
+    return true;
   }
 
   async list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]> {

@@ -6,7 +6,12 @@ import type { StoredDelta } from "../records/turn-event.js";
  * on any server instance. Results are not kept here: each round's result lives on its turn.
  */
 export interface TurnEventLog {
-  append(key: SessionKey, turnId: string, deltas: readonly StoredDelta[]): Promise<void>;
+  /**
+   * Appends the deltas while `leaseOwner` holds the session's lease, and answers whether it did: an instance
+   * that lost the lease (its turn reaped, its session deleted) writes nothing, so no delta outlives a delete.
+   * A delta already stored (same round and seq) is kept as it was.
+   */
+  append(input: AppendTurnEventsInput): Promise<boolean>;
   /** The deltas of `round`, in order, with `seq` greater than `afterSeq` (-1 for all). */
   list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]>;
   /**
@@ -32,6 +37,14 @@ export interface TurnEventLog {
    * Optional: without it, a cancel aborts turns running on its own instance only (one process, PGlite).
    */
   listenCancels?(onCancel: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>>;
+}
+
+export interface AppendTurnEventsInput {
+  key: SessionKey;
+  turnId: string;
+  /** The lease the round runs under (`SessionLease.owner`). */
+  leaseOwner: string;
+  deltas: readonly StoredDelta[];
 }
 
 export interface PruneTurnEventsInput {

@@ -9,6 +9,8 @@ export interface TurnEventRecorderOptions {
   wakeups: TurnWakeups;
   key: SessionKey;
   turnId: string;
+  /** The lease the round runs under: deltas are kept only while it holds. */
+  leaseOwner: string;
   round: number;
   /** The live stream. */
   onEvent: (event: TurnEvent) => void;
@@ -30,6 +32,8 @@ export class TurnEventRecorder implements TextSink {
   #shown: boolean;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
+  /** The lease was lost: nothing more is written (the round learns of it at its next write of its own). */
+  #lost = false;
 
   constructor(options: TurnEventRecorderOptions) {
     this.#options = options;
@@ -61,11 +65,15 @@ export class TurnEventRecorder implements TextSink {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     const batch = this.#pending.splice(0);
-    if (batch.length > 0) {
+    if (batch.length > 0 && !this.#lost) {
+      const { log, key, turnId, leaseOwner, wakeups } = this.#options;
       this.#writing = this.#writing
-        .then(() => this.#options.log.append(this.#options.key, this.#options.turnId, batch))
+        .then(() => (this.#lost ? false : log.append({ key, turnId, leaseOwner, deltas: batch })))
         .then(
-          () => this.#options.wakeups.notify(this.#options.key, this.#options.turnId),
+          (appended) => {
+            if (appended) wakeups.notify(key, turnId);
+            else this.#lost = true;
+          },
           () => undefined,
         );
     }

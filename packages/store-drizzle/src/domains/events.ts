@@ -1,7 +1,13 @@
-import type { PruneTurnEventsInput, SessionKey, StoredDelta, TurnEventLog } from "@aptix/core";
-import { and, asc, eq, gt, lt, or } from "drizzle-orm";
-import { turnEvents, turns } from "../schema.js";
-import type { StoreDatabase } from "./rows.js";
+import type {
+  AppendTurnEventsInput,
+  PruneTurnEventsInput,
+  SessionKey,
+  StoredDelta,
+  TurnEventLog,
+} from "@aptix/core";
+import { and, asc, eq, exists, gt, lt, or, sql } from "drizzle-orm";
+import { sessions, turnEvents, turns } from "../schema.js";
+import { rowsJson, rowsWhere, type StoreDatabase } from "./rows.js";
 
 /** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
 const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
@@ -25,10 +31,12 @@ export type ListenToChannel = (
  */
 export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #db: StoreDatabase;
+  readonly #append: ReturnType<typeof appendWhileLeaseHeld>;
   readonly #notifications: { schema: string; listen: ListenToChannel } | undefined;
 
   constructor(db: StoreDatabase, notifications?: { schema: string; listen: ListenToChannel }) {
     this.#db = db;
+    this.#append = appendWhileLeaseHeld(db);
     this.#notifications = notifications;
   }
 
@@ -53,13 +61,24 @@ export class DrizzleTurnEventLog implements TurnEventLog {
     });
   }
 
-  async append(key: SessionKey, turnId: string, deltas: readonly StoredDelta[]): Promise<void> {
-    if (deltas.length === 0) return;
-    await this.#db
-      .insert(turnEvents)
-      .values(deltas.map(({ round, seq, delta }) => ({ ...key, turnId, round, seq, delta })))
-      // A retried flush writes the same rows again: keep the first.
-      .onConflictDoNothing();
+  async append({ key, turnId, leaseOwner, deltas }: AppendTurnEventsInput): Promise<boolean> {
+    if (deltas.length === 0) return true;
+    const rows = deltas.map(({ round, seq, delta }) => ({ ...key, turnId, round, seq, delta }));
+    const appended = await this.#append.execute({
+      ...key,
+      owner: leaseOwner,
+      rows: rowsJson(turnEvents, rows),
+    });
+    // A retried flush's rows are there already (`on conflict do nothing`): the lease held all the same.
+    return appended.length > 0 || (await this.#holdsLease(key, leaseOwner));
+  }
+
+  async #holdsLease(key: SessionKey, owner: string): Promise<boolean> {
+    const [row] = await this.#db
+      .select({ owner: sessions.leaseOwner })
+      .from(sessions)
+      .where(and(eq(sessions.principal, key.principal), eq(sessions.sessionId, key.sessionId)));
+    return row?.owner === owner;
   }
 
   async list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]> {
@@ -115,4 +134,29 @@ export class DrizzleTurnEventLog implements TurnEventLog {
       );
     return ended.length;
   }
+}
+
+/**
+ * The deltas, in one statement, while the session's lease is the placeholder `owner`'s. The guard locks the
+ * session row (`for key share`), which conflicts with a delete's `for update`: a delete either waits for this
+ * insert and then deletes its rows, or goes first and leaves this insert nothing to insert.
+ */
+function appendWhileLeaseHeld(db: StoreDatabase) {
+  const held = db
+    .select({ held: sql`1` })
+    .from(sessions)
+    .where(
+      and(
+        eq(sessions.principal, sql.placeholder("principal")),
+        eq(sessions.sessionId, sql.placeholder("sessionId")),
+        eq(sessions.leaseOwner, sql.placeholder("owner")),
+      ),
+    )
+    .for("key share");
+  return db
+    .insert(turnEvents)
+    .select(rowsWhere(turnEvents, "rows", exists(held)))
+    .onConflictDoNothing()
+    .returning({ seq: turnEvents.seq })
+    .prepare("append_turn_events");
 }

@@ -61,7 +61,10 @@ export async function startServer(
     observer: telemetry.observer,
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
-  const readiness = await ReadinessMonitor.start({ database: () => store.readiness(), mcp: tools }, logger);
+  const readiness = await ReadinessMonitor.start(
+    { database: () => store.readiness(), mcp: tools, listener: () => store.listenerHeard() },
+    logger,
+  );
   const app = appFromEnv(env, { service, knowledge, preparation, readiness, logger, telemetry });
   const listening = await listen(app.fetch, env);
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;

@@ -4,7 +4,11 @@ import { capturedLog } from "./captured-log.js";
 
 /** A database and MCP servers whose state the test sets, counting how often they are asked. */
 function sources() {
-  const state = { database: { ready: true } as { ready: boolean; reason?: string }, down: [] as string[] };
+  const state = {
+    database: { ready: true } as { ready: boolean; reason?: string },
+    down: [] as string[],
+    listenerHeard: true as boolean | "throws",
+  };
   const asked = { database: 0, refresh: 0 };
   return {
     state,
@@ -19,6 +23,10 @@ function sources() {
           asked.refresh++;
         },
         down: () => state.down,
+      },
+      listener: async () => {
+        if (state.listenerHeard === "throws") throw new Error("listen: connection refused");
+        return state.listenerHeard;
       },
     },
   };
@@ -80,5 +88,28 @@ describe("ReadinessMonitor", () => {
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(10 * READINESS_REFRESH_MS);
     expect(asked).toEqual({ database: 2, refresh: 2 });
+  });
+
+  it("stays ready when the turn listener hears nothing, naming it as degraded, and logs each change once", async () => {
+    vi.useFakeTimers();
+    const { state, sources: from } = sources();
+    const monitor = await ReadinessMonitor.start(from, logger);
+    state.listenerHeard = false;
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(monitor.status()).toEqual({ ready: true, degraded: ["turn listener"] });
+    state.listenerHeard = "throws";
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(monitor.status()).toEqual({ ready: true, degraded: ["turn listener"] });
+    expect(lines.map((line) => [line.level, line.message])).toEqual([
+      [
+        "warn",
+        "turn listener hears no notifications: cancels reach other instances by polling (within 3 s), streams followed on other instances by polling",
+      ],
+    ]);
+    state.listenerHeard = true;
+    await vi.advanceTimersByTimeAsync(READINESS_REFRESH_MS);
+    expect(monitor.status()).toEqual({ ready: true });
+    expect(lines.at(-1)).toMatchObject({ level: "info", message: "turn listener hears notifications again" });
+    await monitor.stop();
   });
 });

@@ -76,7 +76,7 @@ export type { LlmRequest } from "./records/llm-request.js";
 export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
 export type { ModeHistoryEntry } from "./records/mode-history-entry.js";
 export type { RagChunk } from "./records/rag-chunk.js";
-export type { SessionKey, SessionPatch, SessionRecord } from "./records/session-record.js";
+export type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "./records/session-record.js";
 export type { ToolDefinition } from "./records/tool-definition.js";
 export type * from "./records/transcript-item.js";
 export type { StoredDelta, TurnEvent } from "./records/turn-event.js";

@@ -17,6 +17,7 @@ import {
   type TranscriptItem,
   type TransitionResult,
   type TransitionWrite,
+  type TurnKey,
   type TurnRecord,
   type TurnState,
   type UpdateTurnInput,
@@ -72,6 +73,10 @@ export class DrizzleSessionStore implements SessionStore {
 
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
     return this.#sessions.getTurn(key, turnId);
+  }
+
+  runningAmong(turns: readonly TurnKey[]): Promise<TurnKey[]> {
+    return this.#sessions.runningAmong(turns);
   }
 
   listTurns(key: SessionKey): Promise<TurnRecord[]> {

@@ -56,6 +56,8 @@ export interface StoreOptions {
   vectors?: boolean;
   /** Told of each step of opening (creating a new embedded database, starting it, migrating), for start-up lines. */
   onStep?: (step: StoreStep) => void;
+  /** Told of what the store ignored and an operator should know of (a notification it did not understand). */
+  onWarning?: (message: string, detail: Record<string, unknown>) => void;
 }
 
 export interface AptixStore {
@@ -67,6 +69,12 @@ export interface AptixStore {
   workspaceIndex: WorkspaceIndex;
   /** Ready when the database answers and every migration this package ships is applied. */
   readiness(): Promise<Readiness>;
+  /**
+   * Whether the store hears other instances' notifications (cancels, stream wakeups): each call sends one to
+   * itself and answers whether the previous call's arrived (see `DrizzleTurnEventLog.listenerHeard`). When it
+   * does not, cancels and followers still work, by polling. Always true on PGlite.
+   */
+  listenerHeard(): Promise<boolean>;
   /**
    * The connections of the store's pool busy now: its calls waiting on the database, at most the pool's size
    * (4 on Postgres, 1 on PGlite); a call beyond that waits for a connection. For a metrics gauge.
@@ -176,13 +184,18 @@ function assemble(
 ): AptixStore {
   const schema = schemaName(options);
   const clock = options.clock ?? systemClock;
-  const { leaseClock, vectorSchema, listen } = options;
+  const { leaseClock, vectorSchema, listen, onWarning } = options;
   const inFlight: CallsInFlight = { count: 0 };
   const reporting = <T extends object>(part: T) => reportingUnavailability(part, isClosed, inFlight);
+  const events = new DrizzleTurnEventLog(
+    db,
+    listen === undefined ? undefined : { schema, listen, ...(onWarning === undefined ? {} : { onWarning }) },
+  );
   return {
     sessions: reporting(new DrizzleSessionStore(db, clock, leaseClock === undefined ? {} : { leaseClock })),
     files: reporting(new DrizzleFileStore(db, clock)),
-    events: reporting(new DrizzleTurnEventLog(db, listen === undefined ? undefined : { schema, listen })),
+    events: reporting(events),
+    listenerHeard: () => events.listenerHeard(),
     workspaceIndex: reporting(
       new DrizzleWorkspaceIndex(db, { clock, ...(vectorSchema === undefined ? {} : { vectorSchema }) }),
     ),

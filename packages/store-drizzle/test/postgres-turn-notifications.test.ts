@@ -1,6 +1,9 @@
 import type { LlmProvider, TurnEvent } from "@aptix/core";
 import { newLease, newTurnRecord, ScriptedLlmProvider, startTurnFor } from "@aptix/core/testing";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle } from "drizzle-orm/pglite";
 import { afterAll, describe, expect, it } from "vitest";
+import { DrizzleTurnEventLog } from "../src/domains/events.js";
 import { type AptixStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 import { plainService } from "./support/plain-service.js";
@@ -103,5 +106,59 @@ describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
         await dropSchema(otherSchema);
       }
     });
+  }, 30_000);
+
+  it("ignores a notification that names no turn, tells of it, and goes on hearing cancels", async () => {
+    await adminSql();
+    const schema = randomSchema();
+    const warnings: Array<[string, Record<string, unknown>]> = [];
+    const store = await openStore(TEST_DATABASE_URL, {
+      schema,
+      onWarning: (message, detail) => warnings.push([message, detail]),
+    });
+    try {
+      const heard: string[] = [];
+      let first!: () => void;
+      const heardOne = new Promise<void>((resolve) => {
+        first = resolve;
+      });
+      const stop = await store.events.listenCancels?.((key, turnId) => {
+        heard.push(`${key.principal}/${key.sessionId}/${turnId}`);
+        first();
+      });
+      const sql = await adminSql();
+      for (const payload of ["not json", "[1,2]", JSON.stringify([schema, "p", "", "t"])]) {
+        await sql`select pg_notify('aptix_turn_cancelled', ${payload})`;
+      }
+      await sql`select pg_notify('aptix_turn_cancelled', ${JSON.stringify([schema, "p", "s", "t1"])})`;
+      await heardOne;
+      await stop?.();
+      expect(heard).toStrictEqual(["p/s/t1"]);
+      expect(warnings).toStrictEqual(
+        ["not json", "[1,2]", JSON.stringify([schema, "p", "", "t"])].map((payload) => [
+          "ignored a notification that names no turn",
+          { channel: "aptix_turn_cancelled", payload },
+        ]),
+      );
+    } finally {
+      await store.close();
+      await dropSchema(schema);
+    }
+  }, 30_000);
+
+  it("listenerHeard: hears its own check on Postgres, and says so when no notification arrives", async () => {
+    await withTwoInstances(async (a) => {
+      expect(await a.listenerHeard()).toBe(true);
+      // The previous check's notification came back through the listening connection.
+      for (let check = 0; check < 3; check++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await a.listenerHeard()).toBe(true);
+      }
+    });
+    // A listener that hears nothing (as behind a pooler that cannot LISTEN): false from the second check on.
+    const db = drizzle(new PGlite());
+    const deaf = new DrizzleTurnEventLog(db, { schema: "aptix", listen: async () => async () => {} });
+    expect(await deaf.listenerHeard()).toBe(true);
+    expect(await deaf.listenerHeard()).toBe(false);
   }, 30_000);
 });

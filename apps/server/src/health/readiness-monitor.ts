@@ -3,14 +3,25 @@ import type { Logger } from "pino";
 /** How often the background check asks the database, and pings the MCP servers. */
 export const READINESS_REFRESH_MS = 5_000;
 
-/** What `/readyz` answers: when not ready, the parts that are down, by name only (no address, no driver text). */
-export type Readiness = { ready: true } | { ready: false; reason: string };
+/**
+ * What `/readyz` answers: when not ready, the parts that are down, by name only (no address, no driver text);
+ * when ready, the parts that work by a slower path (`degraded`) if any.
+ */
+export type Readiness = { ready: true; degraded?: string[] } | { ready: false; reason: string };
+
+/** What the listener check names when the store hears no notifications. */
+const LISTENER = "turn listener";
 
 export interface ReadinessSources {
   /** The database reachable and migrated; `reason` (which may name hosts) goes to the log only. */
   database(): Promise<{ ready: boolean; reason?: string }>;
   /** The MCP servers: `refresh` pings them in the background, `down` reads their connection state. */
   mcp: { refresh(): Promise<void>; down(): string[] };
+  /**
+   * Whether other instances' notifications (cancels, stream wakeups) are heard. Without them the service still
+   * works, by polling (a cancel takes up to a poll), so it stays ready and names the listener as degraded.
+   */
+  listener(): Promise<boolean>;
 }
 
 /**
@@ -22,6 +33,7 @@ export class ReadinessMonitor {
   readonly #sources: ReadinessSources;
   readonly #logger: Logger;
   #database: { ready: boolean; reason?: string } = { ready: false, reason: "not checked yet" };
+  #listenerHeard = true;
   #timer: ReturnType<typeof setInterval> | undefined;
   #checking: Promise<void> | undefined;
   #stopped = false;
@@ -50,9 +62,9 @@ export class ReadinessMonitor {
   status(): Readiness {
     if (this.#stopped) return { ready: false, reason: "shutting down" };
     const down = this.#down();
-    return down.length === 0
-      ? { ready: true }
-      : { ready: false, reason: down.map((part) => `${part} is unavailable`).join("; ") };
+    if (down.length > 0)
+      return { ready: false, reason: down.map((part) => `${part} is unavailable`).join("; ") };
+    return this.#listenerHeard ? { ready: true } : { ready: true, degraded: [LISTENER] };
   }
 
   /** Not ready from now on; the background check stops (waiting for one that runs). */
@@ -70,11 +82,20 @@ export class ReadinessMonitor {
   }
 
   async #check(): Promise<void> {
-    const [database] = await Promise.all([
+    const [database, listenerHeard] = await Promise.all([
       this.#sources.database().catch((error: unknown) => ({ ready: false, reason: String(error) })),
+      this.#sources.listener().catch(() => false),
       this.#sources.mcp.refresh(),
     ]);
     this.#database = database;
+    if (listenerHeard !== this.#listenerHeard) {
+      if (listenerHeard) this.#logger.info(`${LISTENER} hears notifications again`);
+      else
+        this.#logger.warn(
+          `${LISTENER} hears no notifications: cancels reach other instances by polling (within 3 s), streams followed on other instances by polling`,
+        );
+    }
+    this.#listenerHeard = listenerHeard;
     // One line per change of what is down, with the database's own words, which callers never see.
     const down = this.#down();
     const key = down.join(", ");

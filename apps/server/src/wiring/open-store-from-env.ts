@@ -29,6 +29,7 @@ export function openStoreFromEnv(
       : {}),
     // Embeddings need pgvector: opening stops start-up, naming the extension, when Postgres lacks it.
     vectors: options.vectors,
+    onWarning: (message, detail) => options.logger.warn(detail, message),
     onStep: ({ name, durationMs }) => {
       if (durationMs === undefined) options.logger.info({ database }, STEP_LINES[name].starting);
       else options.logger.info({ database, durationMs }, STEP_LINES[name].done);

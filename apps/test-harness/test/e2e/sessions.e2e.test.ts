@@ -18,10 +18,13 @@ import {
   expectFinal,
   expectOk,
   type HttpAnswer,
+  postgresDriver,
   resultOf,
   type ServiceClient,
+  shownTextOf,
   startTestService,
   streamExecute,
+  streamTurnEvents,
   type TestService,
   type TestStoreKind,
   toolContinuation,
@@ -314,5 +317,90 @@ describe("two instances on one Postgres", () => {
 
     harness.enqueue("Next.");
     expectFinal(await b.post(userTurn(sessionId, "t2", "Next.")));
+  });
+});
+
+describe("two instances on one Postgres whose cancels notify no one (LISTEN dropped, or PgBouncer between)", () => {
+  const instances = useTwoInstances(() => harness);
+
+  beforeAll(async () => {
+    // What a pooler in transaction mode does to LISTEN: nothing is ever heard. Here the cancel's trigger is gone.
+    const { url, schema } = instances.first.database;
+    const sql = postgresDriver()(url, { max: 1, onnotice: () => {}, fetch_types: false });
+    try {
+      await sql.unsafe(`drop trigger "turns_cancelled" on "${schema}"."turns"`);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+  });
+
+  it("a cancel sent to the second instance still stops the first instance's provider call within 3 s", async () => {
+    const { first: a, second: b } = instances;
+    const sessionId = uniqueId("cancel-polled");
+    const { answer: waiting } = await heldTurn(a, userTurn(sessionId, "t1", "Long one."));
+    const sentAt = Date.now();
+    expect(expectOk(await cancel(b, sessionId, "t1"))).toMatchObject({ status: "cancelled" });
+    expectFailure(await waiting, 409, "TURN_CANCELLED");
+    // No notification came: the first instance's poll of its running turns found the cancel.
+    expect(Date.now() - sentAt).toBeLessThan(3_000);
+    harness.enqueue("Next.");
+    expectFinal(await b.post(userTurn(sessionId, "t2", "Next.")));
+  });
+});
+
+describe("two instances on one Postgres with a short lease: delete means gone", () => {
+  const instances = useTwoInstances(() => harness, { APTIX_LEASE_MS: "1000" });
+
+  it("no event of a deleted session survives an instance that lost its lease and went on streaming", async () => {
+    const { first: a, second: b } = instances;
+    const sessionId = uniqueId("delete-race");
+    // The model streams for about five seconds, far past the lease: the first instance stalls in this call.
+    harness.enqueue(
+      step.reply({ text: Array.from({ length: 25 }, (_, index) => `chunk ${index}. `), chunkDelayMs: 200 }),
+    );
+    const stream = await streamExecute(
+      a.url,
+      userTurn(sessionId, "t1", "Stream for long.", { stream: true }),
+      API_KEYS.alice,
+    );
+    await waitFor(() => (harness.responseRequests()[0]?.events.length ?? 0) > 6, "the first deltas");
+    // The lease lapses; the second instance's reaper fails the turn; the session is deleted there.
+    let status: string | undefined;
+    for (const deadline = Date.now() + 10_000; status !== "failed" && Date.now() < deadline; ) {
+      const session = await b.session(sessionId);
+      status = session.body.successful ? session.body.result.turns[0]?.status : undefined;
+      if (status !== "failed") await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe("failed");
+    expect(expectOk(await b.send("DELETE", `/v1/sessions/${sessionId}`))).toEqual({ deleted: true });
+    const deletedWhileStreaming = !(harness.responseRequests()[0]?.events ?? []).some(
+      (event) => event.type === "response.completed",
+    );
+
+    // The first instance's stream ends once its round stopped (every flush of it done), and nothing is stored.
+    await stream.readToEnd();
+    const { url, schema } = a.database;
+    const sql = postgresDriver()(url, { max: 1, onnotice: () => {}, fetch_types: false });
+    try {
+      const rows = (await sql.unsafe(
+        `select (select count(*) from "${schema}"."turn_events" where session_id = '${sessionId}')::int as events,
+                (select count(*) from "${schema}"."sessions" where session_id = '${sessionId}')::int as sessions`,
+      )) as Array<{ events: number; sessions: number }>;
+      expect(rows).toEqual([{ events: 0, sessions: 0 }]);
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    expect(deletedWhileStreaming).toBe(true);
+
+    // The id used again is a new session: its stream replays nothing of the deleted one.
+    harness.enqueue(step.reply({ text: ["Fresh."] }));
+    const again = await (
+      await streamExecute(b.url, userTurn(sessionId, "t1", "Again.", { stream: true }), API_KEYS.alice)
+    ).readToEnd();
+    expect(shownTextOf(again)).toBe("Fresh.");
+    const replayed = await (
+      await streamTurnEvents(b.url, sessionId, "t1", { apiKey: API_KEYS.alice })
+    ).readToEnd();
+    expect(shownTextOf(replayed)).toBe("Fresh.");
   });
 });

@@ -89,6 +89,11 @@ export interface AgentServiceOptions {
    * `TurnEventLog.listen`): a fallback, not how followers learn of news. Default 5 s.
    */
   followPollMs?: number;
+  /**
+   * How often the rounds running here read, in one query, whether their turns still run: how a cancel reaches a
+   * round when no notification does (DESIGN §11). Default 2 s.
+   */
+  cancelPollMs?: number;
   /** Watches rounds, LLM calls, server tool runs and retrievals (traces, metrics); none by default. */
   observer?: TurnObserver;
 }
@@ -148,7 +153,11 @@ export class AgentService {
     const events = options.events ?? new InMemoryTurnEventLog(options.store);
     const observer = options.observer ?? unobserved;
     const { retriever } = options;
-    this.#cancels = new TurnCancels(events);
+    this.#cancels = new TurnCancels({
+      events,
+      turns: options.store,
+      ...(options.cancelPollMs === undefined ? {} : { pollMs: options.cancelPollMs }),
+    });
     this.#persistence = new TurnPersistence({
       store: options.store,
       clock,

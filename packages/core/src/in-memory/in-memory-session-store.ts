@@ -20,7 +20,7 @@ import type {
 import { EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
 
@@ -101,6 +101,12 @@ export class InMemorySessionStore implements SessionStore {
   async getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
     const turn = this.#state(key)?.turns.get(turnId);
     return turn === undefined ? undefined : copy(turn);
+  }
+
+  async runningAmong(turns: readonly TurnKey[]): Promise<TurnKey[]> {
+    return turns
+      .filter((key) => this.#state(key)?.turns.get(key.turnId)?.status === "running")
+      .map(({ principal, sessionId, turnId }) => ({ principal, sessionId, turnId }));
   }
 
   async readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {

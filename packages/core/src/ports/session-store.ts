@@ -1,7 +1,7 @@
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord, TurnStatus } from "../records/turn-record.js";
 
@@ -177,6 +177,11 @@ export interface PruneTracesInput {
 export interface SessionStore {
   getSession(key: SessionKey): Promise<SessionRecord | undefined>;
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined>;
+  /**
+   * Those of `turns` that are `running`, in one read: how a round learns, without a notification, that its turn
+   * was cancelled or ended by another instance (or its session deleted).
+   */
+  runningAmong(turns: readonly TurnKey[]): Promise<TurnKey[]>;
   /** The session, the turn `turnId` and the session's open turn, as one consistent read. */
   readTurnState(key: SessionKey, turnId: string): Promise<TurnState>;
   /**

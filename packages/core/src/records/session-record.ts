@@ -6,6 +6,11 @@ export interface SessionKey {
   sessionId: string;
 }
 
+/** One turn of a session. */
+export interface TurnKey extends SessionKey {
+  turnId: string;
+}
+
 export interface SessionRecord extends SessionKey {
   conversationContextId: string;
   agentContextId: string | null;

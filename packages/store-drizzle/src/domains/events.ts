@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type {
   AppendTurnEventsInput,
   PruneTurnEventsInput,
@@ -14,6 +15,33 @@ const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
 
 /** The channel migration 0009's trigger notifies when a turn is cancelled, with the same payload. */
 const TURN_CANCELLED_CHANNEL = "aptix_turn_cancelled";
+
+/** Where `listenerHeard` sends itself a notification. */
+const LISTENER_PROBE_CHANNEL = "aptix_listener_probe";
+
+/** How the log hears other instances: on Postgres, where instances share the database. */
+export interface Notifications {
+  /** The store's schema: the one whose turns concern it. */
+  schema: string;
+  listen: ListenToChannel;
+  /** Told of a notification that was not understood, which is ignored. */
+  onWarning?: (message: string, detail: Record<string, unknown>) => void;
+}
+
+/** A trigger's payload, `[schema, principal, sessionId, turnId]` as JSON: undefined for anything else. */
+function turnOf(payload: string): [string, string, string, string] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(parsed) &&
+    parsed.length === 4 &&
+    parsed.every((part) => typeof part === "string" && part !== "")
+    ? (parsed as [string, string, string, string])
+    : undefined;
+}
 
 /** Listens on a channel of the database until the answered `stop`: postgres.js's or PGlite's `listen`. */
 export type ListenToChannel = (
@@ -32,12 +60,36 @@ export type ListenToChannel = (
 export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #db: StoreDatabase;
   readonly #append: ReturnType<typeof appendWhileLeaseHeld>;
-  readonly #notifications: { schema: string; listen: ListenToChannel } | undefined;
+  readonly #notifications: Notifications | undefined;
+  /** The listener check's: what it sent last, and the last of its sends it heard back. */
+  readonly #probe: { listening?: Promise<unknown>; sent?: string; heard?: string } = {};
 
-  constructor(db: StoreDatabase, notifications?: { schema: string; listen: ListenToChannel }) {
+  constructor(db: StoreDatabase, notifications?: Notifications) {
     this.#db = db;
     this.#append = appendWhileLeaseHeld(db);
     this.#notifications = notifications;
+  }
+
+  /**
+   * Whether this store hears notifications: it sends one on a channel of its own and answers whether it heard
+   * the one it sent at the previous call (true at the first). A dropped `LISTEN` connection, or a pooler that
+   * cannot listen (PgBouncer in transaction mode), shows as false one call later. Always true without
+   * notifications (PGlite: one process, nothing to hear).
+   */
+  async listenerHeard(): Promise<boolean> {
+    if (this.#notifications === undefined) return true;
+    const { listen } = this.#notifications;
+    const probe = this.#probe;
+    probe.listening ??= listen(LISTENER_PROBE_CHANNEL, (payload) => {
+      probe.heard = payload;
+    }).catch(() => {
+      probe.listening = undefined;
+    });
+    await probe.listening;
+    const heard = probe.sent === undefined || probe.heard === probe.sent;
+    probe.sent = randomUUID();
+    await this.#db.execute(sql`select pg_notify(${LISTENER_PROBE_CHANNEL}, ${probe.sent})`);
+    return heard && probe.listening !== undefined;
   }
 
   listen(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {
@@ -53,11 +105,17 @@ export class DrizzleTurnEventLog implements TurnEventLog {
     onChange: (key: SessionKey, turnId: string) => void,
   ): Promise<() => Promise<void>> {
     if (this.#notifications === undefined) return async () => {};
-    const { schema, listen } = this.#notifications;
+    const { schema, listen, onWarning } = this.#notifications;
     return listen(channel, (payload) => {
-      const [inSchema, principal, sessionId, turnId] = JSON.parse(payload) as string[];
+      const turn = turnOf(payload);
+      // Not from the triggers (someone's own NOTIFY on the channel): told and ignored, the listener goes on.
+      if (turn === undefined) {
+        onWarning?.("ignored a notification that names no turn", { channel, payload: payload.slice(0, 200) });
+        return;
+      }
+      const [inSchema, principal, sessionId, turnId] = turn;
       // One channel serves every schema of the database: only this store's turns concern it.
-      if (inSchema === schema && principal && sessionId && turnId) onChange({ principal, sessionId }, turnId);
+      if (inSchema === schema) onChange({ principal, sessionId }, turnId);
     });
   }
 

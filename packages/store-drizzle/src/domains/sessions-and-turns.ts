@@ -4,6 +4,7 @@ import type {
   ModeHistoryEntry,
   SessionKey,
   SessionRecord,
+  TurnKey,
   TurnRecord,
   UpdateTurnInput,
 } from "@aptix/core";
@@ -67,6 +68,17 @@ function prepared(db: StoreDatabase) {
       .where(and(eq(turns.principal, principal), eq(turns.sessionId, sessionId)))
       .orderBy(asc(turns.sequence), asc(turns.createdAt), asc(turns.turnId))
       .prepare("list_turns"),
+    // The turns named in a JSON array, through the primary key: one read however many rounds poll.
+    runningAmong: db
+      .select({ principal: turns.principal, sessionId: turns.sessionId, turnId: turns.turnId })
+      .from(turns)
+      .where(
+        and(
+          eq(turns.status, "running"),
+          sql`(${turns.principal}, ${turns.sessionId}, ${turns.turnId}) in (select * from jsonb_to_recordset(${sql.placeholder("turns")}::jsonb) as r(principal text, session_id text, turn_id text))`,
+        ),
+      )
+      .prepare("running_among"),
     listModeHistory: db
       .select()
       .from(modeHistory)
@@ -106,6 +118,16 @@ export class SessionsAndTurns {
   async getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
     const [row] = await this.#prepared.getTurn.execute({ ...keyOf(key), turnId });
     return row === undefined ? undefined : toTurn(row);
+  }
+
+  async runningAmong(keys: readonly TurnKey[]): Promise<TurnKey[]> {
+    if (keys.length === 0) return [];
+    const named = keys.map(({ principal, sessionId, turnId }) => ({
+      principal,
+      session_id: sessionId,
+      turn_id: turnId,
+    }));
+    return this.#prepared.runningAmong.execute({ turns: JSON.stringify(named) });
   }
 
   async listTurns(key: SessionKey): Promise<TurnRecord[]> {

@@ -6,14 +6,18 @@ import { NOT_READY_FAILURE, PUBLIC, success } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 
 /** What `/healthz` and `/readyz` answer when all is well. */
-export const ServiceStatusSchema = z.strictObject({ status: z.enum(["live", "ready"]) });
+export const ServiceStatusSchema = z.strictObject({
+  status: z.enum(["live", "ready"]),
+  /** Ready, but these parts work by a slower path (the turn listener: cancels and streams poll). */
+  degraded: z.array(z.string()).optional(),
+});
 type ServiceStatus = z.infer<typeof ServiceStatusSchema>;
 
 /**
  * What is ready now, as cheaply as possible (the server's reads a background status). `reason` is answered to
  * anyone, unauthenticated: it names what is down, never an address, host or driver message.
  */
-export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string }>;
+export type ReadinessCheck = () => Promise<{ ready: boolean; reason?: string; degraded?: string[] }>;
 
 const liveness = createRoute({
   method: "get",
@@ -53,7 +57,7 @@ export function healthRoutes(app: OpenAPIHono<AppEnv>, readiness: ReadinessCheck
     return sendResult(
       c,
       check.ready
-        ? ok<ServiceStatus>({ status: "ready" })
+        ? ok<ServiceStatus>({ status: "ready", ...("degraded" in check ? { degraded: check.degraded } : {}) })
         : fail("NOT_READY", `Not ready: ${check.reason ?? "unknown"}`),
     );
   });

@@ -6,6 +6,7 @@ import {
   type FindIdleSessionsInput,
   type ListSessionsInput,
   type LlmCallRecord,
+  type MessageTurn,
   type ModeHistoryEntry,
   type PruneTracesInput,
   type RecordLlmCallInput,
@@ -103,8 +104,8 @@ export class DrizzleSessionStore implements SessionStore {
     return this.#directory.listSessions(input);
   }
 
-  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
-    return this.#directory.listTurnPage(key, fromSequence, limit);
+  listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
+    return this.#directory.listMessageTurns(key, fromSequence, limit);
   }
 
   deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult> {

@@ -12,6 +12,8 @@ import { enableVectorExtension } from "./vector-extension.js";
  * (docs/turn-cost.md).
  */
 export const POOL_SIZE = 4;
+/** The longest a statement of the pool may run before Postgres cancels it (57014). */
+export const STATEMENT_TIMEOUT_MS = 5_000;
 /** First key of the advisory lock that serializes migrations of one schema across processes ("Aptx"). */
 const MIGRATION_LOCK_CLASS = 0x41707478;
 
@@ -71,10 +73,20 @@ export async function migratePostgres(
 export async function openPool(
   url: string,
   quotedSchema: string,
-  { lz4, onQuery }: { lz4: boolean; onQuery: ((sql: string) => void) | undefined },
+  {
+    lz4,
+    onQuery,
+    statementTimeoutMs = STATEMENT_TIMEOUT_MS,
+  }: { lz4: boolean; onQuery: ((sql: string) => void) | undefined; statementTimeoutMs?: number },
 ): Promise<postgres.Sql> {
   const options = connectionOptions(quotedSchema, onQuery);
-  const connection = { ...options.connection, ...(lz4 ? { default_toast_compression: "lz4" } : {}) };
+  const connection = {
+    ...options.connection,
+    // No statement of a request holds a connection (and a backend) longer than this; migrations, on their own
+    // connection, may take longer.
+    statement_timeout: statementTimeoutMs,
+    ...(lz4 ? { default_toast_compression: "lz4" } : {}),
+  };
   const pool = postgres(url, { ...options, connection, max: POOL_SIZE });
   try {
     await pool`select 1`;

@@ -73,12 +73,26 @@ export const sessions = pgTable(
     /** Null when no lease is held (never claimed, or released); set and cleared together with the expiry. */
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestamptz("lease_expires_at"),
+    /**
+     * For the session list, kept as turns start so a page reads no turn: the first 256 characters of the first
+     * user instruction, and the workspace the latest turn naming one named.
+     */
+    firstInstruction: text("first_instruction"),
+    workspaceId: text("workspace_id"),
     createdAt: timestamptz("created_at").notNull(),
     updatedAt: timestamptz("updated_at").notNull(),
   },
-  // The primary key is the only index: every column a turn writes (lease, cursor, open turn, counter) is
-  // unindexed, so those updates are HOT, and migration 0003 leaves them room on the page (fillfactor).
-  (table) => [primaryKey({ name: "sessions_pkey", columns: [table.principal, table.sessionId] })],
+  (table) => [
+    primaryKey({ name: "sessions_pkey", columns: [table.principal, table.sessionId] }),
+    // The session list's order (newest first, then by id) and its cursor, a principal's page at a time. The lease,
+    // cursor, open turn and counter stay unindexed, so the writes that change only them are HOT; a write that
+    // changes `updated_at` (a turn's start and settlement) updates this index too.
+    index("sessions_principal_updated_idx").on(
+      table.principal,
+      table.updatedAt,
+      sql`${table.sessionId} collate "C"`,
+    ),
+  ],
 );
 
 export const turns = pgTable(
@@ -104,9 +118,11 @@ export const turns = pgTable(
     completedAt: timestamptz("completed_at"),
   },
   (table) => [
-    // Every read of one turn goes by the key; listTurns reads a session's turns through it and sorts them. No
-    // other index starts with (principal, session_id), so no planner can prefer one that reads every turn.
+    // Every read of one turn goes by the key, all three columns given.
     primaryKey({ name: "turns_pkey", columns: [table.principal, table.sessionId, table.turnId] }),
+    // A session's turns in order (listTurns, a page of messages, the session list's latest turn), without reading
+    // the session's every turn to sort them.
+    index("turns_session_sequence_idx").on(table.principal, table.sessionId, table.sequence),
     // findExpiredLeases: the few running turns, whose sessions' leases may have lapsed.
     index("turns_running_idx").on(table.createdAt).where(sql`${table.status} = 'running'`),
     // The claim's running-turn cap (migration 0007's `aptix_at_running_cap`): a principal's running turns, and

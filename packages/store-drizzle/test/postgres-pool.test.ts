@@ -1,7 +1,7 @@
 import { ScriptedLlmProvider } from "@aptix/core/testing";
 import { afterAll, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
-import { POOL_SIZE } from "../src/postgres-pool.js";
+import { openPool, POOL_SIZE, STATEMENT_TIMEOUT_MS } from "../src/postgres-pool.js";
 import { closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 import { plainService } from "./support/plain-service.js";
 
@@ -72,5 +72,23 @@ it("counts its busy connections up to the pool's size, and none once its calls h
   } finally {
     await store.close();
     await dropSchema(schema);
+  }
+});
+
+it("cancels a statement of the pool that runs past its statement timeout (5 s by default)", async () => {
+  expect(STATEMENT_TIMEOUT_MS).toBe(5_000);
+  const pool = await openPool(TEST_DATABASE_URL, '"public"', {
+    lz4: false,
+    onQuery: undefined,
+    statementTimeoutMs: 200,
+  });
+  try {
+    const [setting] = await pool`show statement_timeout`;
+    expect(setting?.statement_timeout).toBe("200ms");
+    await expect(pool`select pg_sleep(2)`).rejects.toMatchObject({ code: "57014" });
+    // The connection serves the next statement.
+    expect(await pool`select 1 as one`).toEqual([{ one: 1 }]);
+  } finally {
+    await pool.end({ timeout: 5 });
   }
 });

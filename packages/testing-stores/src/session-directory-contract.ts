@@ -2,11 +2,13 @@ import type { SessionKey, SessionStore, TurnRecord } from "@aptix/core";
 import {
   type ManualClock,
   newCallRecord,
+  newFinalResult,
   newLease,
   newModeHistoryEntry,
   newSessionKey,
   newTurnRecord,
   sampleTranscriptItems,
+  startTurnFor,
 } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionStoreHarness } from "./session-store-contract.js";
@@ -93,31 +95,41 @@ export function describeSessionDirectoryContract(
       await settledTurn(a, "t2", { instruction: "second of a", workspaceId: "ws-2" }, "failed");
 
       const all = await store.listSessions({ principal: "principal-a", limit: 10 });
-      expect(all.map(({ session }) => session.sessionId)).toEqual(["s-a", "s-c", "s-b"]);
+      expect(all.map(({ sessionId }) => sessionId)).toEqual(["s-a", "s-c", "s-b"]);
       const [first, third, second] = all;
       expect(first).toMatchObject({
         lastTurnStatus: "failed",
         firstInstruction: "first of a",
         workspaceId: "ws-2",
-        session: { principal: "principal-a", turnCount: 2 },
+        turnCount: 2,
       });
-      expect(third).toStrictEqual({ session: await store.getSession(c), lastTurnStatus: "failed" });
+      const stored = await store.getSession(c);
+      if (!stored) throw new Error("expected session s-c");
+      // What the list shows, and nothing more (no cursor, no lease).
+      expect(third).toStrictEqual({
+        sessionId: "s-c",
+        mode: stored.mode,
+        turnCount: 1,
+        createdAt: stored.createdAt,
+        updatedAt: stored.updatedAt,
+        lastTurnStatus: "failed",
+      });
       expect(second).toMatchObject({ lastTurnStatus: "completed", firstInstruction: "first of b" });
       expect(second?.workspaceId).toBeUndefined();
 
       const page1 = await store.listSessions({ principal: "principal-a", limit: 2 });
-      expect(page1.map(({ session }) => session.sessionId)).toEqual(["s-a", "s-c"]);
-      const last = page1[1]?.session;
+      expect(page1.map(({ sessionId }) => sessionId)).toEqual(["s-a", "s-c"]);
+      const last = page1[1];
       if (!last) throw new Error("expected two sessions");
       const page2 = await store.listSessions({
         principal: "principal-a",
         limit: 2,
         after: { updatedAt: last.updatedAt, sessionId: last.sessionId },
       });
-      expect(page2.map(({ session }) => session.sessionId)).toEqual(["s-b"]);
+      expect(page2.map(({ sessionId }) => sessionId)).toEqual(["s-b"]);
 
       const inWs2 = await store.listSessions({ principal: "principal-a", limit: 10, workspaceId: "ws-2" });
-      expect(inWs2.map(({ session }) => session.sessionId)).toEqual(["s-a"]);
+      expect(inWs2.map(({ sessionId }) => sessionId)).toEqual(["s-a"]);
       // The filter is the latest workspace a turn named, not any earlier one.
       expect(await store.listSessions({ principal: "principal-a", limit: 10, workspaceId: "ws-1" })).toEqual(
         [],
@@ -128,21 +140,109 @@ export function describeSessionDirectoryContract(
     it("orders sessions active in the same millisecond by id, descending, and pages through them", async () => {
       for (const id of ["s-1", "s-3", "s-2"]) await settledTurn(newSessionKey(id), "t1", { instruction: id });
       const listed = await store.listSessions({ principal: "principal-a", limit: 10 });
-      expect(listed.map(({ session }) => session.sessionId)).toEqual(["s-3", "s-2", "s-1"]);
+      expect(listed.map(({ sessionId }) => sessionId)).toEqual(["s-3", "s-2", "s-1"]);
       const [, middle] = listed;
       if (!middle) throw new Error("expected three sessions");
-      const after = { updatedAt: middle.session.updatedAt, sessionId: middle.session.sessionId };
+      const after = { updatedAt: middle.updatedAt, sessionId: middle.sessionId };
       const rest = await store.listSessions({ principal: "principal-a", limit: 10, after });
-      expect(rest.map(({ session }) => session.sessionId)).toEqual(["s-1"]);
+      expect(rest.map(({ sessionId }) => sessionId)).toEqual(["s-1"]);
     });
 
-    it("pages a session's turns by sequence", async () => {
+    it("pages a session's turns by sequence, as messages read them", async () => {
       const key = newSessionKey();
       for (const turnId of ["t1", "t2", "t3"]) await settledTurn(key, turnId, { instruction: turnId });
-      expect((await store.listTurnPage(key, 2, 5)).map((turn) => turn.turnId)).toEqual(["t2", "t3"]);
-      expect((await store.listTurnPage(key, 1, 2)).map((turn) => turn.turnId)).toEqual(["t1", "t2"]);
-      expect(await store.listTurnPage(key, 4, 2)).toEqual([]);
-      expect(await store.listTurnPage(newSessionKey("other"), 1, 2)).toEqual([]);
+      const ids = async (from: number, limit: number) =>
+        (await store.listMessageTurns(key, from, limit)).map((turn) => turn.turnId);
+      expect(await ids(2, 5)).toEqual(["t2", "t3"]);
+      expect(await ids(1, 2)).toEqual(["t1", "t2"]);
+      expect(await ids(4, 2)).toEqual([]);
+      expect(await store.listMessageTurns(newSessionKey("other"), 1, 2)).toEqual([]);
+      expect((await store.listMessageTurns(key, 1, 1))[0]).toStrictEqual({
+        turnId: "t1",
+        status: "completed",
+        error: null,
+        createdAt: clock.now(),
+        updatedAt: clock.now(),
+        completedAt: clock.now(),
+        instruction: "t1",
+        toolCalls: [],
+        toolOutcomes: [],
+      });
+    });
+
+    it("reads a turn's tool calls from its LLM calls, their outcomes from the server's runs and the client's results, and its answer", async () => {
+      const key = newSessionKey();
+      const owner = "owner-tools";
+      const turn = newTurnRecord(key, "t1", {
+        sequence: 1,
+        createdAt: clock.now(),
+        rounds: [
+          {
+            request: {
+              sessionId: key.sessionId,
+              turnId: "t1",
+              instruction: "Read both",
+              inputArtifacts: [
+                { relativePath: "big.txt", fileName: "big.txt", contents: "x".repeat(10_000), origin: "ide" },
+              ],
+            },
+            requestHash: "sha256:1",
+          },
+        ],
+      });
+      await startTurnFor(store, turn, newLease(owner, LEASE_MS));
+      const final = newFinalResult(key, "t1");
+      expect(
+        await store.updateTurn({
+          key,
+          turnId: "t1",
+          turnPatch: {
+            status: "completed",
+            completedAt: clock.now(),
+            toolExecutions: [
+              {
+                toolCallId: "call_0",
+                name: "read_file",
+                argumentsJson: "{}",
+                resultJson: '"a"',
+                executionMs: 1,
+              },
+            ],
+            rounds: [
+              ...turn.rounds,
+              {
+                request: {
+                  sessionId: key.sessionId,
+                  turnId: "t1",
+                  toolResults: [{ toolCallId: "call_1", executionMs: 2, errorMessage: "ENOENT" }],
+                },
+                requestHash: "sha256:2",
+                result: final,
+              },
+            ],
+          },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: owner,
+          releaseLease: true,
+          llmCalls: [{ call: newCallRecord(key, "t1", 0) }, { call: newCallRecord(key, "t1", 1) }],
+        }),
+      ).toBe(true);
+      const [read] = await store.listMessageTurns(key, 1, 10);
+      expect(read).toMatchObject({
+        turnId: "t1",
+        instruction: "Read both",
+        toolCalls: [
+          { callId: "call_0", name: "read_file", argumentsJson: '{"path":"a.ts"}' },
+          { callId: "call_1", name: "read_file", argumentsJson: '{"path":"a.ts"}' },
+        ],
+        toolOutcomes: [
+          { toolCallId: "call_0", resultJson: '"a"' },
+          { toolCallId: "call_1", errorMessage: "ENOENT" },
+        ],
+        answer: final,
+      });
+      // The artifacts are not read for a page of messages.
+      expect(JSON.stringify(read)).not.toContain("x".repeat(100));
     });
 
     it("deletes a session with its turns, transcript, traces and mode history, and nothing of another", async () => {

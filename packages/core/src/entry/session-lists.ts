@@ -38,8 +38,10 @@ export class SessionLists {
     let after: { updatedAt: Date; sessionId: string } | undefined;
     if (page.cursor !== undefined) {
       const match = /^(\d{1,15})\.(.+)$/.exec(page.cursor);
-      if (!match) return badCursor();
-      after = { updatedAt: new Date(Number(match[1])), sessionId: match[2] as string };
+      const updatedAt = Number(match?.[1]);
+      // A time no session can have (past the year 9999) is no cursor this service answered.
+      if (!match || updatedAt > LATEST_CURSOR_MS) return badCursor();
+      after = { updatedAt: new Date(updatedAt), sessionId: match[2] as string };
     }
     const listings = await this.persistence.listSessions({
       principal,
@@ -48,7 +50,7 @@ export class SessionLists {
       ...(after ? { after } : {}),
     });
     const shown = listings.slice(0, page.limit);
-    const last = shown.at(-1)?.session;
+    const last = shown.at(-1);
     return ok({
       sessions: shown.map((listing) => this.#item(listing)),
       ...(listings.length > page.limit && last
@@ -73,9 +75,8 @@ export class SessionLists {
     // Two messages a turn: from the turn of message `from`, enough turns for `limit` messages and one more.
     const skip = from % 2;
     const turnCount = Math.ceil((skip + page.limit + 1) / 2);
-    const turns = await this.persistence.listTurnPage(key, Math.floor(from / 2) + 1, turnCount);
-    const calls = await Promise.all(turns.map((turn) => this.persistence.listLlmCalls(key, turn.turnId)));
-    const messages = turns.flatMap((turn, index) => turnMessages(turn, calls[index] ?? [])).slice(skip);
+    const turns = await this.persistence.listMessageTurns(key, Math.floor(from / 2) + 1, turnCount);
+    const messages = turns.flatMap(turnMessages).slice(skip);
     const shown = messages.slice(0, page.limit);
     return ok({
       messages: shown,
@@ -84,12 +85,15 @@ export class SessionLists {
   }
 
   #item({
-    session,
+    sessionId,
+    mode,
+    turnCount,
+    createdAt,
+    updatedAt,
     lastTurnStatus,
     firstInstruction,
     workspaceId,
   }: SessionListing): SessionList["sessions"][number] {
-    const { sessionId, mode, turnCount, createdAt, updatedAt } = session;
     return {
       sessionId,
       modeDisplayName: this.modes.has(mode) ? this.modes.get(mode).displayName : mode,
@@ -102,6 +106,9 @@ export class SessionLists {
     };
   }
 }
+
+/** 9999-12-31T23:59:59.999Z: the latest time a session cursor can name. */
+const LATEST_CURSOR_MS = 253_402_300_799_999;
 
 function badCursor(): InvokeFailure {
   return fail("VALIDATION_FAILED", "cursor is not a nextCursor this service answered.", {

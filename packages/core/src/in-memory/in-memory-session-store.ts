@@ -1,4 +1,4 @@
-import type { UserTurnRequest } from "@aptix/contracts";
+import type { ToolContinuationRequest, UserTurnRequest } from "@aptix/contracts";
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
 import type {
@@ -8,6 +8,7 @@ import type {
   FindIdleSessionsInput,
   ListSessionsInput,
   LlmCallWrite,
+  MessageTurn,
   PruneTracesInput,
   RecordLlmCallInput,
   SessionListing,
@@ -301,15 +302,40 @@ export class InMemorySessionStore implements SessionStore {
       .filter(({ record }) => record.principal === principal)
       .map(listingOf)
       .filter((listing) => workspaceId === undefined || listing.workspaceId === workspaceId)
-      .sort((a, b) => newestFirst(a.session, b.session));
-    const from =
-      after === undefined ? 0 : listings.findIndex((listing) => newestFirst(after, listing.session) < 0);
+      .sort(newestFirst);
+    const from = after === undefined ? 0 : listings.findIndex((listing) => newestFirst(after, listing) < 0);
     return (from < 0 ? [] : listings.slice(from, from + limit)).map(copy);
   }
 
-  async listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
-    const turns = await this.listTurns(key);
-    return turns.filter((turn) => turn.sequence >= fromSequence).slice(0, limit);
+  async listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
+    const turns = (await this.listTurns(key)).filter((turn) => turn.sequence >= fromSequence).slice(0, limit);
+    return Promise.all(
+      turns.map(async (turn) => {
+        const [first, ...continuations] = turn.rounds;
+        const instruction = (first?.request as UserTurnRequest | undefined)?.instruction;
+        const answer = turn.rounds.at(-1)?.result;
+        const calls = await this.listLlmCalls(key, turn.turnId);
+        return {
+          turnId: turn.turnId,
+          status: turn.status,
+          error: turn.error,
+          createdAt: turn.createdAt,
+          updatedAt: turn.updatedAt,
+          completedAt: turn.completedAt,
+          ...(instruction === undefined ? {} : { instruction }),
+          toolCalls: calls.flatMap((call) => call.response?.toolCalls ?? []),
+          toolOutcomes: [
+            ...turn.toolExecutions,
+            ...continuations.flatMap((round) => (round.request as ToolContinuationRequest).toolResults),
+          ].map(({ toolCallId, resultJson, errorMessage }) => ({
+            toolCallId,
+            ...(resultJson === undefined ? {} : { resultJson }),
+            ...(errorMessage === undefined ? {} : { errorMessage }),
+          })),
+          ...(answer === undefined ? {} : { answer }),
+        };
+      }),
+    );
   }
 
   async deleteSession({ key, expectVersion }: DeleteSessionInput): Promise<DeleteSessionResult> {
@@ -408,7 +434,8 @@ function listingOf({ record, turns }: SessionState): SessionListing {
   const ordered = [...turns.values()].sort((a, b) => a.sequence - b.sequence);
   // A turn's first round is its user turn.
   const requests = ordered.map((turn) => turn.rounds[0]?.request as UserTurnRequest | undefined);
-  const listing: SessionListing = { session: record };
+  const { sessionId, mode, turnCount, createdAt, updatedAt } = record;
+  const listing: SessionListing = { sessionId, mode, turnCount, createdAt, updatedAt };
   const last = ordered.at(-1);
   if (last !== undefined) listing.lastTurnStatus = last.status;
   const instruction = requests.find((request) => request?.instruction !== undefined)?.instruction;

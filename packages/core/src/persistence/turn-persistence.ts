@@ -8,6 +8,7 @@ import type {
   FindIdleSessionsInput,
   ListSessionsInput,
   LlmCallWrite,
+  MessageTurn,
   PruneTracesInput,
   SessionListing,
   SessionStore,
@@ -102,8 +103,8 @@ export class TurnPersistence {
     return this.store.listSessions(input);
   }
 
-  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
-    return this.store.listTurnPage(key, fromSequence, limit);
+  listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
+    return this.store.listMessageTurns(key, fromSequence, limit);
   }
 
   deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult> {

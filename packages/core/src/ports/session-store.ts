@@ -1,5 +1,7 @@
+import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
+import type { LlmToolCall } from "../records/llm-response.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -127,15 +129,28 @@ export interface ListSessionsInput {
   after?: { updatedAt: Date; sessionId: string };
 }
 
-/** A listed session with what its list entry shows of its turns. */
-export interface SessionListing {
-  session: SessionRecord;
+/** A listed session: what its list entry shows, and nothing more read. */
+export interface SessionListing
+  extends Pick<SessionRecord, "sessionId" | "mode" | "turnCount" | "createdAt" | "updatedAt"> {
   /** The status of its latest turn (`sequence` = `turnCount`); absent without turns. */
   lastTurnStatus?: TurnStatus;
-  /** The instruction of its first user turn that had one, as sent. */
+  /** The instruction of its first user turn that had one, as sent: at least its first 256 characters. */
   firstInstruction?: string;
   /** The workspace its latest turn naming one named. */
   workspaceId?: string;
+}
+
+/** What a page of messages reads of a turn. */
+export interface MessageTurn
+  extends Pick<TurnRecord, "turnId" | "status" | "error" | "createdAt" | "updatedAt" | "completedAt"> {
+  /** The instruction of its user turn (its first round's request), as sent. */
+  instruction?: string;
+  /** The tool calls of its LLM calls, in the model's order. */
+  toolCalls: LlmToolCall[];
+  /** Every tool call's outcome known to the turn: the server's runs, then the client's results, by call id. */
+  toolOutcomes: Array<{ toolCallId: string; resultJson?: string; errorMessage?: string }>;
+  /** Its last round's answer. */
+  answer?: InvokeResult<AgentExecuteResponse>;
 }
 
 /**
@@ -203,8 +218,11 @@ export interface SessionStore {
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]>;
   /** See ListSessionsInput. */
   listSessions(input: ListSessionsInput): Promise<SessionListing[]>;
-  /** Up to `limit` turns of the session from sequence `fromSequence` on, in order. */
-  listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]>;
+  /**
+   * Up to `limit` turns of the session from sequence `fromSequence` on, in order, as a page of messages shows
+   * them: one read, and only what the messages answer (no artifact, no trace payload).
+   */
+  listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]>;
   /** See DeleteSessionInput. */
   deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult>;
   /** Up to `limit` sessions of any principal idle since before `idleBefore`: the session retention's. */

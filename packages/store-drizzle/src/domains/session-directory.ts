@@ -3,10 +3,11 @@ import type {
   DeleteSessionResult,
   FindIdleSessionsInput,
   ListSessionsInput,
+  LlmToolCall,
+  MessageTurn,
   PruneTracesInput,
   SessionKey,
   SessionListing,
-  TurnRecord,
   TurnStatus,
 } from "@aptix/core";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
@@ -14,20 +15,13 @@ import { files, llmCalls, modeHistory, sessions, transcriptItems, turnEvents, tu
 import type { LeaseClock } from "./lease.js";
 import { keyWhere, type StoreDatabase, toSession, toTurn } from "./rows.js";
 
-/** The session's turns, in a subquery of the session row. */
-const ofTheSession = sql`${turns.principal} = ${sessions.principal} and ${turns.sessionId} = ${sessions.sessionId}`;
-/** A turn's user request (its first round's). */
-const userRequest = sql`(${turns.rounds} -> 0 -> 'request')`;
-/** `updatedAt` as a `Date` holds it: the order and the page cursors agree to the millisecond. */
-const activeAt = sql`date_trunc('milliseconds', ${sessions.updatedAt})`;
+/** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
 
-const lastTurnStatus = sql<TurnStatus | null>`(select ${turns.status} from ${turns}
-  where ${ofTheSession} and ${turns.sequence} = ${sessions.turnCount} limit 1)`;
-const firstInstruction = sql<string | null>`(select ${userRequest} ->> 'instruction' from ${turns}
-  where ${ofTheSession} and ${userRequest} ->> 'instruction' is not null order by ${turns.sequence} limit 1)`;
-const lastWorkspaceId = sql<string | null>`(select ${userRequest} ->> 'workspaceId' from ${turns}
-  where ${ofTheSession} and ${userRequest} ->> 'workspaceId' is not null order by ${turns.sequence} desc limit 1)`;
+/** The status of the session's latest turn: one row of `turns_session_sequence_idx`. */
+const lastTurnStatus = sql<TurnStatus | null>`(select latest.status from ${turns} latest
+  where latest.principal = ${sessions}.principal and latest.session_id = ${sessions}.session_id
+  and latest.sequence = ${sessions}.turn_count limit 1)`;
 
 /**
  * The owner's listings of sessions and turns, the deletion of a session with everything of it (the session's
@@ -43,39 +37,59 @@ export class SessionDirectory {
     this.#leaseClock = leaseClock;
   }
 
-  async listSessions({ principal, limit, workspaceId, after }: ListSessionsInput): Promise<SessionListing[]> {
-    const count = Math.ceil(limit);
-    if (!(count > 0)) return [];
-    const where: SQL[] = [eq(sessions.principal, principal)];
-    if (workspaceId !== undefined) where.push(sql`${lastWorkspaceId} = ${workspaceId}`);
-    if (after !== undefined) {
-      where.push(
-        sql`(${activeAt}, ${sessionIdOrder}) < (${after.updatedAt.toISOString()}::timestamptz, ${after.sessionId} collate "C")`,
-      );
-    }
-    const rows = await this.#db
-      .select({ session: sessions, lastTurnStatus, firstInstruction, workspaceId: lastWorkspaceId })
-      .from(sessions)
-      .where(and(...where))
-      .orderBy(desc(activeAt), desc(sessionIdOrder))
-      .limit(count);
-    return rows.map((row) => {
-      const listing: SessionListing = { session: toSession(row.session) };
-      if (row.lastTurnStatus !== null) listing.lastTurnStatus = row.lastTurnStatus;
-      if (row.firstInstruction !== null) listing.firstInstruction = row.firstInstruction;
-      if (row.workspaceId !== null) listing.workspaceId = row.workspaceId;
-      return listing;
-    });
+  async listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
+    if (!(Math.ceil(input.limit) > 0)) return [];
+    const rows = await sessionPage(this.#db, input);
+    return rows.map(({ firstInstruction, workspaceId, lastTurnStatus: status, ...listed }) => ({
+      ...listed,
+      ...(status === null ? {} : { lastTurnStatus: status }),
+      ...(firstInstruction === null ? {} : { firstInstruction }),
+      ...(workspaceId === null ? {} : { workspaceId }),
+    }));
   }
 
-  async listTurnPage(key: SessionKey, fromSequence: number, limit: number): Promise<TurnRecord[]> {
+  /**
+   * A page of a session's turns as messages show them, in one statement through `turns_session_sequence_idx`:
+   * parts of each turn's columns (its instruction, not its artifacts), and of its LLM calls their tool calls
+   * only, never their payloads.
+   */
+  async listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
+    // Qualified by hand: drizzle writes a column without its table, which in a subquery names the inner one.
+    const toolCalls = sql<
+      LlmToolCall[]
+    >`(select coalesce(jsonb_agg(call order by c.call_index, ordinal), '[]'::jsonb)
+      from ${llmCalls} c, jsonb_array_elements(coalesce(c.response -> 'toolCalls', '[]'::jsonb)) with ordinality as calls(call, ordinal)
+      where c.principal = ${turns}.principal and c.session_id = ${turns}.session_id and c.turn_id = ${turns}.turn_id)`;
     const rows = await this.#db
-      .select()
+      .select({
+        turnId: turns.turnId,
+        status: turns.status,
+        error: turns.error,
+        createdAt: turns.createdAt,
+        updatedAt: turns.updatedAt,
+        completedAt: turns.completedAt,
+        instruction: sql<string | null>`${turns.rounds} -> 0 -> 'request' ->> 'instruction'`,
+        clientResults: sql<
+          MessageTurn["toolOutcomes"]
+        >`jsonb_path_query_array(${turns.rounds}, '$[1 to last].request.toolResults[*]')`,
+        serverRuns: turns.toolExecutions,
+        answer: sql<MessageTurn["answer"] | null>`${turns.rounds} -> -1 -> 'result'`,
+        toolCalls,
+      })
       .from(turns)
       .where(and(keyWhere(turns, key), gte(turns.sequence, fromSequence)))
       .orderBy(asc(turns.sequence))
       .limit(Math.max(0, Math.ceil(limit)));
-    return rows.map(toTurn);
+    return rows.map(({ instruction, clientResults, serverRuns, answer, ...turn }) => ({
+      ...turn,
+      ...(instruction === null ? {} : { instruction }),
+      toolOutcomes: [...serverRuns, ...clientResults].map(({ toolCallId, resultJson, errorMessage }) => ({
+        toolCallId,
+        ...(resultJson === undefined ? {} : { resultJson }),
+        ...(errorMessage === undefined ? {} : { errorMessage }),
+      })),
+      ...(answer === null ? {} : { answer }),
+    }));
   }
 
   async findIdleSessions({ idleBefore, limit }: FindIdleSessionsInput): Promise<SessionKey[]> {
@@ -151,4 +165,33 @@ export class SessionDirectory {
       return "deleted";
     });
   }
+}
+
+/**
+ * A page of the principal's sessions, newest first, through `sessions_principal_updated_idx`: the columns the
+ * list shows, and the latest turn's status by `turns_session_sequence_idx`, for the page's rows only.
+ */
+export function sessionPage(db: StoreDatabase, { principal, limit, workspaceId, after }: ListSessionsInput) {
+  const where: SQL[] = [eq(sessions.principal, principal)];
+  if (workspaceId !== undefined) where.push(eq(sessions.workspaceId, workspaceId));
+  if (after !== undefined) {
+    where.push(
+      sql`(${sessions.updatedAt}, ${sessionIdOrder}) < (${after.updatedAt.toISOString()}::timestamptz, ${after.sessionId} collate "C")`,
+    );
+  }
+  return db
+    .select({
+      sessionId: sessions.sessionId,
+      mode: sessions.mode,
+      turnCount: sessions.turnCount,
+      createdAt: sessions.createdAt,
+      updatedAt: sessions.updatedAt,
+      firstInstruction: sessions.firstInstruction,
+      workspaceId: sessions.workspaceId,
+      lastTurnStatus,
+    })
+    .from(sessions)
+    .where(and(...where))
+    .orderBy(desc(sessions.updatedAt), desc(sessionIdOrder))
+    .limit(Math.ceil(limit));
 }

@@ -3,6 +3,7 @@ import {
   type SessionKey,
   type TransitionResult,
   type TransitionWrite,
+  type TurnRecord,
   type TurnState,
 } from "@aptix/core";
 import { and, eq, isNull, lte, or, type SQL, sql } from "drizzle-orm";
@@ -132,7 +133,9 @@ export class TurnTransitions {
           leaseMs: lease.durationMs,
           ...session.values,
           ...(expectVersion === undefined ? { session: rowsJson(sessions, [this.#newSession(write)]) } : {}),
-          ...(insertTurn === undefined ? {} : { turn: rowsJson(turns, [turnRow(insertTurn)]) }),
+          ...(insertTurn === undefined
+            ? {}
+            : { turn: rowsJson(turns, [turnRow(insertTurn)]), ...listedOf(insertTurn) }),
           ...Object.assign({}, ...patches.map((patch) => patch.values)),
           ...Object.fromEntries(turnPatches.map(({ turnId }, index) => [`patch${index}TurnId`, turnId])),
           ...(modeChange === undefined ? {} : { modeChange: modeHistoryJson(modeChange) }),
@@ -171,6 +174,7 @@ export class TurnTransitions {
       openTurnId: null,
       ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
       turnCount: insertTurn === undefined ? 0 : 1,
+      ...(insertTurn === undefined ? {} : listedOf(insertTurn)),
       version: 1,
       leaseOwner: releaseLease === true ? null : lease.owner,
       createdAt: now,
@@ -212,7 +216,14 @@ export class TurnTransitions {
             .set({
               ...session.set,
               leaseExpiresAt: deadline,
-              ...(shape.insertsTurn ? { turnCount: sql`${sessions.turnCount} + 1` } : {}),
+              ...(shape.insertsTurn
+                ? {
+                    turnCount: sql`${sessions.turnCount} + 1`,
+                    // The first instruction stays; the latest workspace named replaces the one before.
+                    firstInstruction: sql`coalesce(${sessions.firstInstruction}, ${sql.placeholder("firstInstruction")}::text)`,
+                    workspaceId: sql`coalesce(${sql.placeholder("workspaceId")}::text, ${sessions.workspaceId})`,
+                  }
+                : {}),
               version: sql`${sessions.version} + 1`,
             })
             .where(
@@ -295,4 +306,16 @@ export class TurnTransitions {
     );
     return { capped: row?.capped === true, held: row?.held === true };
   }
+}
+
+/** What the session list shows of a user turn as it starts (`sessions.first_instruction`, `workspace_id`). */
+function listedOf(turn: TurnRecord): { firstInstruction: string | null; workspaceId: string | null } {
+  // A turn inserted is a user turn: its first round's request names these when it has them.
+  const request = turn.rounds[0]?.request as { instruction?: string; workspaceId?: string } | undefined;
+  const cut = request?.instruction?.slice(0, 256);
+  return {
+    // Never half a surrogate pair, which Postgres would refuse.
+    firstInstruction: cut === undefined ? null : cut.replace(/[\uD800-\uDBFF]$/, ""),
+    workspaceId: request?.workspaceId ?? null,
+  };
 }

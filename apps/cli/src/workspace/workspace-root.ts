@@ -1,8 +1,9 @@
 import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep, win32 } from "node:path";
-import { isGitName } from "./git-name.js";
+import { isAbsolute, join, sep, win32 } from "node:path";
+import { isGitignoreName, isGitName } from "./git-name.js";
 import { type IgnoreRules, isIgnoredPath, repositoryIgnoreRules } from "./gitignore.js";
+import { relativeInside } from "./relative-inside.js";
 
 /** A path the model gave that the tools refuse (outside, in .git, ignored, missing): its message says why. */
 class RefusedPathError extends Error {
@@ -95,7 +96,7 @@ export class WorkspaceRoot {
     if (!this.allowIgnored && path !== "") {
       if (await isIgnoredPath(this.path, this.inheritedIgnoreRules, path, stats?.isDirectory() ?? false))
         throw refuse("is ignored by .gitignore: the tools open it only with --allow-ignored.");
-      if (access === "write" && real.at(-1)?.toLowerCase() === ".gitignore")
+      if (access === "write" && isGitignoreName(real.at(-1) ?? ""))
         throw refuse(
           "is a .gitignore file, which decides what the tools may open: change it with --allow-ignored.",
         );
@@ -112,9 +113,8 @@ export class WorkspaceRoot {
     real.pop();
     const separators = sep === "\\" ? /[\\/]/ : /\//;
     if (!isAbsolute(target)) return target.split(separators);
-    const inside = relative(this.path, target);
-    if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-      throw refuse("resolves outside the workspace (through a symlink).");
+    const inside = relativeInside(this.path, target);
+    if (inside === undefined) throw refuse("resolves outside the workspace (through a symlink).");
     real.length = 0;
     return inside.split(separators);
   }

@@ -28,7 +28,8 @@ Options:
                          sha256 of its real path
   --session ID           the session to continue (default: a new one)
   --continue             continue this workspace's latest session (chat, run)
-  -y, --yes              apply patches without asking
+  -y, --yes              apply patches without asking, but those that change files that run
+                         code when an editor or tool opens the project (.vscode/, .envrc, …)
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run, acp; .git stays closed)
   --json                 print one JSON object as the last line of stdout
@@ -64,6 +65,8 @@ export interface CliOptions {
   workspaceGiven: boolean;
   /** The git repository the default workspace is not, though it holds the current directory, and why. */
   passedOver: DefaultWorkspace["passedOver"];
+  /** The service's catalog file (`$APTIX_CONFIG`, absolute): the tools ask before every write to it. */
+  configFile: string | undefined;
   /** The directory's name and 8 hex digits of its real path's sha256 (`workspaceIdOf`). */
   workspaceId: string;
   sessionId: string;
@@ -120,6 +123,7 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     workspaceDir,
     workspaceGiven: given !== undefined,
     passedOver: workspace.passedOver,
+    configFile: env.APTIX_CONFIG ? resolve(cwd, env.APTIX_CONFIG) : undefined,
     workspaceId: workspaceIdOf(workspaceDir),
     sessionId: values.session ?? crypto.randomUUID(),
     sessionGiven: values.session !== undefined,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { comparableName } from "../src/workspace/comparable-name.js";
 import { isGitignoreName, isGitName } from "../src/workspace/git-name.js";
+import { isProjectHook } from "../src/workspace/project-hooks.js";
 
 describe("comparableName: a name as the file systems compare it", () => {
   it.each([
@@ -67,5 +68,48 @@ describe("isGitignoreName", () => {
 
   it.each([".gitignored", "gitignore", ".gitattributes", ".git"])("takes %j for another name", (name) => {
     expect(isGitignoreName(name)).toBe(false);
+  });
+});
+
+describe("isProjectHook: files that run code when an editor or a tool opens the project", () => {
+  it.each([
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    "packages/app/.vscode/launch.json",
+    ".zed/settings.json",
+    ".idea/workspace.xml",
+    ".husky/pre-commit",
+    ".devcontainer/devcontainer.json",
+    ".aptix/settings.json",
+    ".github/workflows/ci.yml",
+    "sub/.github/workflows/release.yaml",
+    ".envrc",
+    "services/api/.envrc",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    ".VSCode./tasks.json",
+    ".v\u200cscode/tasks.json",
+    ".envrc::$DATA",
+    ".ENVRC",
+    "catalog/aptix.json",
+    "Catalog/APTIX.json",
+  ])("%j is one", (path) => {
+    expect(isProjectHook(path, ["catalog/aptix.json"])).toBe(true);
+  });
+
+  it.each([
+    "src/app.ts",
+    ".github/CODEOWNERS",
+    ".github/ISSUE_TEMPLATE/bug.md",
+    "workflows/ci.yml",
+    "docs/.envrc.md",
+    "vscode/tasks.json",
+    "package.json",
+    "aptix.json",
+    "catalog/other.json",
+  ])("%j is not one", (path) => {
+    expect(isProjectHook(path, ["catalog/aptix.json"])).toBe(false);
   });
 });

@@ -158,3 +158,32 @@ describe("WorkspaceRoot in a subfolder of a git repository", () => {
     expect((await root.resolve("dist/out.js", "read")).path).toBe("dist/out.js");
   });
 });
+
+describe("WorkspaceRoot.isProjectHook", () => {
+  it("takes the APTIX_CONFIG file for one when it lies in the workspace, by its real path", async () => {
+    const workspace = await makeWorkspace("hooks", { "config/catalog.json": "{}\n", "src/a.ts": "a\n" });
+    await symlink("config", join(workspace.dir, "config-link"));
+    const root = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.dir, "config-link/catalog.json"),
+    });
+    expect(root.isProjectHook("config/catalog.json")).toBe(true);
+    expect(root.isProjectHook("src/a.ts")).toBe(false);
+    expect(root.isProjectHook(".vscode/tasks.json")).toBe(true);
+  });
+
+  it("takes a config file that does not exist yet by its folder's real path, and none outside", async () => {
+    const workspace = await makeWorkspace("hooks-new", { "src/a.ts": "a\n" });
+    const root = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.dir, "src/aptix.json"),
+    });
+    expect(root.isProjectHook("src/aptix.json")).toBe(true);
+    const outside = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.outside, "aptix.json"),
+    });
+    expect(outside.isProjectHook("aptix.json")).toBe(false);
+    expect(outside.isProjectHook("outside/aptix.json")).toBe(false);
+  });
+});

@@ -1,8 +1,7 @@
-import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { IdentifierSchema } from "@aptix/contracts";
-import { gitRepositoryOf } from "./workspace/git-repository.js";
+import { type DefaultWorkspace, defaultWorkspace } from "./workspace/default-workspace.js";
 import { workspaceIdOf } from "./workspace/workspace-id.js";
 
 export const USAGE = `Usage: aptix <command> [options]
@@ -23,12 +22,14 @@ Options:
   --url URL              the Aptix service (default: $APTIX_URL, else http://127.0.0.1:8787)
   --api-key KEY          the API key (default: $APTIX_API_KEY; none for a local-mode server)
   --workspace DIR        the workspace the tools work in (default: the root of the git
-                         repository holding the current directory, else the current directory);
+                         repository holding the current directory when you own it and it is
+                         the current directory or lies below $HOME, else the current directory);
                          its workspaceId is the folder's name, "-" and 8 hex digits of the
                          sha256 of its real path
   --session ID           the session to continue (default: a new one)
   --continue             continue this workspace's latest session (chat, run)
-  -y, --yes              apply patches without asking
+  -y, --yes              apply patches without asking, but those that change files that run
+                         code when an editor or tool opens the project (.vscode/, .envrc, …)
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run, acp; .git stays closed)
   --json                 print one JSON object as the last line of stdout
@@ -62,6 +63,10 @@ export interface CliOptions {
   workspaceDir: string;
   /** Whether `--workspace` or `index`'s argument named it (else it is the default: the git root or cwd). */
   workspaceGiven: boolean;
+  /** The git repository the default workspace is not, though it holds the current directory, and why. */
+  passedOver: DefaultWorkspace["passedOver"];
+  /** The service's catalog file (`$APTIX_CONFIG`, absolute): the tools ask before every write to it. */
+  configFile: string | undefined;
   /** The directory's name and 8 hex digits of its real path's sha256 (`workspaceIdOf`). */
   workspaceId: string;
   sessionId: string;
@@ -88,7 +93,11 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
   const command = commandOf(values.help ? "help" : name, rest);
   const workspaceArgument = command.name === "index" ? rest[0] : undefined;
   const given = workspaceArgument ?? values.workspace;
-  const workspaceDir = given === undefined ? defaultWorkspace(cwd) : resolve(cwd, given);
+  const workspace: DefaultWorkspace =
+    given === undefined
+      ? defaultWorkspace({ cwd, home: env.HOME || env.USERPROFILE, uid: process.getuid?.() })
+      : { directory: resolve(cwd, given) };
+  const workspaceDir = workspace.directory;
   const fromEnv = values.url === undefined && !!env.APTIX_URL;
   const url = values.url ?? (env.APTIX_URL || "http://127.0.0.1:8787");
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
@@ -113,6 +122,8 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
     apiKey: values["api-key"] ?? (env.APTIX_API_KEY || undefined),
     workspaceDir,
     workspaceGiven: given !== undefined,
+    passedOver: workspace.passedOver,
+    configFile: env.APTIX_CONFIG ? resolve(cwd, env.APTIX_CONFIG) : undefined,
     workspaceId: workspaceIdOf(workspaceDir),
     sessionId: values.session ?? crypto.randomUUID(),
     sessionGiven: values.session !== undefined,
@@ -187,15 +198,4 @@ function checkIdentifier(what: string, value: string): void {
   const parsed = IdentifierSchema.safeParse(value);
   if (!parsed.success)
     throw new UsageError(`${what} ${JSON.stringify(value)} ${parsed.error.issues[0]?.message}.`);
-}
-
-/** The default workspace: the root of the git repository holding `cwd`, else `cwd` itself. */
-function defaultWorkspace(cwd: string): string {
-  let real: string;
-  try {
-    real = realpathSync(cwd);
-  } catch {
-    return cwd;
-  }
-  return gitRepositoryOf(real) ?? cwd;
 }

@@ -24,6 +24,12 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     if (needsWorkspace && !statSync(options.workspaceDir, { throwIfNoEntry: false })?.isDirectory()) {
       throw new UsageError(`The workspace ${options.workspaceDir} is not a directory.`);
     }
+    const { passedOver } = options;
+    if (needsWorkspace && passedOver !== undefined) {
+      streams.stderr.write(
+        `aptix: ${visible(`the git repository at ${passedOver.repository} is not the workspace (${passedOver.why}): the workspace is the current directory, ${options.workspaceDir}.`)}\n`,
+      );
+    }
     const terminal = new Terminal(streams, { json: options.json });
     const client = new AptixClient({
       baseUrl: options.url,

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RequestPermissionResponse, SessionNotification } from "@agentclientprotocol/sdk";
@@ -193,14 +193,15 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
 
     // The editor saw each call with its kind, asked about the patch with its diff, and saw each call end.
     expect(updatesOf(started, "tool_call")).toEqual([
-      expect.objectContaining({
-        toolCallId: "call_read",
-        kind: "read",
-        status: "pending",
-        locations: [{ path: cartPath }],
-      }),
+      expect.objectContaining({ toolCallId: "call_read", kind: "read", status: "pending" }),
       expect.objectContaining({ toolCallId: "call_search", kind: "search", status: "pending" }),
       expect.objectContaining({ toolCallId: "call_patch", kind: "edit", status: "pending" }),
+    ]);
+    // Where a call reads and writes, once the path is confined: the file the read opened, the files the patch changes.
+    expect(updatesOf(started, "tool_call").some((update) => "locations" in update)).toBe(false);
+    expect(updatesOf(started, "tool_call_update").filter((update) => "locations" in update)).toEqual([
+      expect.objectContaining({ toolCallId: "call_read", locations: [{ path: cartPath }] }),
+      expect.objectContaining({ toolCallId: "call_patch", locations: [{ path: cartPath }] }),
     ]);
     const diff = { type: "diff", path: cartPath, oldText: CART, newText: FIXED };
     expect(started.permissions).toEqual([
@@ -230,6 +231,49 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
     expect(textOf(started.updates)).toContain(JSON.stringify(workspace.dir));
   });
 
+  it("tells the editor a call's location only once the path is confined: the real file for a link inside, none for a path refused", async () => {
+    const workspace = await makeWorkspace("acp-locations", { "src/cart.ts": CART });
+    await writeFile(join(workspace.outside, "id_rsa"), "PRIVATE KEY\n");
+    await symlink("src/cart.ts", join(workspace.dir, "cart-link.ts"));
+    await symlink(join(workspace.outside, "id_rsa"), join(workspace.dir, "key-link"));
+    const readCall = (path: string, callId: string) => ({
+      name: "read_file",
+      arguments: { path, startLine: null, endLine: null },
+      callId,
+    });
+    aptix.openai.script(
+      step.functionCalls([
+        readCall("../outside/id_rsa", "call_dotdot"),
+        readCall(join(workspace.outside, "id_rsa"), "call_absolute"),
+        readCall("key-link", "call_link_out"),
+        readCall(".git::$INDEX_ALLOCATION/config", "call_git"),
+        readCall("./src//cart.ts", "call_spelled"),
+        readCall("cart-link.ts", "call_link_in"),
+      ]),
+      step.text("Read."),
+    );
+    const { editor: started, prompt } = await session(workspace.dir);
+    expect(await prompt("Read the key")).toEqual({ stopReason: "end_turn" });
+    const locations = [...updatesOf(started, "tool_call"), ...updatesOf(started, "tool_call_update")].flatMap(
+      (update) =>
+        "locations" in update && update.locations
+          ? update.locations.map((location) => [update.toolCallId, location.path])
+          : [],
+    );
+    const cartPath = join(workspace.dir, "src/cart.ts");
+    expect(locations).toEqual([
+      ["call_spelled", cartPath],
+      ["call_link_in", cartPath],
+    ]);
+    // The editor still shows what the model asked for, as the call's title and raw input.
+    expect(updatesOf(started, "tool_call")[0]).toMatchObject({
+      toolCallId: "call_dotdot",
+      title: "Read ../outside/id_rsa",
+      rawInput: { path: "../outside/id_rsa" },
+    });
+    expect(started.reads).toEqual([cartPath, cartPath]);
+  });
+
   it("sends a rejected patch back to the model as an error and writes nothing; allow always stops asking", async () => {
     const workspace = await makeWorkspace("acp-reject", { "src/cart.ts": CART });
     const answers = ["reject_once", "allow_always"];
@@ -244,6 +288,16 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
         callId: "call_unasked",
       }),
       step.text("Noted."),
+      step.functionCalls({
+        name: "apply_patch",
+        arguments: {
+          patch: ["--- /dev/null", "+++ b/.vscode/tasks.json", "@@ -0,0 +1 @@", '+{"tasks":[]}', ""].join(
+            "\n",
+          ),
+        },
+        callId: "call_hook",
+      }),
+      step.text("Set up."),
     );
     const { editor: started, prompt } = await session(workspace.dir, {
       permission: async () => ({
@@ -269,6 +323,21 @@ describe("aptix acp: a prompt with the workspace's tools", () => {
     ]);
     expect(await workspace.read("src/cart.ts")).toBe(FIXED);
     expect(await workspace.read("notes.md")).toBe("fixed\n");
+
+    // A file that runs code when the project is opened is asked about all the same, with no "always" to choose.
+    answers.push("allow_once");
+    expect(await prompt("Set up a task")).toEqual({ stopReason: "end_turn" });
+    expect(started.permissions.at(-1)).toMatchObject({
+      toolCall: {
+        toolCallId: "call_hook",
+        title: "Apply a patch to files that run code when the project is opened (.vscode/tasks.json)",
+      },
+      options: [
+        expect.objectContaining({ kind: "allow_once" }),
+        expect.objectContaining({ kind: "reject_once" }),
+      ],
+    });
+    expect(await workspace.read(".vscode/tasks.json")).toBe('{"tasks":[]}\n');
   });
 
   it("reports the service's mode change as current_mode_update and its tool as a finished tool_call", async () => {
@@ -457,17 +526,33 @@ describe("aptix acp: the tools stay in the workspace, as the terminal agent's do
     const workspace = await makeWorkspace("confined", scenario.files);
     await scenario.prepare(workspace);
     aptix.openai.script(step.functionCalls(scenario.calls(workspace)), step.text("Done."));
-    // Every patch allowed, as `--yes` does for the terminal agent: only the confinement stands in the way.
+    // Every patch allowed, the most each dialog offers ("allow always" when it is offered), as `--yes` does for the
+    // terminal agent: only the confinement, and the questions it insists on, stand in the way.
     const { editor: started, prompt } = await session(workspace.dir, {
       fs,
-      permission: allow("allow_always"),
+      env: scenario.env ?? {},
+      permission: async (request) => ({
+        outcome: {
+          outcome: "selected",
+          optionId: request.options.some((option) => option.kind === "allow_always")
+            ? "allow_always"
+            : "allow_once",
+        },
+      }),
     });
     expect(await prompt("Look around")).toEqual({ stopReason: "end_turn" });
-    await scenario.check(confinementOutcome(aptix.toolOutputs(), workspace));
-    // The editor was asked for nothing outside the workspace, nor inside .git.
-    for (const path of [...started.reads, ...started.writes.map((write) => write.path)]) {
+    const asked = started.permissions.map((request) => request.toolCall.toolCallId);
+    await scenario.check(confinementOutcome(aptix.toolOutputs(), workspace, asked));
+    // The editor was asked for nothing outside the workspace, nor inside .git, and told no location there.
+    const locations = started.updates.flatMap(({ update }) =>
+      update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update"
+        ? (update.locations ?? []).map((location) => location.path)
+        : [],
+    );
+    for (const path of [...started.reads, ...started.writes.map((write) => write.path), ...locations]) {
       expect(path.startsWith(`${workspace.dir}/`), path).toBe(true);
       expect(path).not.toMatch(/\/\.git\//);
+      expect(path.split("/")).not.toContain("..");
     }
   });
 });

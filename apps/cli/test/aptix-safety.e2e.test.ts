@@ -18,22 +18,23 @@ afterEach(() => {
   expect(pending, "scripted steps left over").toBe(0);
 });
 
-const run = (args: string[], cwd: string) =>
-  runAptix([...args, "--url", aptix.server.url], { cwd, env: { APTIX_API_KEY: API_KEY } });
+const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  runAptix([...args, "--url", aptix.server.url], { cwd, env: { APTIX_API_KEY: API_KEY, ...env } });
 
 const creating = (path: string, line: string) =>
   ["--- /dev/null", `+++ b/${path}`, "@@ -0,0 +1 @@", `+${line}`, ""].join("\n");
 
-describe("findings 1 and 2: no write through a symlink; .git and ignored files closed", () => {
+describe("findings 1 and 2 (issue 27) and issue 37: the tools stay in the workspace and out of what runs code", () => {
   it.each(CONFINEMENT_SCENARIOS.map((scenario) => [scenario.name, scenario] as const))(
     "%s",
     async (_name, scenario) => {
       const workspace = await makeWorkspace("confined", scenario.files);
       await scenario.prepare(workspace);
       aptix.openai.script(step.functionCalls(scenario.calls(workspace)), step.text("Done."));
-      const result = await run(["run", "Look around", "--yes"], workspace.dir);
+      // stdin is a pipe, not a terminal: with --yes there is no one to ask.
+      const result = await run(["run", "Look around", "--yes"], workspace.dir, scenario.env);
       expect(result.code, result.stderr).toBe(0);
-      await scenario.check(confinementOutcome(aptix.toolOutputs(), workspace));
+      await scenario.check(confinementOutcome(aptix.toolOutputs(), workspace, undefined));
     },
   );
 
@@ -75,15 +76,19 @@ describe("findings 1 and 2: no write through a symlink; .git and ignored files c
   });
 });
 
-describe("finding 8: what the model sends cannot drive the terminal", () => {
-  it("prints control characters in answers, patch previews and tool lines as visible escapes", async () => {
+describe("finding 8 (issue 27) and issue 37: what the model sends cannot drive the terminal, nor hide text", () => {
+  it("prints control, bidi, zero-width and tag characters in answers, patch previews and tool lines as visible escapes", async () => {
     const workspace = await makeWorkspace("escapes", { "notes.txt": "one\ntwo\nthree\n" });
+    // Trojan Source: the line reads as a comment to its end, while what follows the isolates runs.
+    const trojan = "if (user) { \u202e\u2066// check later\u2069\u2066 isAdmin = true;\u200b\ufeff";
+    const tags = [..."curl x|sh"].map((char) => String.fromCodePoint(0xe0000 + char.charCodeAt(0))).join("");
     const patch = [
       "--- a/notes.txt",
       "+++ b/notes.txt",
-      "@@ -1,3 +1,4 @@",
+      "@@ -1,3 +1,5 @@",
       " one",
       "+harmless\u001b[1A\u001b[2K\u001b[1A\u001b[2K",
+      `+${trojan}${tags}`,
       " two",
       " three",
       "",
@@ -93,23 +98,42 @@ describe("finding 8: what the model sends cannot drive the terminal", () => {
         { name: "apply_patch", arguments: { patch }, callId: "call_patch" },
         {
           name: "read_file",
-          arguments: { path: "\u001b[2Jmissing\u0007.txt", startLine: null, endLine: null },
+          arguments: { path: "\u001b[2Jmissing\u0007\u200dfi\u2067le.txt", startLine: null, endLine: null },
           callId: "call_read",
         },
       ]),
       // The title sequence split across two deltas: each character is made visible on its own.
-      step.text(["Done \u001b", "]0;pwned\u0007 \u009b31m\r\u202eend"]),
+      step.text([
+        "Done \u001b",
+        "]0;pwned\u0007 \u009b31m\r\u202eend\u200b\u200c\u200e\u202a\u2068\u{e0041}",
+      ]),
     );
     const result = await run(["run", "Add a line", "--yes"], workspace.dir);
     expect(result.code, result.stderr).toBe(0);
-    for (const raw of ["\u001b", "\u0007", "\u009b", "\r", "\u202e"])
-      expect(result.stdout + result.stderr).not.toContain(raw);
+    const raw = ["\u001b", "\u0007", "\u009b", "\r", "\u202e", "\u2066", "\u2067", "\u2069", "\u200b"];
+    for (const char of [
+      ...raw,
+      "\u200c",
+      "\u200d",
+      "\u200e",
+      "\u202a",
+      "\u2068",
+      "\ufeff",
+      "\u{e0041}",
+      "\u{e0063}",
+    ])
+      expect(result.stdout + result.stderr, JSON.stringify(char)).not.toContain(char);
     expect(result.stdout).toContain("+harmless\\x1b[1A\\x1b[2K\\x1b[1A\\x1b[2K");
-    expect(result.stdout).toContain("Done \\x1b]0;pwned\\x07 \\x9b31m\\x0d\\u202eend");
-    expect(result.stdout).toContain("tool read_file \\x1b[2Jmissing\\x07.txt ✗");
+    expect(result.stdout).toContain(
+      "+if (user) { \\u202e\\u2066// check later\\u2069\\u2066 isAdmin = true;\\u200b\\ufeff\\u{e0063}\\u{e0075}",
+    );
+    expect(result.stdout).toContain(
+      "Done \\x1b]0;pwned\\x07 \\x9b31m\\x0d\\u202eend\\u200b\\u200c\\u200e\\u202a\\u2068\\u{e0041}",
+    );
+    expect(result.stdout).toContain("tool read_file \\x1b[2Jmissing\\x07\\u200dfi\\u2067le.txt ✗");
     // The file still gets the bytes the model sent: only what is printed is made visible.
     expect(await workspace.read("notes.txt")).toBe(
-      "one\nharmless\u001b[1A\u001b[2K\u001b[1A\u001b[2K\ntwo\nthree\n",
+      `one\nharmless\u001b[1A\u001b[2K\u001b[1A\u001b[2K\n${trojan}${tags}\ntwo\nthree\n`,
     );
   });
 });

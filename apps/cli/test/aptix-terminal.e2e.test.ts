@@ -167,6 +167,36 @@ describe("aptix chat in a terminal", () => {
     expect(await workspace.read("a.txt")).toBe("one\ntwo\n");
   });
 
+  it("with --yes, applies a patch unasked but asks about one that changes a file run when the project is opened", async () => {
+    const workspace = await makeWorkspace("chat-hooks", { "a.txt": "a\n" });
+    const creating = (path: string, line: string) =>
+      ["--- /dev/null", `+++ b/${path}`, "@@ -0,0 +1 @@", `+${line}`, ""].join("\n");
+    aptix.openai.script(
+      step.functionCalls({ name: "apply_patch", arguments: { patch: creating("notes.md", "notes") } }),
+      step.functionCalls({ name: "apply_patch", arguments: { patch: creating(".envrc", "export X=1") } }),
+      step.text("Both written."),
+    );
+    const chat = inTerminal(["chat", "--yes"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      chat.type("Add notes and an envrc\r");
+      await chat.waitFor("Apply this patch? [y/N]");
+      // Asked once: the first patch was written without asking.
+      expect(chat.text().split("Apply this patch?")).toHaveLength(2);
+      expect(await workspace.read("notes.md")).toBe("notes\n");
+      expect(chat.text()).toContain(
+        "This patch changes files that run code when an editor or a tool opens the project (.envrc): aptix asks every time, even with --yes.",
+      );
+      chat.type("y\r");
+      await chat.waitFor("Both written.");
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    expect(await workspace.read(".envrc")).toBe("export X=1\n");
+  });
+
   it("answers /help, /new, /sessions, /resume and unknown or mistyped commands itself: none reaches the model", async () => {
     const workspace = await makeWorkspace("chat-commands", { "a.txt": "a\n" });
     const before = aptix.openai.responseRequests().length;

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { chown, mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { step } from "@aptix/testing-llm-servers";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,8 +18,8 @@ afterEach(() => {
 });
 
 /** `aptix <args>` with the service named by APTIX_URL, as a user who set it once would run it. */
-const run = (args: string[], cwd: string) =>
-  runAptix(args, { cwd, env: { APTIX_API_KEY: API_KEY, APTIX_URL: aptix.server.url } });
+const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  runAptix(args, { cwd, env: { APTIX_API_KEY: API_KEY, APTIX_URL: aptix.server.url, ...env } });
 
 /** A git repository (`git init`) with `files`, in a temporary folder named `name`. */
 async function makeRepository(name: string, files: Record<string, string>) {
@@ -72,9 +73,10 @@ describe("aptix: the workspace and its id", () => {
     expect(await aptix.documentsIn(workspaceIdOf(second.dir))).toBe(2);
   });
 
-  it("defaults to the root of the git repository holding the current directory", async () => {
+  it("defaults to the root of the git repository holding the current directory, yours and below $HOME", async () => {
     const repository = await makeRepository("repo-root", { "README.md": "# Root\n", "src/deep/a.ts": "a\n" });
-    const indexed = await run(["index", "--json"], join(repository.dir, "src/deep"));
+    const home = { HOME: repository.parent };
+    const indexed = await run(["index", "--json"], join(repository.dir, "src/deep"), home);
     expect(indexed.code, indexed.stderr).toBe(0);
     expect(indexed.json()).toMatchObject({ workspaceId: workspaceIdOf(repository.dir), files: 2 });
 
@@ -87,10 +89,61 @@ describe("aptix: the workspace and its id", () => {
       }),
       step.text("Read."),
     );
-    const answered = await run(["run", "Read the README", "--json"], join(repository.dir, "src"));
+    const answered = await run(["run", "Read the README", "--json"], join(repository.dir, "src"), home);
     expect(answered.code, answered.stderr).toBe(0);
     expect(aptix.toolOutputs().get("call_root")).toContain("# Root");
+    expect(indexed.stderr + answered.stderr).not.toContain("is not the workspace");
   });
+
+  it("keeps to the current directory when the repository above it lies outside $HOME, and says so", async () => {
+    const repository = await makeRepository("repo-away", { "README.md": "# Root\n", "src/deep/a.ts": "a\n" });
+    const deep = join(repository.dir, "src/deep");
+    const indexed = await run(["index", "--json"], deep, { HOME: repository.outside });
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(indexed.json()).toMatchObject({ workspaceId: workspaceIdOf(deep), files: 1 });
+    expect(indexed.stderr).toContain(
+      `aptix: the git repository at ${await realpath(repository.dir)} is not the workspace (it lies neither below your home directory nor in the current directory): the workspace is the current directory, ${deep}.`,
+    );
+    // From the repository's root itself, it is the workspace: the user chose that folder.
+    const fromRoot = await run(["index", "--json"], repository.dir, { HOME: repository.outside });
+    expect(fromRoot.json()).toMatchObject({ workspaceId: workspaceIdOf(repository.dir), files: 2 });
+    expect(fromRoot.stderr).not.toContain("is not the workspace");
+  });
+
+  // Giving a folder to another user takes root.
+  it.runIf(process.getuid?.() === 0)(
+    "keeps to the current directory when another user planted the .git above it, and the tools see only that folder",
+    async () => {
+      const shared = await makeWorkspace("shared-tmp", {
+        "README.md": "# Planted\n",
+        "mine/todo.md": "- x\n",
+      });
+      await mkdir(join(shared.dir, ".git"));
+      await chown(join(shared.dir, ".git"), 65534, 65534);
+      const mine = join(shared.dir, "mine");
+      aptix.openai.script(
+        step.functionCalls([
+          { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
+          {
+            name: "read_file",
+            arguments: { path: "README.md", startLine: null, endLine: null },
+            callId: "call_planted",
+          },
+        ]),
+        step.text("Listed."),
+      );
+      const result = await run(["run", "List", "--json"], mine, { HOME: shared.parent });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(
+        `is not the workspace (it belongs to another user): the workspace is the current directory, ${mine}.`,
+      );
+      expect(JSON.parse(aptix.toolOutputs().get("call_list") ?? "")).toEqual({
+        files: ["todo.md"],
+        truncated: false,
+      });
+      expect(aptix.toolOutputs().get("call_planted")).toContain("README.md does not exist.");
+    },
+  );
 
   it("index on a subfolder of a repository honours the .gitignore files above it, from the repository's root down", async () => {
     const repository = await makeRepository("mono", {

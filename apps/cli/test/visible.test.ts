@@ -10,10 +10,47 @@ describe("visible", () => {
     expect(visible("abc\u202edcba\u2066")).toBe("abc\\u202edcba\\u2066");
   });
 
+  it.each([
+    ["\u200b", "zero-width space"],
+    ["\u200c", "zero-width non-joiner"],
+    ["\u200d", "zero-width joiner"],
+    ["\u200e", "left-to-right mark"],
+    ["\u200f", "right-to-left mark"],
+    ["\u202a", "left-to-right embedding"],
+    ["\u202b", "right-to-left embedding"],
+    ["\u202c", "pop directional formatting"],
+    ["\u202d", "left-to-right override"],
+    ["\u202e", "right-to-left override"],
+    ["\u2066", "left-to-right isolate"],
+    ["\u2067", "right-to-left isolate"],
+    ["\u2068", "first strong isolate"],
+    ["\u2069", "pop directional isolate"],
+    ["\ufeff", "zero-width no-break space (BOM)"],
+    ["\u061c", "Arabic letter mark"],
+    ["\u2060", "word joiner"],
+    ["\u2064", "invisible plus"],
+    ["\u206a", "inhibit symmetric swapping"],
+    ["\u206f", "nominal digit shapes"],
+  ])("shows %j (%s) as its escape", (char) => {
+    const code = char.charCodeAt(0).toString(16).padStart(4, "0");
+    expect(visible(`if (admin)${char} return;`)).toBe(`if (admin)\\u${code} return;`);
+  });
+
+  it("shows the invisible tag characters, which spell ASCII unseen, as escapes, and keeps what is around them", () => {
+    const hidden = [..."rm -rf"].map((char) => String.fromCodePoint(0xe0000 + char.charCodeAt(0))).join("");
+    expect(visible(`ok${hidden}!`)).toBe("ok\\u{e0072}\\u{e006d}\\u{e0020}\\u{e002d}\\u{e0072}\\u{e0066}!");
+    expect(visible("\u{e0000}\u{e007f}\u{e0080}")).toBe("\\u{e0000}\\u{e007f}\u{e0080}");
+  });
+
+  it("keeps the characters next to the ranges, and text in any script", () => {
+    const kept = "\u200a\u2010\u2029\u2065\u2070\ufefe\ufffd مرحبا שלום 😀";
+    expect(visible(kept)).toBe(kept);
+  });
+
   it("escapes in JSON what JSON.stringify leaves raw, and the JSON still parses to the same value", () => {
-    const value = { text: "\u001b[2J\u007f\u009b\u202e" };
+    const value = { text: "\u001b[2J\u007f\u009b\u202e\u200b\ufeff\u{e0041}" };
     const json = visibleJson(value);
-    expect(json).toBe('{"text":"\\u001b[2J\\u007f\\u009b\\u202e"}');
+    expect(json).toBe('{"text":"\\u001b[2J\\u007f\\u009b\\u202e\\u200b\\ufeff\\udb40\\udc41"}');
     expect(JSON.parse(json)).toEqual(value);
   });
 });

@@ -62,6 +62,9 @@ describe("WorkspaceRoot.resolve for reading", () => {
     [".git/config", "is inside .git"],
     ["sub/.GIT/config", "is inside .git"],
     ["git-link/config", "is inside .git"],
+    [".git::$INDEX_ALLOCATION/config", "is inside .git"],
+    [".g\u200cit/config", "is inside .git"],
+    ["GIT~1/config", "is inside .git"],
     [".env", "is ignored by .gitignore"],
     ["env-link", "is ignored by .gitignore"],
     ["build/out.js", "is ignored by .gitignore"],
@@ -95,6 +98,12 @@ describe("WorkspaceRoot.resolve for writing", () => {
     [".git/hooks/pre-commit", "is inside .git"],
     ["new/.git/config", "is inside .git"],
     ["new/.Git./config", "is inside .git"],
+    [".git::$INDEX_ALLOCATION/hooks/pre-commit", "is inside .git"],
+    ["new/.g\u200cit/config", "is inside .git"],
+    ["new/\ufeff.GIT:stream/config", "is inside .git"],
+    ["new/git~1/config", "is inside .git"],
+    [".gitignore.", "is a .gitignore file"],
+    ["src/.git\u200cignore", "is a .gitignore file"],
     [".env", "is ignored by .gitignore"],
     ["build/new.js", "is ignored by .gitignore"],
     [".gitignore", "is a .gitignore file"],
@@ -147,5 +156,34 @@ describe("WorkspaceRoot in a subfolder of a git repository", () => {
   it("opens them with allowIgnored", async () => {
     const root = await subfolderWorkspace(true);
     expect((await root.resolve("dist/out.js", "read")).path).toBe("dist/out.js");
+  });
+});
+
+describe("WorkspaceRoot.isProjectHook", () => {
+  it("takes the APTIX_CONFIG file for one when it lies in the workspace, by its real path", async () => {
+    const workspace = await makeWorkspace("hooks", { "config/catalog.json": "{}\n", "src/a.ts": "a\n" });
+    await symlink("config", join(workspace.dir, "config-link"));
+    const root = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.dir, "config-link/catalog.json"),
+    });
+    expect(root.isProjectHook("config/catalog.json")).toBe(true);
+    expect(root.isProjectHook("src/a.ts")).toBe(false);
+    expect(root.isProjectHook(".vscode/tasks.json")).toBe(true);
+  });
+
+  it("takes a config file that does not exist yet by its folder's real path, and none outside", async () => {
+    const workspace = await makeWorkspace("hooks-new", { "src/a.ts": "a\n" });
+    const root = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.dir, "src/aptix.json"),
+    });
+    expect(root.isProjectHook("src/aptix.json")).toBe(true);
+    const outside = await WorkspaceRoot.open(workspace.dir, {
+      allowIgnored: false,
+      configFile: join(workspace.outside, "aptix.json"),
+    });
+    expect(outside.isProjectHook("aptix.json")).toBe(false);
+    expect(outside.isProjectHook("outside/aptix.json")).toBe(false);
   });
 });

@@ -45,6 +45,8 @@ export interface AcpAgentOptions {
   url: string;
   /** `--allow-ignored`: the tools may open what .gitignore ignores. */
   allowIgnored: boolean;
+  /** `$APTIX_CONFIG`, absolute: a write to it is asked about every time, as a project hook is. */
+  configFile: string | undefined;
   /** `agentInfo.version`: the CLI's. */
   version: string;
   /** A line for stderr: stdout carries nothing but the protocol. */
@@ -172,7 +174,8 @@ export class AcpAgent {
     }
     if (!isAbsolute(cwd) || !statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
       throw RequestError.invalidParams({ path: "cwd" }, `cwd ${cwd} is not an absolute path to a directory.`);
-    const root = await WorkspaceRoot.open(cwd, { allowIgnored: this.#options.allowIgnored });
+    const { allowIgnored, configFile } = this.#options;
+    const root = await WorkspaceRoot.open(cwd, { allowIgnored, configFile });
     const updates = new SessionUpdates(client, sessionId, this.#options.log);
     return {
       sessionId,

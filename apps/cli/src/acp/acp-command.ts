@@ -16,6 +16,7 @@ export async function acpCommand(context: CliContext): Promise<number> {
     client,
     url: options.url,
     allowIgnored: options.allowIgnored,
+    configFile: options.configFile,
     version: cliVersion(),
     log,
   });

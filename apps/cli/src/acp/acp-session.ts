@@ -22,7 +22,10 @@ export interface AcpSession {
   /** The service's mode, as last reported to the editor. */
   modeId: string;
   modeDisplayName: string;
-  /** The user chose "allow always" on a patch: later patches of this ACP session are written without asking. */
+  /**
+   * The user chose "allow always" on a patch: later patches of this ACP session are written without asking, but
+   * those that change project hooks.
+   */
   allowsEveryPatch: boolean;
   running: RunningPrompt | undefined;
 }

@@ -3,7 +3,7 @@ import type { ToolContext, ToolHandler } from "@aptix/client";
 import { defaultClientTools } from "@aptix/contracts";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import type { AcpSession } from "./acp-session.js";
-import { diffContentsOf, textContent, toolKindOf, toolLocationsOf, toolTitleOf } from "./tool-call-view.js";
+import { diffContentsOf, locationsOf, textContent, toolKindOf, toolTitleOf } from "./tool-call-view.js";
 
 const PERMISSION_OPTIONS = [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
@@ -38,16 +38,22 @@ function acpTool(name: string, session: AcpSession, client: AgentContext, signal
       title: toolTitleOf(name, args),
       kind: toolKindOf(name),
       status: "pending",
-      locations: toolLocationsOf(name, args, editorRoot),
       rawInput: args,
     });
     let diffs: ToolCallContent[] = [];
     const tools = workspaceTools(session.root, {
       files: session.files,
-      confirm: async (_patch, changes) => {
+      confirm: async ({ changes, projectHooks }) => {
         diffs = diffContentsOf(changes, editorRoot);
-        return await allowed(session, client, context, diffs, signal);
+        return await allowed({ session, client, context, content: diffs, projectHooks, signal });
       },
+      // Only now, confined: the editor may open a location, and the model's raw path could name any file.
+      located: (paths) =>
+        void updates.send({
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          locations: locationsOf(paths, editorRoot),
+        }),
     });
     const run = tools[name];
     if (run === undefined) throw new Error(`This client has no tool named ${name}.`);
@@ -76,19 +82,27 @@ function acpTool(name: string, session: AcpSession, client: AgentContext, signal
   };
 }
 
+interface PermissionRequest {
+  session: AcpSession;
+  client: AgentContext;
+  context: ToolContext;
+  /** The patch's changes as diffs: the dialog shows them. */
+  content: ToolCallContent[];
+  /** The changed files that run code when the project is opened: asked about every time. */
+  projectHooks: readonly string[];
+  signal: AbortSignal;
+}
+
 /**
- * Whether the user lets the patch be written: "allow always" holds for the rest of the ACP session. The editor's
+ * Whether the user lets the patch be written: "allow always" holds for the rest of the ACP session, but for a
+ * patch that changes a project hook, which is asked about every time, and offered no "always". The editor's
  * dialog shows the call with its diffs. A cancel of the prompt while the dialog is open counts as a rejection.
  */
-async function allowed(
-  session: AcpSession,
-  client: AgentContext,
-  context: ToolContext,
-  content: ToolCallContent[],
-  signal: AbortSignal,
-): Promise<boolean> {
+async function allowed(request: PermissionRequest): Promise<boolean> {
+  const { session, client, context, content, projectHooks, signal } = request;
   await session.updates.send({ sessionUpdate: "tool_call_update", toolCallId: context.toolCallId, content });
-  if (session.allowsEveryPatch) return true;
+  const hooks = projectHooks.length > 0;
+  if (session.allowsEveryPatch && !hooks) return true;
   let answer: RequestPermissionResponse;
   try {
     answer = await client.request(
@@ -97,12 +111,14 @@ async function allowed(
         sessionId: session.sessionId,
         toolCall: {
           toolCallId: context.toolCallId,
-          title: toolTitleOf(context.name, {}),
+          title: hooks
+            ? `Apply a patch to files that run code when the project is opened (${projectHooks.join(", ")})`
+            : toolTitleOf(context.name, {}),
           kind: "edit",
           status: "pending",
           content,
         },
-        options: [...PERMISSION_OPTIONS],
+        options: PERMISSION_OPTIONS.filter((option) => !hooks || option.kind !== "allow_always"),
       },
       { cancellationSignal: signal, stopWaitingOnCancel: true },
     );
@@ -111,6 +127,7 @@ async function allowed(
     throw error;
   }
   if (answer.outcome.outcome !== "selected") return false;
-  if (answer.outcome.optionId === "allow_always") session.allowsEveryPatch = true;
-  return answer.outcome.optionId === "allow_once" || answer.outcome.optionId === "allow_always";
+  const { optionId } = answer.outcome;
+  if (optionId === "allow_always" && !hooks) session.allowsEveryPatch = true;
+  return optionId === "allow_once" || (optionId === "allow_always" && !hooks);
 }

@@ -1,8 +1,8 @@
-import { join } from "node:path";
 import type { AgentContext, FileSystemCapabilities } from "@agentclientprotocol/sdk";
 import { WORKSPACE_LIMITS } from "@aptix/contracts";
 import { diskTextFiles } from "../tools/disk-text-files.js";
 import type { TextFiles } from "../tools/text-files.js";
+import { editorPathOf } from "./tool-call-view.js";
 
 export interface EditorTextFilesOptions {
   client: AgentContext;
@@ -21,7 +21,7 @@ export interface EditorTextFilesOptions {
  */
 export function editorTextFiles(options: EditorTextFilesOptions): TextFiles {
   const { client, sessionId, fs, editorRoot } = options;
-  const editorPath = (path: string) => join(editorRoot, ...path.split("/"));
+  const editorPath = (path: string) => editorPathOf(editorRoot, path);
   return {
     async read(file) {
       if (fs?.readTextFile !== true) return diskTextFiles.read(file);

@@ -38,21 +38,21 @@ export function toolTitleOf(name: string, args: Record<string, unknown>): string
   }
 }
 
-/** Where a call reads, for an editor that follows along (absolute paths, as ACP wants them). */
-export function toolLocationsOf(
-  name: string,
-  args: Record<string, unknown>,
-  editorRoot: string,
-): ToolCallLocation[] {
-  if (name !== "read_file" || typeof args.path !== "string") return [];
-  return [{ path: join(editorRoot, args.path) }];
+/** A workspace-relative path (confined) as the editor knows it: absolute, below the folder it opened. */
+export function editorPathOf(editorRoot: string, path: string): string {
+  return join(editorRoot, ...path.split("/"));
+}
+
+/** The confined paths a call opens as its locations, for an editor that follows along. */
+export function locationsOf(paths: readonly string[], editorRoot: string): ToolCallLocation[] {
+  return paths.map((path) => ({ path: editorPathOf(editorRoot, path) }));
 }
 
 /** A patch's changes as `diff` contents: the editor's diff view, before the user allows it and after. */
 export function diffContentsOf(changes: readonly PlannedFileChange[], editorRoot: string): ToolCallContent[] {
   return changes.map((change) => ({
     type: "diff",
-    path: join(editorRoot, ...change.path.split("/")),
+    path: editorPathOf(editorRoot, change.path),
     oldText: change.before,
     newText: change.after ?? "",
   }));

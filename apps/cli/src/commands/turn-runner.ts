@@ -4,12 +4,13 @@ import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
 import type { Styled } from "../terminal/terminal.js";
 import { terminalTools } from "../terminal/terminal-tools.js";
+import type { PatchRequest } from "../tools/apply-patch-tool.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { CliContext } from "./cli-context.js";
 
 /**
  * Runs user turns in the session with the workspace's tools: streams the text to the terminal, prints a line
- * per tool call, shows each patch and asks before applying it (unless `--yes`).
+ * per tool call, shows each patch and asks before applying it (unless `--yes`, but for project hooks).
  */
 export class TurnRunner {
   readonly #context: CliContext;
@@ -27,8 +28,12 @@ export class TurnRunner {
 
   /** `reader` gives the line reader that patch confirmations are asked on (made when first needed). */
   static async open(context: CliContext, reader: () => LineReader): Promise<TurnRunner> {
-    const { workspaceDir, allowIgnored } = context.options;
-    return new TurnRunner(context, await WorkspaceRoot.open(workspaceDir, { allowIgnored }), reader);
+    const { workspaceDir, allowIgnored, configFile } = context.options;
+    return new TurnRunner(
+      context,
+      await WorkspaceRoot.open(workspaceDir, { allowIgnored, configFile }),
+      reader,
+    );
   }
 
   /** Runs one user turn to its end; the answer is returned, and a failure printed. */
@@ -38,12 +43,7 @@ export class TurnRunner {
   ): Promise<{ turnId: string; answer: AptixResult<FinalResponse> }> {
     const { options, client, terminal } = this.#context;
     const turnId = crypto.randomUUID();
-    const tools = terminalTools(this.#root, terminal, async (patch) => {
-      terminal.line(patchPreview(terminal, patch));
-      if (options.yes) return true;
-      const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));
-      return answer !== null && /^y(es)?$/i.test(answer.trim());
-    });
+    const tools = terminalTools(this.#root, terminal, (request) => this.#confirm(request));
     const answer = await client
       .runTurn({
         sessionId: this.sessionId,
@@ -68,6 +68,30 @@ export class TurnRunner {
         terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
     }
     return { turnId, answer };
+  }
+
+  /**
+   * Shows the patch and asks whether to apply it, unless `--yes`. A patch that changes a project hook is asked
+   * about every time, `--yes` or not: with `--yes` and no terminal on stdin there is no one to ask (and a piped
+   * line may be anything), so it is refused, saying so.
+   */
+  async #confirm({ patch, projectHooks }: PatchRequest): Promise<boolean> {
+    const { options, terminal, streams } = this.#context;
+    terminal.line(patchPreview(terminal, patch));
+    if (projectHooks.length === 0 && options.yes) return true;
+    if (projectHooks.length > 0) {
+      const files = projectHooks.join(", ");
+      terminal.line(
+        terminal.compose`${terminal.style("yellow", "This patch changes files that run code when an editor or a tool opens the project (")}${files}${terminal.style("yellow", "): aptix asks every time, even with --yes.")}`,
+      );
+      if (options.yes && streams.stdin.isTTY !== true) {
+        throw new Error(
+          `The patch changes files that run code when an editor or a tool opens the project (${files}): aptix asks the user before every such write, even with --yes, and stdin is not a terminal to ask on. No file was changed.`,
+        );
+      }
+    }
+    const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));
+    return answer !== null && /^y(es)?$/i.test(answer.trim());
   }
 
   /**

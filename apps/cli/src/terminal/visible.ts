@@ -1,26 +1,38 @@
 /**
- * Characters a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts cursor moves,
- * line erases and title changes; CR rewrites a line), DEL, C1 controls (0x9b is a CSI of its own) and the bidi
- * embeddings, overrides and isolates that reorder how a line reads.
+ * Characters a terminal acts on instead of showing, or that show nothing: C0 controls but tab and newline (ESC
+ * starts cursor moves, line erases and title changes; CR rewrites a line), DEL, C1 controls (0x9b is a CSI of its
+ * own); the bidi marks, embeddings, overrides and isolates that reorder how a line reads (U+061C, U+200E–U+200F,
+ * U+202A–U+202E, U+2066–U+2069: "Trojan Source"); and what has no width, so that text hides in a line that looks
+ * harmless: zero-width spaces and joiners (U+200B–U+200D), the word joiner and invisible operators
+ * (U+2060–U+2064), the deprecated format controls (U+206A–U+206F), the BOM (U+FEFF), and the tag characters
+ * (U+E0000–U+E007F), which spell out whole ASCII text unseen.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\u{e0000}-\u{e007f}]/gu;
 
 /**
  * Text from outside the CLI (the model, the service, file names), made safe to print: each unprintable
- * character becomes its escape, `\x1b` or `\u202e`, so nothing it holds can move the cursor, hide lines or set
- * the window title. Per character, so streamed text split in the middle of a sequence is made safe all the same.
+ * character becomes its escape, `\x1b`, `\u202e` or `\u{e0041}`, so nothing it holds can move the cursor, hide
+ * lines or text, or set the window title. Per character, so streamed text split in the middle of a sequence is
+ * made safe all the same.
  */
 export function visible(text: string): string {
   return text.replace(UNPRINTABLE, (char) => {
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`;
+    const code = char.codePointAt(0) ?? 0;
+    if (code <= 0xff) return `\\x${hex(code, 2)}`;
+    return code <= 0xffff ? `\\u${hex(code, 4)}` : `\\u{${hex(code, 5)}}`;
   });
 }
 
-/** `JSON.stringify(value)` with the unprintable characters it leaves raw (DEL, C1, bidi) escaped as JSON `\uXXXX`. */
+/**
+ * `JSON.stringify(value)` with the unprintable characters it leaves raw (DEL, C1, bidi, zero-width) escaped as JSON
+ * `\uXXXX` (a tag character as its two surrogates).
+ */
 export function visibleJson(value: unknown): string {
-  return JSON.stringify(value).replace(UNPRINTABLE, (char) => `\\u${hex(char.charCodeAt(0), 4)}`);
+  return JSON.stringify(value).replace(UNPRINTABLE, (char) =>
+    [...Array(char.length).keys()].map((index) => `\\u${hex(char.charCodeAt(index), 4)}`).join(""),
+  );
 }
 
 function hex(code: number, digits: number): string {

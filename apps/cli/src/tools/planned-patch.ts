@@ -1,10 +1,11 @@
 import { applyPatch, parsePatch, type StructuredPatch } from "diff";
 import type { WorkspacePath, WorkspaceRoot } from "../workspace/workspace-root.js";
+import { refuseRepositoryShape } from "./repository-shape.js";
 import type { TextFiles } from "./text-files.js";
 
 /** One file a patch changes, with its content before and after (`null`: the file does not exist). */
 export interface PlannedFileChange {
-  /** Workspace-relative. */
+  /** Workspace-relative, as `WorkspaceRoot.resolve` gave it (`./a//b` is `a/b`). */
   path: string;
   /** The absolute path to write: no symlink on the way, none there. */
   absolutePath: string;
@@ -16,7 +17,8 @@ export interface PlannedFileChange {
  * Works out every file a unified diff changes, and their new contents, without writing anything: paths plain
  * or git-style (`a/…`, `b/…`), `/dev/null` for a created or deleted file, several hunks and files, a file
  * patched twice in one diff. The contents before are read from `files` (an editor's buffer, with `aptix acp`).
- * Throws an Error saying what does not apply; nothing is written either way.
+ * Throws an Error saying what does not apply, or what the patch may not do (`refuseRepositoryShape`); nothing is
+ * written either way.
  */
 export async function planPatch(
   root: WorkspaceRoot,
@@ -45,7 +47,7 @@ export async function planPatch(
     const resolved = await root.resolve(path, "write");
     const { absolutePath } = resolved;
     const planned = changes.get(absolutePath) ?? {
-      path,
+      path: resolved.path,
       absolutePath,
       before: await readExisting(resolved, path, files),
       after: null,
@@ -65,6 +67,7 @@ export async function planPatch(
       throw new Error(`The patch deletes ${path} but leaves lines in it.`);
     changes.set(absolutePath, { ...planned, after: newPath === null ? null : result });
   }
+  await refuseRepositoryShape(root.path, [...changes.values()]);
   return [...changes.values()];
 }
 
@@ -92,5 +95,6 @@ async function readExisting(file: WorkspacePath, path: string, files: TextFiles)
   if (stats === undefined) return null;
   if (stats.isDirectory()) throw new Error(`${path} is a directory.`);
   if (!stats.isFile()) throw new Error(`${path} is not a regular file.`);
-  return await files.read({ path, absolutePath: file.absolutePath });
+  // The confined path, not the model's: an editor is asked for the file the root allowed.
+  return await files.read({ path: file.path, absolutePath: file.absolutePath });
 }

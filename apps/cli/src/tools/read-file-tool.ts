@@ -1,19 +1,21 @@
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { TextFiles } from "./text-files.js";
 import { parseArguments, readFileArguments } from "./tool-arguments.js";
-import type { WorkspaceTool } from "./workspace-tool.js";
+import type { Located, WorkspaceTool } from "./workspace-tool.js";
 
 /**
  * `read_file { path, startLine?, endLine? }`: a text file of the workspace, whole or a range of lines, read from
- * `files` (an editor's buffer, unsaved changes included, with `aptix acp`) once the root allowed its path.
+ * `files` (an editor's buffer, unsaved changes included, with `aptix acp`) once the root allowed its path, which
+ * is then `located`.
  */
-export function readFileTool(root: WorkspaceRoot, files: TextFiles): WorkspaceTool {
+export function readFileTool(root: WorkspaceRoot, files: TextFiles, located: Located): WorkspaceTool {
   return async (args) => {
     const { path, startLine, endLine } = parseArguments(readFileArguments, "read_file", args);
     const { absolutePath, stats, path: resolved } = await root.resolve(path, "read");
     if (stats?.isDirectory()) throw new Error(`${path} is a directory: use list_files.`);
     // A FIFO or a device would block the read, or never end it.
     if (!stats?.isFile()) throw new Error(`${path} is not a regular file.`);
+    located([resolved]);
     const text = await files.read({ path: resolved, absolutePath });
     const lines = text.split("\n");
     if (lines.at(-1) === "") lines.pop();

@@ -6,6 +6,7 @@ import { listFilesTool } from "./list-files-tool.js";
 import { readFileTool } from "./read-file-tool.js";
 import { searchFilesTool } from "./search-files-tool.js";
 import type { TextFiles } from "./text-files.js";
+import type { Located } from "./workspace-tool.js";
 
 /**
  * How long one tool call may work before it answers (a walk answers what it found so far): a model's call must
@@ -22,6 +23,8 @@ export interface WorkspaceToolsOptions {
   confirm: PatchConfirmation;
   /** Where `read_file` and `apply_patch` read and write file text: the disk, or an editor's buffers. */
   files: TextFiles;
+  /** Told the confined paths `read_file` and `apply_patch` open (default: no one). */
+  located?: Located;
 }
 
 /**
@@ -33,11 +36,12 @@ export function workspaceTools(
   root: WorkspaceRoot,
   options: WorkspaceToolsOptions,
 ): Record<string, BudgetedTool> {
+  const located = options.located ?? (() => {});
   const tools = {
-    read_file: readFileTool(root, options.files),
+    read_file: readFileTool(root, options.files, located),
     list_files: listFilesTool(root),
     search_files: searchFilesTool(root),
-    apply_patch: applyPatchTool(root, options.confirm, options.files),
+    apply_patch: applyPatchTool(root, options.confirm, options.files, located),
   };
   const names = defaultClientTools.map((tool) => tool.name);
   const missing = names.filter((name) => !(name in tools));

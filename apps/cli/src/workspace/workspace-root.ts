@@ -1,8 +1,10 @@
 import type { Stats } from "node:fs";
 import { lstat, readlink, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep, win32 } from "node:path";
-import { isGitName } from "./git-name.js";
+import { basename, dirname, isAbsolute, join, sep, win32 } from "node:path";
+import { isGitignoreName, isGitName } from "./git-name.js";
 import { type IgnoreRules, isIgnoredPath, repositoryIgnoreRules } from "./gitignore.js";
+import { isProjectHook } from "./project-hooks.js";
+import { relativeInside } from "./relative-inside.js";
 
 /** A path the model gave that the tools refuse (outside, in .git, ignored, missing): its message says why. */
 class RefusedPathError extends Error {
@@ -11,6 +13,13 @@ class RefusedPathError extends Error {
 
 /** `read` may follow a symlink that stays inside; `write` follows none. */
 export type Access = "read" | "write";
+
+export interface WorkspaceRootOptions {
+  /** `--allow-ignored`: what .gitignore ignores, and .gitignore files, are open. */
+  allowIgnored: boolean;
+  /** The service's catalog file (`APTIX_CONFIG`, absolute): a project hook when it lies in the workspace. */
+  configFile?: string | undefined;
+}
 
 /** A path inside the workspace, every component checked. */
 export interface WorkspacePath {
@@ -39,12 +48,29 @@ export class WorkspaceRoot {
     readonly allowIgnored: boolean,
     /** The rules of the `.gitignore` files above the root in its git repository (none with `allowIgnored`). */
     readonly inheritedIgnoreRules: readonly IgnoreRules[],
+    /** The workspace-relative paths of the config files that lie in it (`configFile`). */
+    private readonly configFiles: readonly string[],
   ) {}
 
-  static async open(directory: string, options: { allowIgnored: boolean }): Promise<WorkspaceRoot> {
+  static async open(directory: string, options: WorkspaceRootOptions): Promise<WorkspaceRoot> {
     const path = await realpath(directory);
     const inherited = options.allowIgnored ? [] : await repositoryIgnoreRules(path);
-    return new WorkspaceRoot(path, options.allowIgnored, inherited);
+    const configFile =
+      options.configFile === undefined ? undefined : await insideOf(path, options.configFile);
+    return new WorkspaceRoot(
+      path,
+      options.allowIgnored,
+      inherited,
+      configFile === undefined ? [] : [configFile],
+    );
+  }
+
+  /**
+   * Whether the workspace-relative `path` (as `resolve` gave it) is a file that runs code when an editor or a tool
+   * opens the project (`isProjectHook`), this CLI's `APTIX_CONFIG` included: the user is asked before every write.
+   */
+  isProjectHook(path: string): boolean {
+    return isProjectHook(path, this.configFiles);
   }
 
   /** `relativePath` checked and resolved for `access`; a RefusedPathError says why it is refused. */
@@ -95,7 +121,7 @@ export class WorkspaceRoot {
     if (!this.allowIgnored && path !== "") {
       if (await isIgnoredPath(this.path, this.inheritedIgnoreRules, path, stats?.isDirectory() ?? false))
         throw refuse("is ignored by .gitignore: the tools open it only with --allow-ignored.");
-      if (access === "write" && real.at(-1)?.toLowerCase() === ".gitignore")
+      if (access === "write" && isGitignoreName(real.at(-1) ?? ""))
         throw refuse(
           "is a .gitignore file, which decides what the tools may open: change it with --allow-ignored.",
         );
@@ -112,12 +138,26 @@ export class WorkspaceRoot {
     real.pop();
     const separators = sep === "\\" ? /[\\/]/ : /\//;
     if (!isAbsolute(target)) return target.split(separators);
-    const inside = relative(this.path, target);
-    if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside))
-      throw refuse("resolves outside the workspace (through a symlink).");
+    const inside = relativeInside(this.path, target);
+    if (inside === undefined) throw refuse("resolves outside the workspace (through a symlink).");
     real.length = 0;
     return inside.split(separators);
   }
+}
+
+/**
+ * `file` (absolute) relative to the real path `root`, with `/` separators, when it lies inside: by its real path,
+ * or its folder's when it does not exist yet.
+ */
+async function insideOf(root: string, file: string): Promise<string | undefined> {
+  const real =
+    (await realpath(file).catch(() => undefined)) ??
+    (await realpath(dirname(file)).then(
+      (folder) => join(folder, basename(file)),
+      () => file,
+    ));
+  const inside = relativeInside(root, real);
+  return inside === undefined || inside === "" ? undefined : inside.split(sep).join("/");
 }
 
 /** The path's segments, or an RefusedPathError for an absolute path or a `..`. */

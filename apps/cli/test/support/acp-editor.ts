@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import {
   type ClientConnection,
   client,
@@ -26,6 +27,8 @@ export interface AcpEditorOptions {
   onUpdate?: (notification: SessionNotification) => void;
   /** More arguments of `aptix acp` (`--allow-ignored`). */
   args?: string[];
+  /** More environment of `aptix acp` (`APTIX_CONFIG`). */
+  env?: Record<string, string>;
 }
 
 export interface AcpEditor {
@@ -55,7 +58,11 @@ export function startAcpEditor(cwd: string, options: AcpEditorOptions): AcpEdito
   const child: ChildProcessWithoutNullStreams = spawn(
     process.execPath,
     [APTIX_BIN, "acp", "--url", options.url, ...(options.args ?? [])],
-    { cwd, env: { ...process.env, NO_COLOR: "1", APTIX_API_KEY: API_KEY }, stdio: ["pipe", "pipe", "pipe"] },
+    {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", APTIX_API_KEY: API_KEY, ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
   );
   let stdout = "";
   let stderr = "";
@@ -104,6 +111,8 @@ export function startAcpEditor(cwd: string, options: AcpEditorOptions): AcpEdito
     .onRequest("fs/write_text_file", async ({ params }) => {
       writes.push({ path: params.path, content: params.content });
       buffers.set(params.path, params.content);
+      // A new file in a new folder: the folder is made, as an editor saving a new buffer does.
+      await mkdir(dirname(params.path), { recursive: true });
       await writeFile(params.path, params.content);
       return {};
     })

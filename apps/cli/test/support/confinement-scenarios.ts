@@ -14,6 +14,11 @@ export interface ConfinementOutcome {
   /** The `error` of a call's output (an errorMessage reaches the model as `{ "error": … }`). */
   errorOf(callId: string): string | undefined;
   workspace: Workspace;
+  /**
+   * The calls the user was asked about, in order (`aptix acp`: the editor's permission dialogs, each answered
+   * with the most it offered); `undefined` when there is no one to ask (`aptix run --yes`, stdin not a terminal).
+   */
+  asked: readonly string[] | undefined;
 }
 
 /**
@@ -26,6 +31,8 @@ export interface ConfinementScenario {
   files: Record<string, string>;
   /** Links and files put around the workspace before the turn. */
   prepare(workspace: Workspace): Promise<void>;
+  /** The environment of the aptix process, beyond the service's address and key. */
+  env?: Record<string, string>;
   calls(workspace: Workspace): FunctionCalls;
   check(outcome: ConfinementOutcome): Promise<void>;
 }
@@ -48,6 +55,7 @@ const read = (path: string, callId: string) => ({
   arguments: { path, startLine: null, endLine: null },
   callId,
 });
+const patching = (patch: string, callId: string) => ({ name: "apply_patch", arguments: { patch }, callId });
 const ignoringFiles = {
   ".gitignore": ".env\ndist/\n",
   ".env": "API_TOKEN=s3cr3t-value\n",
@@ -241,13 +249,158 @@ export const CONFINEMENT_SCENARIOS: ConfinementScenario[] = [
       expect([...outputs.values()].join("\n")).not.toContain("s3cr3t");
     },
   },
+  {
+    name: "takes every name git or a file system opens as .git for .git",
+    files: {
+      ".g\u200cit/config": gitConfig,
+      "GIT~1/config": gitConfig,
+      "src/app.ts": "export const app = 1;\n",
+    },
+    async prepare() {},
+    calls: () => [
+      read(".g\u200cit/config", "call_read_hfs"),
+      read("GIT~1/config", "call_read_short"),
+      read(".git::$INDEX_ALLOCATION/config", "call_read_stream"),
+      patching(fsmonitor(".g\u200cit/config"), "call_patch_hfs"),
+      patching(creating(".git::$INDEX_ALLOCATION/hooks/pre-commit", "touch pwned"), "call_create_stream"),
+      patching(creating("sub/\ufeff.GIT. /hooks/post-checkout", "touch pwned"), "call_create_spelled"),
+      patching(creating(".git\u200cignore", "!*"), "call_gitignore"),
+      { name: "list_files", arguments: { path: null, glob: null }, callId: "call_list" },
+      { name: "search_files", arguments: { query: "repositoryformat", glob: null }, callId: "call_search" },
+    ],
+    async check({ outputs, errorOf, workspace }) {
+      expect(await workspace.snapshot()).toMatchObject({
+        ".g\u200cit/config": gitConfig,
+        "GIT~1/config": gitConfig,
+      });
+      for (const call of ["call_read_hfs", "call_read_short", "call_read_stream"])
+        expect(errorOf(call), call).toMatch(/ is inside \.git, which the tools never open\.$/);
+      expect(errorOf("call_patch_hfs")).toBe(".g\u200cit/config is inside .git, which the tools never open.");
+      expect(errorOf("call_create_stream")).toContain("is inside .git");
+      expect(errorOf("call_create_spelled")).toContain("is inside .git");
+      expect(errorOf("call_gitignore")).toContain("is a .gitignore file");
+      for (const created of [".git::$INDEX_ALLOCATION", "sub", ".git\u200cignore"])
+        expect(existsSync(join(workspace.dir, created)), created).toBe(false);
+      expect(JSON.parse(outputs.get("call_list") ?? "")).toEqual({ files: ["src/app.ts"], truncated: false });
+      expect(JSON.parse(outputs.get("call_search") ?? "")).toEqual({ matches: [], truncated: false });
+    },
+  },
+  {
+    name: "never gives a folder the shape of a git repository, one file at a time or in one patch",
+    files: { "fixture.git/HEAD": "ref: refs/heads/main\n", "fixture.git/config": gitConfig },
+    async prepare() {},
+    calls: () => [
+      patching(creating("bare/HEAD", "ref: refs/heads/main"), "call_head"),
+      patching(creating("bare/config", "[core]"), "call_config"),
+      patching(creating("other/refs/heads/main", "0000000000000000000000000000000000000000"), "call_refs"),
+      patching(creating("other/head", "ref: refs/heads/main"), "call_head_late"),
+      patching(
+        [
+          creating("notes.md", "harmless"),
+          creating("third/objects/info/alternates", "/tmp"),
+          creating("third/HEAD", "ref: refs/heads/main"),
+        ].join(""),
+        "call_one_patch",
+      ),
+      patching(fsmonitor("fixture.git/config"), "call_shipped"),
+    ],
+    async check({ errorOf, workspace }) {
+      // The first file of each pair is written; the one that gives the folder its shape is not.
+      expect(errorOf("call_head")).toBeUndefined();
+      expect(await workspace.read("bare/HEAD")).toBe("ref: refs/heads/main\n");
+      expect(errorOf("call_config")).toBe(
+        "bare/config would leave bare holding HEAD beside config: git takes such a folder for a repository and runs the commands its config names, so the tools never write one. No file was changed.",
+      );
+      expect(existsSync(join(workspace.dir, "bare/config"))).toBe(false);
+      expect(errorOf("call_refs")).toBeUndefined();
+      expect(errorOf("call_head_late")).toContain("would leave other holding HEAD beside refs");
+      expect(existsSync(join(workspace.dir, "other/head"))).toBe(false);
+      // All or nothing: the patch's harmless file is not written either.
+      expect(errorOf("call_one_patch")).toContain("would leave third holding HEAD beside objects");
+      expect(existsSync(join(workspace.dir, "notes.md"))).toBe(false);
+      expect(existsSync(join(workspace.dir, "third"))).toBe(false);
+      expect(errorOf("call_shipped")).toContain("would leave fixture.git holding HEAD beside config");
+      expect(await workspace.read("fixture.git/config")).toBe(gitConfig);
+    },
+  },
+  {
+    name: "asks before every write to a file that runs code when the project is opened, --yes and allow always notwithstanding",
+    files: { "README.md": "# Shop\n", "catalog/aptix.json": "{}\n" },
+    async prepare() {},
+    // The service's catalog, named relative to the folder aptix starts in (the workspace).
+    env: { APTIX_CONFIG: "catalog/aptix.json" },
+    calls: () => [
+      patching(creating("notes.md", "first"), "call_first"),
+      patching(
+        creating(
+          ".vscode/tasks.json",
+          '{"tasks":[{"command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}',
+        ),
+        "call_tasks",
+      ),
+      patching(
+        [creating("src/b.ts", "export const b = 1;"), creating(".envrc", "touch pwned")].join(""),
+        "call_envrc",
+      ),
+      patching(creating(".github/workflows/ci.yml", "on: push"), "call_workflow"),
+      patching(creating(".ZED./settings.json", "{}"), "call_zed"),
+      patching(
+        [
+          "--- a/catalog/aptix.json",
+          "+++ b/catalog/aptix.json",
+          "@@ -1 +1 @@",
+          "-{}",
+          '+{"modes":[]}',
+          "",
+        ].join("\n"),
+        "call_catalog",
+      ),
+      patching(creating("later.md", "later"), "call_later"),
+    ],
+    async check({ errorOf, workspace, asked }) {
+      const hooks = {
+        call_tasks: [".vscode/tasks.json"],
+        call_envrc: ["src/b.ts", ".envrc"],
+        call_workflow: [".github/workflows/ci.yml"],
+        call_zed: [".ZED./settings.json"],
+        call_catalog: ["catalog/aptix.json"],
+      };
+      // Other patches are written without asking, as --yes or allow always say.
+      expect(await workspace.read("notes.md")).toBe("first\n");
+      expect(await workspace.read("later.md")).toBe("later\n");
+      if (asked === undefined) {
+        // No terminal to ask on: refused, saying why, and nothing of the patch written.
+        const refusal = (files: string) =>
+          `The patch changes files that run code when an editor or a tool opens the project (${files}): aptix asks the user before every such write, even with --yes, and stdin is not a terminal to ask on. No file was changed.`;
+        expect(errorOf("call_tasks")).toBe(refusal(".vscode/tasks.json"));
+        expect(errorOf("call_envrc")).toBe(refusal(".envrc"));
+        expect(errorOf("call_workflow")).toBe(refusal(".github/workflows/ci.yml"));
+        expect(errorOf("call_zed")).toBe(refusal(".ZED./settings.json"));
+        expect(errorOf("call_catalog")).toBe(refusal("catalog/aptix.json"));
+        for (const created of [".vscode", "src", ".envrc", ".github", ".ZED."])
+          expect(existsSync(join(workspace.dir, created)), created).toBe(false);
+        expect(await workspace.read("catalog/aptix.json")).toBe("{}\n");
+      } else {
+        // Asked about the first patch (allowed always), then about every hook patch all the same, and written.
+        expect(asked).toEqual(["call_first", ...Object.keys(hooks)]);
+        for (const path of Object.values(hooks).flat())
+          expect(existsSync(join(workspace.dir, path)), path).toBe(true);
+        expect(await workspace.read("catalog/aptix.json")).toBe('{"modes":[]}\n');
+      }
+    },
+  },
 ];
 
-/** The outcome of a scenario's turn, from the outputs the scripted model got. */
-export function confinementOutcome(outputs: Map<string, string>, workspace: Workspace): ConfinementOutcome {
+/** The outcome of a scenario's turn, from the outputs the scripted model got and the calls the user was asked about. */
+export function confinementOutcome(
+  outputs: Map<string, string>,
+  workspace: Workspace,
+  asked: readonly string[] | undefined,
+): ConfinementOutcome {
   return {
     outputs,
     errorOf: (callId) => (JSON.parse(outputs.get(callId) ?? "{}") as { error?: string }).error,
     workspace,
+    asked,
   };
 }

@@ -10,6 +10,7 @@ import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
+import { BodiesInFlight } from "./bodies-in-flight.js";
 import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
@@ -105,11 +106,12 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Limits come before the body is read.
   app.use("/v1/*", principalMiddleware(options.apiKeys, authFailure));
   app.use("/v1/*", requestRateLimit(options.rateLimitRpm ?? DEFAULT_RATE_LIMIT_RPM));
+  const inFlight = new BodiesInFlight();
   app.put(
     "/v1/workspaces/:workspaceId/documents",
-    requestBody(Math.min(WORKSPACE_LIMITS.maxPushBytes, options.maxBodyBytes)),
+    requestBody(Math.min(WORKSPACE_LIMITS.maxPushBytes, options.maxBodyBytes), inFlight),
   );
-  app.use("/v1/*", requestBody(options.maxBodyBytes));
+  app.use("/v1/*", requestBody(options.maxBodyBytes, inFlight));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, { ...options, heartbeatMs });
   sessionRoutes(app, options.service, heartbeatMs);

@@ -4,11 +4,11 @@ import { rateLimited } from "./rate-limited.js";
 const MIB = 1024 * 1024;
 
 /** A body over this many bytes is a large one: a principal may have 4 of them read at once. */
-export const LARGE_BODY_BYTES = MIB;
+const LARGE_BODY_BYTES = MIB;
 /** Large bodies one principal may have read at once on an instance. */
-export const MAX_LARGE_BODIES_PER_PRINCIPAL = 4;
+const MAX_LARGE_BODIES_PER_PRINCIPAL = 4;
 /** Bytes of bodies an instance reads at once, all principals together. */
-export const MAX_BODY_BYTES_IN_FLIGHT = 256 * MIB;
+const MAX_BODY_BYTES_IN_FLIGHT = 256 * MIB;
 /** When a refused body may be sent again: a body of megabytes takes seconds to arrive. */
 const RETRY_AFTER_MS = 5_000;
 

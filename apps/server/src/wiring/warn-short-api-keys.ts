@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 
 /** Characters under which a key gets a warning: `openssl rand -hex 32` makes 64, of 256 bits. */
-export const SHORT_API_KEY_CHARS = 32;
+const SHORT_API_KEY_CHARS = 32;
 
 /**
  * Says at start-up which principals' keys are shorter than 32 characters, naming the principal, never the key:

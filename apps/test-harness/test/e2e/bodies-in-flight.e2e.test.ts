@@ -59,51 +59,45 @@ interface Answer {
 }
 
 /** An upload whose headers go out at once and whose body (`bytes`, 32 MiB unless said) is sent by `send`. */
-interface Upload {
-  request: ClientRequest;
-  bytes: number;
-  answer: Promise<Answer>;
+class Upload {
+  readonly request: ClientRequest;
+  readonly answer: Promise<Answer>;
   answered: Answer | undefined;
-  sent: number;
-}
+  sent = 0;
 
-function upload(as: Principal, bytes = BODY_BYTES): Upload {
-  const url = new URL("/v1/agent/execute", server.url);
-  const request = httpRequest(url, {
-    method: "POST",
-    agent: false,
-    headers: {
-      "content-type": "application/json",
-      "content-length": String(bytes),
-      authorization: `Bearer ${KEYS[as]}`,
-    },
-  });
-  const entry: Upload = {
-    request,
-    answer: Promise.resolve(undefined as never),
-    answered: undefined,
-    sent: 0,
-  };
-  entry.answer = new Promise<Answer>((resolve, reject) => {
-    request.on("response", async (response) => {
-      let text = "";
-      for await (const chunk of response) text += chunk;
-      const body = JSON.parse(text) as { errors: Array<{ code: string }> };
-      entry.answered = {
-        status: response.statusCode ?? 0,
-        headers: response.headers,
-        code: body.errors[0]?.code,
-      };
-      // A refused upload stops sending: the server has answered it without reading its body.
-      if (entry.sent < entry.bytes) request.destroy();
-      resolve(entry.answered);
+  constructor(
+    as: Principal,
+    readonly bytes = BODY_BYTES,
+  ) {
+    this.request = httpRequest(new URL("/v1/agent/execute", server.url), {
+      method: "POST",
+      agent: false,
+      headers: {
+        "content-type": "application/json",
+        "content-length": String(bytes),
+        authorization: `Bearer ${KEYS[as]}`,
+      },
     });
-    request.on("error", (error) => {
-      if (entry.answered === undefined) reject(error);
+    this.answer = new Promise<Answer>((resolve, reject) => {
+      this.request.on("response", async (response) => {
+        let text = "";
+        for await (const chunk of response) text += chunk;
+        const body = JSON.parse(text) as { errors: Array<{ code: string }> };
+        this.answered = {
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          code: body.errors[0]?.code,
+        };
+        // A refused upload stops sending: the server has answered it without reading its body.
+        if (this.sent < this.bytes) this.request.destroy();
+        resolve(this.answered);
+      });
+      this.request.on("error", (error) => {
+        if (this.answered === undefined) reject(error);
+      });
     });
-  });
-  request.flushHeaders();
-  return entry;
+    this.request.flushHeaders();
+  }
 }
 
 const chunk = Buffer.alloc(MIB, 0x20);
@@ -164,14 +158,14 @@ describe("bodies in flight, in a server process", () => {
     // Warm: the path a large body takes (read, parsed, refused), so its code is in the baseline. A small one:
     // the memory a 32 MiB body leaves free after it would hide the growth measured next.
     for (const as of ["alice", "bob"] as const) {
-      const warm = upload(as, 2 * MIB);
+      const warm = new Upload(as, 2 * MIB);
       await send([warm], 2 * MIB);
       expect((await warm.answer).status).toBe(400);
     }
     const before = await residentBytes();
 
     // 50 uploads of alice's, all sending their headers, then their bodies slowly: 46 are refused 429 at once.
-    const alices = Array.from({ length: 50 }, () => upload("alice"));
+    const alices = Array.from({ length: 50 }, () => new Upload("alice"));
     const refused = await answered(alices, 46);
     for (const answer of refused) {
       expect(answer).toMatchObject({ status: 429, code: "RATE_LIMITED", headers: { "retry-after": "5" } });
@@ -182,7 +176,10 @@ describe("bodies in flight, in a server process", () => {
     const withAlices = await residentBytes();
 
     // Bob's four and Carol's one would make 288 MiB: whichever comes last is refused 503.
-    const others = [...(["bob", "bob", "bob", "bob"] as const).map((as) => upload(as)), upload("carol")];
+    const others = [
+      ...(["bob", "bob", "bob", "bob"] as const).map((as) => new Upload(as)),
+      new Upload("carol"),
+    ];
     const [full] = await answered(others, 1);
     expect(full).toMatchObject({ status: 503, code: "NOT_READY", headers: { "retry-after": "5" } });
     await send(others, BODY_BYTES - 1);

@@ -12,6 +12,7 @@ import { logListening } from "./wiring/log-listening.js";
 import { openStoreFromEnv } from "./wiring/open-store-from-env.js";
 import { providersFromEnv } from "./wiring/providers-from-env.js";
 import { startHousekeeping } from "./wiring/start-housekeeping.js";
+import { warnShortApiKeys } from "./wiring/warn-short-api-keys.js";
 import { warnUnsetProviderKeys } from "./wiring/warn-unset-provider-keys.js";
 import { workspaceKnowledgeFromEnv } from "./wiring/workspace-knowledge-from-env.js";
 
@@ -77,6 +78,7 @@ export async function startServer(
   });
   // Given providers are the caller's: only the built-in adapters read their keys from the environment.
   if (!providers) warnUnsetProviderKeys(logger, catalog);
+  warnShortApiKeys(logger, env.apiKeys);
 
   return {
     url: listening.url,

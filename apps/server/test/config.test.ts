@@ -304,6 +304,43 @@ describe("the environment", () => {
     );
   });
 
+  it("reads APTIX_TRUSTED_PROXIES as CIDRs, a bare address as its /32 or /128, none when unset", () => {
+    const keyed = { APTIX_API_KEYS: "alice:alice-key-0123456789" };
+    expect(readServerEnv(keyed).APTIX_TRUSTED_PROXIES).toEqual([]);
+    expect(
+      readServerEnv({
+        ...keyed,
+        APTIX_TRUSTED_PROXIES: " 10.0.0.0/8, 127.0.0.1,,2001:db8::/32, ::1, 10.0.0.0/8",
+      }).APTIX_TRUSTED_PROXIES,
+    ).toEqual(["10.0.0.0/8", "127.0.0.1/32", "2001:db8::/32", "::1/128"]);
+  });
+
+  it.each([
+    ["10.0.0.0/33", 'entry 1 "10.0.0.0/33"'],
+    ["proxy.internal", 'entry 1 "proxy.internal"'],
+    ["127.0.0.1,10.0.0.0/8/1", 'entry 2 "10.0.0.0/8/1"'],
+    ["10.0.0/8", 'entry 1 "10.0.0/8"'],
+    ["2001:db8::/129", 'entry 1 "2001:db8::/129"'],
+    ["10.0.0.0/-1", 'entry 1 "10.0.0.0/-1"'],
+    ["10.0.0.0/ 8", 'entry 1 "10.0.0.0/ 8"'],
+    ["fe80::1%eth0", 'entry 1 "fe80::1%eth0"'],
+    ["[::1]", 'entry 1 "[::1]"'],
+    ["127.0.0.1:8080", 'entry 1 "127.0.0.1:8080"'],
+  ])("stops start-up naming APTIX_TRUSTED_PROXIES and its bad entry for %s", (value, entry) => {
+    const env = { APTIX_API_KEYS: "alice:alice-key-0123456789", APTIX_TRUSTED_PROXIES: value };
+    expect(() => readServerEnv(env)).toThrow(
+      `Invalid environment:\n  APTIX_TRUSTED_PROXIES: ${entry} is not an IP address or CIDR such as 10.0.0.0/8, 127.0.0.1 or 2001:db8::/32`,
+    );
+  });
+
+  it("refuses APTIX_TRUSTED_PROXIES in local mode, which refuses every forwarded request", () => {
+    expect(() => readServerEnv({ APTIX_TRUSTED_PROXIES: "127.0.0.1" })).toThrow(
+      "APTIX_TRUSTED_PROXIES is set, and APTIX_API_KEYS is unset: local mode refuses every forwarded request. Set APTIX_API_KEYS to serve through a proxy.",
+    );
+    // Empty is unset.
+    expect(readServerEnv({ APTIX_TRUSTED_PROXIES: " , " }).APTIX_TRUSTED_PROXIES).toEqual([]);
+  });
+
   it("refuses local mode on a non-loopback address", () => {
     expect(() => readServerEnv({ HOST: "0.0.0.0" })).toThrow(/local mode serves loopback only/);
     expect(readServerEnv({ HOST: "0.0.0.0", APTIX_API_KEYS: "alice:alice-key-0123456789" }).HOST).toBe(

@@ -106,7 +106,7 @@ describe("CORS for the pages of APTIX_CORS_ORIGINS", () => {
       { headers: { host: "127.0.0.1:8787", origin: "https://evil.example" } },
       LOOPBACK,
     );
-    expect(other.status).toBe(401);
+    expect(other.status).toBe(403);
     const body = (await other.json()) as { errors: Array<{ message: string }> };
     expect(body.errors[0]?.message).toContain("neither of this machine nor of APTIX_CORS_ORIGINS");
   });

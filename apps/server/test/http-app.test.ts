@@ -210,7 +210,7 @@ describe("the HTTP interface", () => {
     });
   });
 
-  it("serves local mode to loopback callers without a key", async () => {
+  it("serves local mode to loopback callers without a key, and refuses other machines 403 on every route", async () => {
     const { app, provider } = setup({ apiKeys: new Map() });
     provider.enqueue({ text: "local" });
     const response = await app.request(
@@ -220,22 +220,25 @@ describe("the HTTP interface", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ sessionId: "s", turnId: "t", instruction: "x" }),
       },
-      { incoming: { socket: { remoteAddress: "127.0.0.1" } } },
+      LOOPBACK,
     );
     expect(response.status).toBe(200);
-    const remote = await app.request(
-      "/v1/sessions/s",
-      {},
-      { incoming: { socket: { remoteAddress: "10.1.2.3" } } },
-    );
-    expect(remote.status).toBe(401);
+    for (const path of LOCAL_MODE_ROUTES) {
+      const remote = await app.request(path, {}, { incoming: { socket: { remoteAddress: "10.1.2.3" } } });
+      expect(await refusal(remote), path).toEqual({
+        status: 403,
+        code: "FORBIDDEN",
+        message:
+          "This service runs in local mode and answers callers on this machine only: the request came from 10.1.2.3.",
+      });
+    }
   });
 
   it.each([
     [
       "a Host header naming another site",
       { host: "rebound.example:8787" },
-      'Host header "rebound.example:8787"',
+      'its Host header "rebound.example:8787" is not localhost, 127.x.x.x or [::1]',
     ],
     ["a Host header that is not a name", { host: "localhost@rebound.example" }, "Host header"],
     [
@@ -244,15 +247,29 @@ describe("the HTTP interface", () => {
       "https://evil.example",
     ],
     ["a page with an opaque origin", { host: "127.0.0.1:8787", origin: "null" }, 'page of "null"'],
-  ])("refuses in local mode %s, as it refuses other machines", async (_name, headers, reason) => {
-    const { app } = setup({ apiKeys: new Map() });
-    const response = await app.request("/v1/sessions/s", { headers }, LOOPBACK);
-    expect(response.status).toBe(401);
-    const body = (await response.json()) as { errors: Array<{ code: string; message: string }> };
-    expect(body.errors[0]?.code).toBe("UNAUTHORIZED");
-    expect(body.errors[0]?.message).toContain("local mode");
-    expect(body.errors[0]?.message).toContain(reason);
-  });
+    [
+      "a proxy's Forwarded header",
+      { host: "127.0.0.1:8787", forwarded: "for=203.0.113.9" },
+      "the request came through a proxy (its Forwarded header), which forwards someone else",
+    ],
+    [
+      "a proxy's X-Forwarded-For header",
+      { host: "127.0.0.1:8787", "x-forwarded-for": "127.0.0.1" },
+      "its X-Forwarded-For header",
+    ],
+    ["a proxy's Via header", { host: "localhost", via: "1.1 nginx" }, "its Via header"],
+  ])(
+    "refuses in local mode %s 403 on every route, as it refuses other machines",
+    async (_name, headers, reason) => {
+      const { app } = setup({ apiKeys: new Map() });
+      for (const path of LOCAL_MODE_ROUTES) {
+        const answer = await refusal(await app.request(path, { headers }, LOOPBACK));
+        expect(answer, path).toMatchObject({ status: 403, code: "FORBIDDEN" });
+        expect(answer.message, path).toContain("This service runs in local mode");
+        expect(answer.message, path).toContain(reason);
+      }
+    },
+  );
 
   it.each<Record<string, string>>([
     { host: "localhost:8787" },
@@ -266,6 +283,9 @@ describe("the HTTP interface", () => {
     const response = await app.request("/v1/sessions/s", { headers }, LOOPBACK);
     // Past the local-mode check: the session is unknown, not the caller.
     expect(response.status).toBe(404);
+    for (const path of ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs"]) {
+      expect((await app.request(path, { headers }, LOOPBACK)).status, path).toBe(200);
+    }
   });
 
   it("logs a failed answer's errors with the request id, at error for 5xx and info for 4xx", async () => {
@@ -410,6 +430,24 @@ describe("the HTTP interface", () => {
 
 /** What @hono/node-server passes for a caller on this machine. */
 const LOOPBACK = { incoming: { socket: { remoteAddress: "127.0.0.1" } } };
+
+/** Routes of every kind: the API, health, metrics, the API description and its page, and no route at all. */
+const LOCAL_MODE_ROUTES = [
+  "/v1/sessions/s",
+  "/healthz",
+  "/readyz",
+  "/metrics",
+  "/openapi.json",
+  "/docs",
+  "/docs/scalar.js",
+  "/nowhere",
+];
+
+/** A refusal's status and its first error's code and message. */
+async function refusal(response: Response) {
+  const body = (await response.json()) as { errors: Array<{ code: string; message: string }> };
+  return { status: response.status, code: body.errors[0]?.code, message: body.errors[0]?.message };
+}
 
 interface ParsedEvent {
   id?: string;

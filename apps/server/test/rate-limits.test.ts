@@ -108,22 +108,40 @@ describe("the service's limits, over HTTP", () => {
     }
   });
 
-  it("refuses a client address 429 after 20 failed authentications a minute, a correct key too; other addresses go on", async () => {
+  it("answers a client address's failed authentications 429 past 20 a minute, yet serves its valid keys; other addresses go on", async () => {
     const guesser = "127.0.0.2";
     for (let i = 0; i < MAX_AUTH_FAILURES_PER_MINUTE; i++) {
-      expect((await getFrom(guesser, "/v1/sessions/s1", `wrong-key-${i}-0123456789`)).status).toBe(401);
+      const wrong = await getFrom(guesser, "/v1/sessions/s1", `wrong-key-${i}-0123456789`);
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers["www-authenticate"]).toBe('Bearer realm="aptix"');
     }
+    const refused = await getFrom(guesser, "/v1/sessions/s1", "wrong-key-21-0123456789");
     expectRateLimited(
-      await getFrom(guesser, "/v1/sessions/s1", "wrong-key-21-0123456789"),
+      refused,
       /^Too many failed authentications from this address: at most 20 a minute; try again in \d+ s\.$/,
     );
-    // Were the right key let through, a guesser would still tell it from wrong ones at full speed.
-    expectRateLimited(await getFrom(guesser, "/v1/sessions/s1", ALICE), /failed authentications/);
+    expect(refused.headers["www-authenticate"]).toBeUndefined();
+    // Tenants behind one address (a NAT, a proxy) are not locked out by someone else's guessing.
+    expect((await getFrom(guesser, "/v1/sessions/s1", ALICE)).status).toBe(404);
+    expectRateLimited(await getFrom(guesser, "/v1/sessions/s1", "no-such-key-0123456789"), /failed auth/);
 
     const neighbour = "127.0.0.3";
     expect((await getFrom(neighbour, "/v1/sessions/s1", ALICE)).status).toBe(404);
     expect((await getFrom(neighbour, "/v1/sessions/s1", "wrong-key-0123456789")).status).toBe(401);
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("serves a valid key after 300 wrong ones from its address", async () => {
+    const address = "127.0.0.4";
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 300; i++) {
+      const { status } = await getFrom(address, "/v1/modes", `wrong-key-${i}-0123456789`);
+      statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 401: MAX_AUTH_FAILURES_PER_MINUTE, 429: 280 });
+    const valid = await getFrom(address, "/v1/modes", BOB);
+    expect(valid.status).toBe(200);
+    expect(valid.body).toMatchObject({ successful: true, result: { defaultModeId: "general" } });
   });
 
   it("refuses a turn's ninth follower 429, and lets the next one take a slot a follower left", async () => {
@@ -189,7 +207,7 @@ describe("failed authentication in local mode", () => {
     const { get, app } = setup({ apiKeys: new Map() });
     for (let i = 0; i <= MAX_AUTH_FAILURES_PER_MINUTE; i++) {
       const refused = await app.request("/v1/sessions/s1", { headers: { origin: "https://evil.example" } });
-      expect(refused.status).toBe(401);
+      expect(refused.status).toBe(403);
     }
     expect((await get("/v1/sessions/s1")).status).toBe(404);
   });

@@ -100,6 +100,23 @@ describe("startServer", { timeout: 60_000 }, () => {
     );
   });
 
+  it("warns at start-up of each key shorter than 32 characters, naming its principal and never the key", async () => {
+    const short = "alice-key-0123456789";
+    const long = "b".repeat(32);
+    const { logger, lines } = capturedLog();
+    const server = await startServer(
+      readServerEnv({ PORT: "0", DATABASE_URL: "memory://", APTIX_API_KEYS: `alice:${short},bob:${long}` }),
+      logger,
+      [new ScriptedLlmProvider({ id: "openai" })],
+    );
+    await server.close();
+    const warnings = lines.filter((line) => line.level === "warn").map((line) => line.message);
+    expect(warnings).toEqual([
+      'APTIX_API_KEYS: the key of principal "alice" is shorter than 32 characters; make a key that cannot be guessed with `openssl rand -hex 32`.',
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(short);
+  });
+
   it("stops start-up with a ConfigError when the config file is bad", async () => {
     await expect(
       startServer(

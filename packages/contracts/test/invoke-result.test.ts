@@ -13,10 +13,11 @@ import {
   validateAgentExecuteRequest,
 } from "../src/index.js";
 
-/** docs/http-api.md: 400 validation, 401 auth, 404 unknown, 405 wrong method, 410 expired file, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
+/** docs/http-api.md: 400 validation, 401 auth, 403 refused origin, 404 unknown, 405 wrong method, 410 expired file, 409 conflict, 413 too large, 502 provider, 503 not ready, 500 bug. */
 const EXPECTED_STATUS: Record<ErrorCode, number> = {
   VALIDATION_FAILED: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   SESSION_NOT_FOUND: 404,
   TURN_NOT_FOUND: 404,
   FILE_NOT_FOUND: 404,

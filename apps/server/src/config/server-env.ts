@@ -5,6 +5,7 @@ import { z } from "zod";
 import { LOG_LEVELS } from "../logging/log-level.js";
 import { ConfigError } from "./config-error.js";
 import { CorsOriginsSchema } from "./cors-origins.js";
+import { TrustedProxiesSchema } from "./trusted-proxies.js";
 
 /** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
 export const DEFAULT_RATE_LIMIT_RPM = 600;
@@ -63,6 +64,8 @@ const ServerEnvSchema = z.object({
   APTIX_API_KEYS: z.string().optional(),
   /** Origins whose pages may call the service from a browser (CORS), comma-separated; none by default. */
   APTIX_CORS_ORIGINS: CorsOriginsSchema,
+  /** Proxies (CIDRs) whose `X-Forwarded-For` names the client address, comma-separated; none by default. */
+  APTIX_TRUSTED_PROXIES: TrustedProxiesSchema,
   /**
    * Largest request body accepted, in bytes (413 beyond, while it streams in). The contracts' default limits fit
    * inside the default, so raise it only with limits of your own.
@@ -121,6 +124,11 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   if (apiKeys.size === 0 && !isLoopback(parsed.data.HOST)) {
     throw new ConfigError(
       `HOST=${parsed.data.HOST} is not a loopback address, and APTIX_API_KEYS is unset: local mode serves loopback only. Set APTIX_API_KEYS to serve other hosts.`,
+    );
+  }
+  if (apiKeys.size === 0 && parsed.data.APTIX_TRUSTED_PROXIES.length > 0) {
+    throw new ConfigError(
+      "APTIX_TRUSTED_PROXIES is set, and APTIX_API_KEYS is unset: local mode refuses every forwarded request. Set APTIX_API_KEYS to serve through a proxy.",
     );
   }
   return {

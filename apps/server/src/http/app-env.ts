@@ -7,6 +7,8 @@ export interface AppEnv {
   Bindings: Partial<HttpBindings>;
   Variables: {
     principal: string;
+    /** The caller's address (`clientAddressing`): the socket's, or what a trusted proxy forwarded; none in process. */
+    clientAddress: string | undefined;
     requestId: string;
     /** The request's logger: every line it writes carries the request id. */
     logger: Logger;

@@ -1,34 +1,31 @@
-import type { MiddlewareHandler } from "hono";
+import type { InvokeFailure } from "@aptix/contracts";
+import type { Context } from "hono";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import type { AppEnv } from "./app-env.js";
-import { clientAddress } from "./client-address.js";
 import { rateLimited } from "./rate-limited.js";
-import { sendResult } from "./send-result.js";
 
 /** Failed authentications a client address may make in a minute (docs/http-api.md, Limits). */
 export const MAX_AUTH_FAILURES_PER_MINUTE = 20;
 
+/** Counts one failed authentication of the request, and says how to answer it. */
+export type AuthFailure = (c: Context<AppEnv>, unauthorized: InvokeFailure) => Promise<InvokeFailure>;
+
 /**
- * Counts the requests answered 401 per client address (the socket's, on this instance). Once an address has
- * had its 20 in a minute, every request from it is refused 429 `RATE_LIMITED` until that minute ends, one with
- * a correct key too: otherwise a guesser would still tell the right key from wrong ones at full speed. A
- * request from an address without failures costs one map lookup.
+ * Counts failed authentications per client address (`c.var.clientAddress`, on this instance). Past 20 in a minute,
+ * the address's next failures are answered 429 `RATE_LIMITED` with `Retry-After` instead of `unauthorized`,
+ * until that minute ends; a request whose key is valid never comes here, so it is served whatever its address
+ * did. Many tenants share an address (a NAT, a proxy not in APTIX_TRUSTED_PROXIES): anyone's wrong keys must not
+ * lock them out. Keys of 128 bits and more are what make guessing hopeless; this tells a guesser to back off and
+ * shows it in `aptix_rate_limited_total`. The answer costs the same either way: the key was checked first.
  */
-export function authFailureLimit(): MiddlewareHandler<AppEnv> {
+export function authFailureLimit(): AuthFailure {
   const failures = new RateLimiterMemory({ points: MAX_AUTH_FAILURES_PER_MINUTE, duration: 60 });
-  return async (c, next) => {
-    const address = clientAddress(c) ?? "unknown";
-    const counted = await failures.get(address);
-    if (counted !== null && counted.remainingPoints === 0) {
-      return sendResult(
-        c,
-        rateLimited(
-          `Too many failed authentications from this address: at most ${MAX_AUTH_FAILURES_PER_MINUTE} a minute`,
-          counted.msBeforeNext,
-        ),
-      );
-    }
-    await next();
-    if (c.res.status === 401) await failures.penalty(address);
+  return async (c, unauthorized) => {
+    const counted = await failures.penalty(c.var.clientAddress ?? "unknown");
+    if (counted.consumedPoints <= MAX_AUTH_FAILURES_PER_MINUTE) return unauthorized;
+    return rateLimited(
+      `Too many failed authentications from this address: at most ${MAX_AUTH_FAILURES_PER_MINUTE} a minute`,
+      counted.msBeforeNext,
+    );
   };
 }

@@ -10,7 +10,10 @@ import type { ServiceMetrics } from "../telemetry/service-metrics.js";
 import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
+import { BodiesInFlight } from "./bodies-in-flight.js";
+import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
+import { localModeOnly } from "./local-mode.js";
 import { principalMiddleware } from "./principal.js";
 import { rateLimitCounting } from "./rate-limit-counting.js";
 import { requestBody } from "./request-body.js";
@@ -39,6 +42,8 @@ export interface AppOptions {
   rateLimitRpm?: number;
   /** Origins whose pages may call the service from a browser (`APTIX_CORS_ORIGINS`); none by default. */
   corsOrigins?: readonly string[];
+  /** Proxies (`address/prefix`) whose X-Forwarded-For names the client (`APTIX_TRUSTED_PROXIES`); none by default. */
+  trustedProxies?: readonly string[];
   /** How often an idle event stream gets a comment line. */
   heartbeatMs?: number;
   readiness: ReadinessCheck;
@@ -57,6 +62,8 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // Routes are defined with their OpenAPI description, from which /openapi.json is generated.
   const app = new OpenAPIHono<AppEnv>();
 
+  // First: traces, logs and limits all name the client this resolves.
+  app.use(clientAddressing(options.trustedProxies ?? []));
   if (options.tracer) app.use(requestTracing(options.tracer));
   app.use(requestId());
   app.use(accessLog(logger));
@@ -87,19 +94,24 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
     );
   });
 
+  // Every route, health and metrics included: what local mode keeps out must learn nothing of the service.
+  if (options.apiKeys.size === 0) app.use(localModeOnly(corsOrigins));
+
+  // One count of failed authentications per address, API keys' and the metrics token's alike.
+  const authFailure = authFailureLimit();
   healthRoutes(app, options.readiness);
   docsRoutes(app);
-  if (metrics) metricsRoute(app, metrics, options.metricsToken);
+  if (metrics) metricsRoute(app, { metrics, token: options.metricsToken, authFailure });
 
-  // Limits come before the body is read. Local mode has no key to guess, so no failures to count.
-  if (options.apiKeys.size > 0) app.use("/v1/*", authFailureLimit());
-  app.use("/v1/*", principalMiddleware(options.apiKeys, corsOrigins));
+  // Limits come before the body is read.
+  app.use("/v1/*", principalMiddleware(options.apiKeys, authFailure));
   app.use("/v1/*", requestRateLimit(options.rateLimitRpm ?? DEFAULT_RATE_LIMIT_RPM));
+  const inFlight = new BodiesInFlight();
   app.put(
     "/v1/workspaces/:workspaceId/documents",
-    requestBody(Math.min(WORKSPACE_LIMITS.maxPushBytes, options.maxBodyBytes)),
+    requestBody(Math.min(WORKSPACE_LIMITS.maxPushBytes, options.maxBodyBytes), inFlight),
   );
-  app.use("/v1/*", requestBody(options.maxBodyBytes));
+  app.use("/v1/*", requestBody(options.maxBodyBytes, inFlight));
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, { ...options, heartbeatMs });
   sessionRoutes(app, options.service, heartbeatMs);

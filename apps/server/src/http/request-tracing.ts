@@ -13,7 +13,6 @@ import {
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { AppEnv } from "./app-env.js";
-import { clientAddress } from "./client-address.js";
 
 const propagator = new W3CTraceContextPropagator();
 const headerGetter = {
@@ -31,7 +30,7 @@ export function requestTracing(tracer: Tracer): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const { method } = c.req;
     const url = new URL(c.req.url);
-    const remote = clientAddress(c);
+    const remote = c.var.clientAddress;
     const userAgent = c.req.header("user-agent");
     const parent = propagator.extract(ROOT_CONTEXT, c.req.raw.headers, headerGetter);
     const span = tracer.startSpan(

@@ -29,6 +29,7 @@ export function appFromEnv(
     validate: createAgentExecuteRequestValidator(),
     apiKeys: env.apiKeys,
     corsOrigins: env.APTIX_CORS_ORIGINS,
+    trustedProxies: env.APTIX_TRUSTED_PROXIES,
     maxBodyBytes: env.APTIX_MAX_BODY_BYTES,
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,

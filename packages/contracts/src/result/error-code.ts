@@ -7,6 +7,11 @@ export const ERROR_HTTP_STATUS = {
   VALIDATION_FAILED: 400,
   /** No or a wrong API key. */
   UNAUTHORIZED: 401,
+  /**
+   * No key would change the answer: a local-mode service refused where the request came from (another machine,
+   * a proxy, a page of another site, a Host that is not loopback). The message says which.
+   */
+  FORBIDDEN: 403,
   /** No session of this principal has this id. */
   SESSION_NOT_FOUND: 404,
   /** The session has no turn with this id. */

@@ -33,6 +33,9 @@ const EXAMPLE_MESSAGES: Partial<Record<ErrorCode, [string, Record<string, unknow
     { fields: [{ path: "sessionId", message: "is required" }] },
   ],
   UNAUTHORIZED: ["Send a valid API key as 'Authorization: Bearer <key>'."],
+  FORBIDDEN: [
+    "This service runs in local mode and answers callers on this machine only: the request came through a proxy (its X-Forwarded-For header), which forwards someone else.",
+  ],
   SESSION_NOT_FOUND: ["No session s-42."],
   FILE_EXPIRED: ["The file's content has expired."],
   METHOD_NOT_ALLOWED: [
@@ -104,9 +107,6 @@ export const FAILURES: Responses = Object.fromEntries(
 /** The failures of a route that answers only some statuses. */
 export const failuresOf = (...statuses: number[]): Responses =>
   Object.fromEntries(statuses.map((status) => [String(status), failure(status)]));
-
-/** Only NOT_READY: what the unauthenticated readiness route answers when it is not ready. */
-export const NOT_READY_FAILURE: Responses = failuresOf(503);
 
 /**
  * A streamed turn as `text/event-stream`. OpenAPI 3.1 has no schema for the events of a stream: the stream is

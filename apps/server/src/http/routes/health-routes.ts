@@ -2,7 +2,7 @@ import { fail, ok } from "@aptix/contracts";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "zod";
 import type { AppEnv } from "../app-env.js";
-import { NOT_READY_FAILURE, PUBLIC, success } from "../openapi/responses.js";
+import { failuresOf, PUBLIC, success } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 
 /** What `/healthz` and `/readyz` answer when all is well. */
@@ -27,7 +27,11 @@ const liveness = createRoute({
   summary: "Liveness",
   description: "Answers while the process serves HTTP, whatever the state of its database.",
   security: PUBLIC,
-  responses: { 200: success("ServiceStatus", "The process is live.", { status: "live" }) },
+  responses: {
+    200: success("ServiceStatus", "The process is live.", { status: "live" }),
+    // In local mode, to a caller from elsewhere.
+    ...failuresOf(403),
+  },
 });
 
 const readinessRoute = createRoute({
@@ -42,7 +46,8 @@ const readinessRoute = createRoute({
   security: PUBLIC,
   responses: {
     200: success("ServiceStatus", "The service can run turns.", { status: "ready" }),
-    ...NOT_READY_FAILURE,
+    // 503 when not ready; 403 in local mode to a caller from elsewhere.
+    ...failuresOf(403, 503),
   },
 });
 

@@ -80,6 +80,30 @@ export class OpenAIResponsesProvider implements LlmProvider {
     }
   }
 
+  /**
+   * `DELETE /v1/responses/{id}` of a deleted session's stored response: a 404 is as good (gone already, or
+   * expired); anything else is a reason to try again, which names no id.
+   */
+  async deleteStoredResponse(
+    responseId: string,
+  ): Promise<{ deleted: true } | { deleted: false; reason: string }> {
+    const client = this.#client.get();
+    if (!(client instanceof OpenAI)) return { deleted: false, reason: client.errors[0].message };
+    try {
+      await client.responses.delete(responseId);
+      return { deleted: true };
+    } catch (error) {
+      if (error instanceof OpenAI.NotFoundError) return { deleted: true };
+      if (error instanceof OpenAI.APIError) {
+        return {
+          deleted: false,
+          reason: `HTTP ${error.status ?? "error"}${error.code ? ` ${error.code}` : ""}`,
+        };
+      }
+      return { deleted: false, reason: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
   #body(request: LlmRequest): ResponseCreateParamsBase {
     const continuation = request.continuation;
     const replayed =

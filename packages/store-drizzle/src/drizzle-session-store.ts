@@ -4,17 +4,20 @@ import {
   type DeleteSessionResult,
   type FindExpiredLeasesInput,
   type FindIdleSessionsInput,
+  type FinishResponseDeletionsInput,
   type ListSessionsInput,
   type LlmCallRecord,
   type MessageTurn,
   type ModeHistoryEntry,
   type PruneTracesInput,
   type RecordLlmCallInput,
+  type ResponseDeletion,
   type SessionKey,
   type SessionListing,
   type SessionRecord,
   type SessionStore,
   systemClock,
+  type TakeResponseDeletionsInput,
   type TranscriptItem,
   type TransitionResult,
   type TransitionWrite,
@@ -102,6 +105,14 @@ export class DrizzleSessionStore implements SessionStore {
 
   listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
     return this.#directory.listSessions(input);
+  }
+
+  takeResponseDeletions(input: TakeResponseDeletionsInput): Promise<ResponseDeletion[]> {
+    return this.#directory.takeResponseDeletions(input);
+  }
+
+  finishResponseDeletions(input: FinishResponseDeletionsInput): Promise<void> {
+    return this.#directory.finishResponseDeletions(input);
   }
 
   listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {

@@ -224,11 +224,37 @@ export const files = pgTable(
     content: bytea("content").notNull(),
     createdAt: timestamptz("created_at").notNull(),
     expiresAt: timestamptz("expires_at"),
+    /** The turn whose server tool produced it (`StoredFile.producedBy`); null for files kept otherwise. */
+    sessionId: text("session_id"),
+    turnId: text("turn_id"),
   },
   (table) => [
     primaryKey({ name: "files_pkey", columns: [table.principal, table.fileId] }),
+    // A session's files, deleted with it; the files of a failed turn, for their sweep.
+    index("files_turn_idx")
+      .on(table.principal, table.sessionId, table.turnId)
+      .where(sql`${table.sessionId} is not null`),
     // The retention sweep's `expires_at <= now()`; files that never expire are not indexed.
     index("files_expires_at_idx").on(table.expiresAt).where(sql`${table.expiresAt} is not null`),
+  ],
+);
+
+/**
+ * The responses a provider keeps (OpenAI with `store: true`) of deleted sessions, to delete there: written with
+ * the session's deletion, taken by the housekeeping when due, and retried with a growing delay until the
+ * provider confirms (DESIGN §11, delete means gone).
+ */
+export const responseDeletions = pgTable(
+  "response_deletions",
+  {
+    provider: text("provider").notNull(),
+    responseId: text("response_id").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamptz("next_attempt_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "response_deletions_pkey", columns: [table.provider, table.responseId] }),
+    index("response_deletions_due_idx").on(table.nextAttemptAt),
   ],
 );
 

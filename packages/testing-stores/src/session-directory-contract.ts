@@ -288,6 +288,83 @@ export function describeSessionDirectoryContract(
       expect((await store.getSession(key))?.turnCount).toBe(1);
     });
 
+    it("keeps a deleted session's stored responses for deletion at their provider, each taken once until finished", async () => {
+      const key = newSessionKey("stored");
+      const other = newSessionKey("kept");
+      for (const session of [key, other]) await settledTurn(session, "t1", { instruction: "hello" });
+      for (const [session, turnId, index] of [
+        [key, "t1", 0],
+        [key, "t1", 1],
+        [other, "t1", 0],
+      ] as const) {
+        const lease = newLease(`owner-${session.sessionId}-${index}`, LEASE_MS);
+        const read = await store.getSession(session);
+        await store.applyTransition({
+          key: session,
+          lease,
+          now: clock.now(),
+          expectVersion: read?.version as number,
+        });
+        const call = newCallRecord(session, turnId, index);
+        const response = call.response && {
+          ...call.response,
+          responseId: `resp_${session.sessionId}_${index}`,
+        };
+        expect(await store.recordLlmCall({ call: { ...call, response }, lease })).toBe(true);
+        await store.releaseLease(session, lease.owner);
+      }
+      const session = await store.getSession(key);
+      if (!session) throw new Error("expected the session");
+      expect(
+        await store.deleteSession({
+          key,
+          expectVersion: session.version,
+          fileIds: [],
+          responsesStoredBy: "openai",
+        }),
+      ).toBe("deleted");
+
+      const now = clock.now();
+      const later = new Date(now.getTime() + 60_000);
+      const taken = await store.takeResponseDeletions({ limit: 10, dueBy: now, retryAt: later });
+      expect(taken.sort((a, b) => a.responseId.localeCompare(b.responseId))).toEqual([
+        { provider: "openai", responseId: "resp_stored_0", attempts: 0 },
+        { provider: "openai", responseId: "resp_stored_1", attempts: 0 },
+      ]);
+      // Taken, they are not due again before `retryAt`.
+      expect(await store.takeResponseDeletions({ limit: 10, dueBy: now, retryAt: later })).toEqual([]);
+      await store.finishResponseDeletions({
+        done: [{ provider: "openai", responseId: "resp_stored_0" }],
+        failed: [
+          { provider: "openai", responseId: "resp_stored_1", retryAt: new Date(now.getTime() + 5_000) },
+        ],
+      });
+      expect(
+        await store.takeResponseDeletions({
+          limit: 10,
+          dueBy: new Date(now.getTime() + 4_999),
+          retryAt: later,
+        }),
+      ).toEqual([]);
+      expect(
+        await store.takeResponseDeletions({
+          limit: 10,
+          dueBy: new Date(now.getTime() + 5_000),
+          retryAt: later,
+        }),
+      ).toEqual([{ provider: "openai", responseId: "resp_stored_1", attempts: 1 }]);
+      // A session deleted without a provider that stores its responses leaves none to delete.
+      const kept = await store.getSession(other);
+      expect(
+        await store.deleteSession({ key: other, expectVersion: kept?.version as number, fileIds: [] }),
+      ).toBe("deleted");
+      await store.finishResponseDeletions({
+        done: [{ provider: "openai", responseId: "resp_stored_1" }],
+        failed: [],
+      });
+      expect(await store.takeResponseDeletions({ limit: 10, dueBy: later, retryAt: later })).toEqual([]);
+    });
+
     it("finds sessions idle since before a time, of every principal", async () => {
       await settledTurn(newSessionKey("old", "principal-a"), "t1", { instruction: "old" });
       await settledTurn(newSessionKey("old", "principal-b"), "t1", { instruction: "old" });

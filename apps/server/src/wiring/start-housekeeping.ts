@@ -7,7 +7,8 @@ import { housekeepingIntervalMs } from "./housekeeping-interval-ms.js";
  * instance are failed soon after their lease expires, even if nobody asks; stream events are pruned once their
  * turn has been over for APTIX_EVENT_RETENTION_MS; expired files are deleted; sessions idle past
  * APTIX_SESSION_RETENTION_DAYS are deleted, and traces older than APTIX_TRACE_RETENTION_DAYS lose their
- * payloads. `stop` waits for a run under way.
+ * payloads; a deleted session's responses stored at its provider are deleted there. `stop` waits for a run under
+ * way.
  */
 export function startHousekeeping(
   service: AgentService,
@@ -24,13 +25,24 @@ export function startHousekeeping(
       "pruned the stream events of ended turns",
       "event pruning failed",
     ],
-    [() => service.sweepExpiredFiles(), "info", "deleted expired files", "file retention sweep failed"],
+    [
+      () => service.sweepFiles(),
+      "info",
+      "deleted expired files and those of failed turns",
+      "file retention sweep failed",
+    ],
     [() => service.sweepIdleSessions(), "info", "deleted idle sessions", "session retention sweep failed"],
     [
       () => service.pruneTraces(),
       "info",
       "pruned the payloads of old traces",
       "trace retention sweep failed",
+    ],
+    [
+      () => deleteStoredResponses(service, logger),
+      "info",
+      "deleted the stored provider responses of deleted sessions",
+      "deleting stored provider responses failed",
     ],
   ] as const;
   const housekeep = async () => {
@@ -55,4 +67,22 @@ export function startHousekeeping(
       await running;
     },
   };
+}
+
+/** One run of the deletions at providers: each failure told (to be tried again), each given up on told louder. */
+async function deleteStoredResponses(service: AgentService, logger: Logger): Promise<number> {
+  const run = await service.deleteStoredResponses();
+  for (const failure of run.failed) {
+    logger.warn(
+      failure,
+      "a provider did not delete a stored response of a deleted session; it is tried again later",
+    );
+  }
+  if (run.abandoned > 0) {
+    logger.error(
+      { count: run.abandoned },
+      "gave up deleting stored provider responses of deleted sessions; the provider expires them on its own",
+    );
+  }
+  return run.deleted;
 }

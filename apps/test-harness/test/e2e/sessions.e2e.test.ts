@@ -353,6 +353,26 @@ describe("two instances on one Postgres whose cancels notify no one (LISTEN drop
 describe("two instances on one Postgres with a short lease: delete means gone", () => {
   const instances = useTwoInstances(() => harness, { APTIX_LEASE_MS: "1000" });
 
+  it("deletes a deleted session's responses stored at OpenAI (DELETE /v1/responses/{id}), by the housekeeping", async () => {
+    const { first: a, second: b } = instances;
+    const sessionId = uniqueId("delete-stored");
+    const kept = uniqueId("kept-stored");
+    harness.enqueue("One.", "Two.", "Kept.");
+    expectFinal(await a.post(userTurn(sessionId, "t1", "One.")));
+    expectFinal(await a.post(userTurn(sessionId, "t2", "Two.")));
+    expectFinal(await a.post(userTurn(kept, "t1", "Kept.")));
+    const [one, two, third] = harness.responseRequests().map((request) => request.answer?.responseId ?? "");
+    expect(harness.storedResponseIds()).toEqual(expect.arrayContaining([one, two, third]));
+
+    expect(expectOk(await b.send("DELETE", `/v1/sessions/${sessionId}`))).toEqual({ deleted: true });
+    await waitFor(
+      () =>
+        !harness.storedResponseIds().includes(one ?? "") && !harness.storedResponseIds().includes(two ?? ""),
+      "the housekeeping to delete the stored responses",
+    );
+    expect(harness.storedResponseIds()).toContain(third);
+  });
+
   it("no event of a deleted session survives an instance that lost its lease and went on streaming", async () => {
     const { first: a, second: b } = instances;
     const sessionId = uniqueId("delete-race");

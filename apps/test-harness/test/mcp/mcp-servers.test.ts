@@ -45,7 +45,10 @@ function contextFor(signal = new AbortController().signal): ServerToolContext {
     turnId: "t",
     mode: "general",
     signal,
-    files: { maxBytes: keeper.maxBytes, keep: (file) => keeper.keep("alice", file) },
+    files: {
+      maxBytes: keeper.maxBytes,
+      keep: (file) => keeper.keep({ principal: "alice", sessionId: "s", turnId: "t" }, file),
+    },
   };
 }
 

@@ -43,6 +43,7 @@ import { ReadModels } from "./read-models.js";
 import { type EventSink, RoundRunner } from "./round-runner.js";
 import { SessionDeletion } from "./session-deletion.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
+import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
 import { TurnCancellation } from "./turn-cancellation.js";
 import { TurnCancels } from "./turn-cancels.js";
 import type { SessionSummary, TurnTrace } from "./views.js";
@@ -142,6 +143,7 @@ export class AgentService {
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
   readonly #cancels: TurnCancels;
+  readonly #responseDeletions: StoredResponseDeletions;
   readonly #catalog: AgentCatalog;
 
   constructor(options: AgentServiceOptions) {
@@ -153,6 +155,7 @@ export class AgentService {
     const events = options.events ?? new InMemoryTurnEventLog(options.store);
     const observer = options.observer ?? unobserved;
     const { retriever } = options;
+    const providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.#cancels = new TurnCancels({
       events,
       turns: options.store,
@@ -173,7 +176,7 @@ export class AgentService {
       hashing,
     });
     this.#rounds = new RoundRunner({
-      providers: new Map(options.providers.map((provider) => [provider.id, provider])),
+      providers,
       reasoner: new ReasonerStep({
         composition: new CompositionStep(catalog, retriever && observedRetriever(retriever, observer)),
         llmCall: new LlmCallStep(observer),
@@ -211,7 +214,13 @@ export class AgentService {
     });
     this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files, clock);
     this.#lists = new SessionLists(this.#persistence, catalog.modes);
-    this.#deletion = new SessionDeletion(this.#persistence, options.files, events);
+    this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
+      const provider = providers.get(
+        catalog.conversationContext(session.conversationContextId)?.provider ?? "",
+      );
+      return provider?.storesResponses && provider.deleteStoredResponse ? provider.id : undefined;
+    });
+    this.#responseDeletions = new StoredResponseDeletions(this.#persistence, providers, clock);
     this.#cancellation = new TurnCancellation(this.#persistence, this.#cancels, this.#wakeups, clock);
     this.#housekeeping = new Housekeeping({
       persistence: this.#persistence,
@@ -340,9 +349,14 @@ export class AgentService {
     return this.#housekeeping.failExpiredTurns(options);
   }
 
-  /** See Housekeeping.sweepExpiredFiles: the retention sweep of produced files. */
-  sweepExpiredFiles(): Promise<number> {
-    return this.#housekeeping.sweepExpiredFiles();
+  /** See StoredResponseDeletions: deletes at their provider the responses of deleted sessions. */
+  deleteStoredResponses(): Promise<StoredResponseDeletionRun> {
+    return this.#responseDeletions.run();
+  }
+
+  /** See Housekeeping.sweepFiles: the sweep of expired files and of failed turns' files. */
+  sweepFiles(): Promise<number> {
+    return this.#housekeeping.sweepFiles();
   }
 
   /** See Housekeeping.pruneTurnEvents: drops the stream events of turns ended `eventRetentionMs` ago. */

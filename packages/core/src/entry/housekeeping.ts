@@ -98,11 +98,16 @@ export class Housekeeping {
   }
 
   /**
-   * Deletes produced files whose `contentExpires` has passed (by the store's clock): until then they answer
-   * FILE_EXPIRED, afterwards FILE_NOT_FOUND like unknown ids. Returns how many it deleted.
+   * Deletes produced files whose `contentExpires` has passed (by the store's clock), which answer FILE_EXPIRED
+   * until then and FILE_NOT_FOUND like unknown ids afterwards, and the files of failed or cancelled turns, which
+   * answer FILE_NOT_FOUND already. Returns how many it deleted.
    */
-  async sweepExpiredFiles(): Promise<number> {
-    return inBatches(async (limit) => removedAll(await this.#options.files.deleteExpired(limit)));
+  async sweepFiles(): Promise<number> {
+    const { files } = this.#options;
+    const expired = await inBatches(async (limit) => removedAll(await files.deleteExpired(limit)));
+    const ofFailedTurns = files.deleteFilesOfFailedTurns?.bind(files);
+    if (ofFailedTurns === undefined) return expired;
+    return expired + (await inBatches(async (limit) => removedAll(await ofFailedTurns(limit))));
   }
 }
 

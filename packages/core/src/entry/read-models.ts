@@ -42,7 +42,9 @@ export class ReadModels {
     fileId: string,
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
     const found = isIdentifier(fileId) ? await this.files.get(principal, fileId) : undefined;
-    if (!found) return fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
+    if (!found || (await this.#ofAFailedTurn(found.file))) {
+      return fail("FILE_NOT_FOUND", `No file ${JSON.stringify(fileId)}.`, { fileId });
+    }
     const { expiresAt } = found.file;
     // Kept until the retention sweep, but no longer served: the client learns why rather than "unknown".
     if (expiresAt !== null && expiresAt.getTime() <= this.clock.now().getTime()) {
@@ -52,5 +54,18 @@ export class ReadModels {
       });
     }
     return ok(found);
+  }
+
+  /**
+   * Whether the turn that produced `file` failed or was cancelled, or is gone: nothing of such a turn enters
+   * the conversation, so its files answer as unknown ids do (and the sweep deletes them).
+   */
+  async #ofAFailedTurn({ principal, producedBy }: StoredFile): Promise<boolean> {
+    if (producedBy === undefined) return false;
+    const turn = await this.persistence.getTurn(
+      { principal, sessionId: producedBy.sessionId },
+      producedBy.turnId,
+    );
+    return turn === undefined || turn.status === "failed" || turn.status === "cancelled";
   }
 }

@@ -2,7 +2,7 @@ import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
-import type { SessionKey } from "../records/session-record.js";
+import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
 
 /** Reads that find the session changed between their read and the delete before the delete answers busy. */
@@ -20,6 +20,8 @@ export class SessionDeletion {
     private readonly persistence: TurnPersistence,
     private readonly files: FileStore,
     private readonly events: TurnEventLog,
+    /** The provider that stored a session's responses and can delete them, if any. */
+    private readonly responsesStoredBy: (session: SessionRecord) => string | undefined,
   ) {}
 
   async delete(key: SessionKey): Promise<InvokeResult<SessionDeleted>> {
@@ -30,7 +32,13 @@ export class SessionDeletion {
       const fileIds = turns.flatMap((turn) =>
         turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
       );
-      const outcome = await this.persistence.deleteSession({ key, expectVersion: session.version, fileIds });
+      const storedBy = this.responsesStoredBy(session);
+      const outcome = await this.persistence.deleteSession({
+        key,
+        expectVersion: session.version,
+        fileIds,
+        ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
+      });
       if (outcome === "busy") return sessionBusy(key.sessionId);
       if (outcome === "deleted") {
         await this.files.deleteFiles?.(key.principal, fileIds);

@@ -6,13 +6,16 @@ import type {
   DeleteSessionResult,
   FindExpiredLeasesInput,
   FindIdleSessionsInput,
+  FinishResponseDeletionsInput,
   ListSessionsInput,
   LlmCallWrite,
   MessageTurn,
   PruneTracesInput,
   RecordLlmCallInput,
+  ResponseDeletion,
   SessionListing,
   SessionStore,
+  TakeResponseDeletionsInput,
   TransitionResult,
   TransitionWrite,
   TurnState,
@@ -87,6 +90,7 @@ interface SessionState {
  */
 export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionState>();
+  readonly #responseDeletions = new Map<string, ResponseDeletion & { dueAt: Date }>();
   readonly #clock: Clock;
 
   /** `clock` is the store's clock: it judges leases and stamps `updatedAt` on writes that are not given a time. */
@@ -338,12 +342,46 @@ export class InMemorySessionStore implements SessionStore {
     );
   }
 
-  async deleteSession({ key, expectVersion }: DeleteSessionInput): Promise<DeleteSessionResult> {
+  async deleteSession({
+    key,
+    expectVersion,
+    responsesStoredBy,
+  }: DeleteSessionInput): Promise<DeleteSessionResult> {
     const state = this.#state(key);
     if (state === undefined || state.record.version !== expectVersion) return "stale";
     if (this.#busy(state)) return "busy";
+    if (responsesStoredBy !== undefined) {
+      for (const call of [...state.calls.values()].flat()) {
+        const responseId = call.response?.responseId;
+        if (responseId === undefined || responseId === null) continue;
+        const deletion = { provider: responsesStoredBy, responseId, attempts: 0 };
+        this.#responseDeletions.set(nameOfDeletion(deletion), { ...deletion, dueAt: new Date(0) });
+      }
+    }
     this.#sessions.delete(keyOf(key));
     return "deleted";
+  }
+
+  async takeResponseDeletions({
+    limit,
+    dueBy,
+    retryAt,
+  }: TakeResponseDeletionsInput): Promise<ResponseDeletion[]> {
+    const due = [...this.#responseDeletions.values()]
+      .filter((deletion) => deletion.dueAt.getTime() <= dueBy.getTime())
+      .slice(0, Math.max(0, Math.ceil(limit)));
+    for (const deletion of due) deletion.dueAt = new Date(retryAt);
+    return due.map(({ provider, responseId, attempts }) => ({ provider, responseId, attempts }));
+  }
+
+  async finishResponseDeletions({ done, failed }: FinishResponseDeletionsInput): Promise<void> {
+    for (const deletion of done) this.#responseDeletions.delete(nameOfDeletion(deletion));
+    for (const { retryAt, ...deletion } of failed) {
+      const kept = this.#responseDeletions.get(nameOfDeletion(deletion));
+      if (kept === undefined) continue;
+      kept.attempts += 1;
+      kept.dueAt = new Date(retryAt);
+    }
   }
 
   async findIdleSessions({ idleBefore, limit }: FindIdleSessionsInput): Promise<SessionKey[]> {
@@ -463,4 +501,8 @@ function applySessionPatch(record: SessionRecord, patch: SessionPatch): void {
   for (const field of SESSION_PATCH_KEYS) {
     if (patch[field] !== undefined) Object.assign(record, { [field]: patch[field] });
   }
+}
+
+function nameOfDeletion({ provider, responseId }: Pick<ResponseDeletion, "provider" | "responseId">): string {
+  return JSON.stringify([provider, responseId]);
 }

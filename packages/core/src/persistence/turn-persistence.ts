@@ -6,12 +6,15 @@ import type {
   DeleteSessionResult,
   FindExpiredLeasesInput,
   FindIdleSessionsInput,
+  FinishResponseDeletionsInput,
   ListSessionsInput,
   LlmCallWrite,
   MessageTurn,
   PruneTracesInput,
+  ResponseDeletion,
   SessionListing,
   SessionStore,
+  TakeResponseDeletionsInput,
   TranscriptProgress,
   TransitionWrite,
   TurnState,
@@ -101,6 +104,14 @@ export class TurnPersistence {
 
   listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
     return this.store.listSessions(input);
+  }
+
+  takeResponseDeletions(input: TakeResponseDeletionsInput): Promise<ResponseDeletion[]> {
+    return this.store.takeResponseDeletions(input);
+  }
+
+  finishResponseDeletions(input: FinishResponseDeletionsInput): Promise<void> {
+    return this.store.finishResponseDeletions(input);
   }
 
   listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {

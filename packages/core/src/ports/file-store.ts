@@ -8,6 +8,11 @@ export interface StoredFile {
   createdAt: Date;
   /** When the content stops being served (`FileRef.contentExpires`); null: never. */
   expiresAt: Date | null;
+  /**
+   * The turn whose server tool produced it: served only while that turn has not failed or been cancelled
+   * (DESIGN §11, delete means gone), and deleted with its session. Absent for files kept otherwise.
+   */
+  producedBy?: { sessionId: string; turnId: string };
 }
 
 /** Files the agent produces, served by reference (AGN-033 §6); only their owner can read them. */
@@ -31,4 +36,10 @@ export interface FileStore {
    * session store leaves it out, since `SessionStore.deleteSession` deletes them in its own transaction.
    */
   deleteFiles?(principal: string, fileIds: readonly string[]): Promise<void>;
+  /**
+   * The sweep of files no one may read: deletes up to `limit` files whose producing turn failed or was
+   * cancelled (but for one interrupted, whose round may run again), and answers how many. Only a store that
+   * shares one database with the session store can tell; others leave them to `deleteExpired`.
+   */
+  deleteFilesOfFailedTurns?(limit: number): Promise<number>;
 }

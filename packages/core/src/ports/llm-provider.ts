@@ -28,6 +28,11 @@ export interface LlmProvider {
   /** True when the provider stores responses and a call may continue from `previous_response`. */
   readonly storesResponses: boolean;
   call(request: LlmRequest, options?: LlmCallOptions): Promise<LlmCallResult>;
+  /**
+   * Deletes a response the provider stored (a deleted session's): `deleted`, also when the provider no longer
+   * had it; `failed` with why (never thrown), to try again later. Only a provider that stores responses has it.
+   */
+  deleteStoredResponse?(responseId: string): Promise<{ deleted: true } | { deleted: false; reason: string }>;
 }
 
 /**

@@ -163,6 +163,34 @@ export interface DeleteSessionInput {
   expectVersion: number;
   /** The files the session's turns produced. */
   fileIds: readonly string[];
+  /**
+   * The provider that stored the session's responses, when it stores them: each response id of the session's
+   * LLM calls is kept as a ResponseDeletion of it, in the same step, for the housekeeping to delete there.
+   */
+  responsesStoredBy?: string;
+}
+
+/** A response a provider stored for a session since deleted, waiting to be deleted at the provider. */
+export interface ResponseDeletion {
+  provider: string;
+  responseId: string;
+  /** How many times the provider was asked already. */
+  attempts: number;
+}
+
+export interface TakeResponseDeletionsInput {
+  limit: number;
+  /** Those due by then. */
+  dueBy: Date;
+  /** The deletions taken are not due again before this (an instance that stops meanwhile loses none). */
+  retryAt: Date;
+}
+
+export interface FinishResponseDeletionsInput {
+  /** Deleted at the provider (or given up on): forgotten. */
+  done: readonly Pick<ResponseDeletion, "provider" | "responseId">[];
+  /** Failed: tried again at `retryAt`, with one more attempt counted. */
+  failed: readonly (Pick<ResponseDeletion, "provider" | "responseId"> & { retryAt: Date })[];
 }
 
 /**
@@ -235,4 +263,8 @@ export interface SessionStore {
   pruneTraces(input: PruneTracesInput): Promise<number>;
   /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
+  /** Up to `limit` response deletions due by `dueBy`, each put off until `retryAt` in the same step. */
+  takeResponseDeletions(input: TakeResponseDeletionsInput): Promise<ResponseDeletion[]>;
+  /** Forgets the deletions done; counts an attempt of each one failed and sets when it is due again. */
+  finishResponseDeletions(input: FinishResponseDeletionsInput): Promise<void>;
 }

@@ -4,6 +4,7 @@ import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { KeptFile, ProducedFile } from "../ports/server-tool.js";
+import type { TurnKey } from "../records/session-record.js";
 import { isMediaType, OPAQUE_MEDIA_TYPE } from "./media-type.js";
 
 /** `files.ttlSeconds` when the configuration has none: a week. */
@@ -67,7 +68,9 @@ export class FileKeeper {
     this.limits = options.quotaBytes === undefined ? {} : { quotaBytes: options.quotaBytes };
   }
 
-  async keep(principal: string, file: ProducedFile): Promise<KeptFile> {
+  /** Keeps `file` for the turn `by` (whose principal owns it) and answers its FileRef. */
+  async keep(by: TurnKey, file: ProducedFile): Promise<KeptFile> {
+    const { principal } = by;
     const sizeBytes = file.content.byteLength;
     if (sizeBytes > this.maxBytes) throw new FileTooLargeError(file.name, sizeBytes, this.maxBytes);
     const fileId = this.ids.newId("file");
@@ -86,6 +89,7 @@ export class FileKeeper {
         contentHash,
         createdAt,
         expiresAt,
+        producedBy: { sessionId: by.sessionId, turnId: by.turnId },
       },
       file.content,
       this.limits,

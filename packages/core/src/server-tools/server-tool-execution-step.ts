@@ -200,7 +200,7 @@ export class ServerToolExecutionStep {
       files: {
         maxBytes: this.files.maxBytes,
         keep: async (file) => {
-          const stored = await this.files.keep(turn.principal, file);
+          const stored = await this.files.keep(turn, file);
           kept.push(stored.ref);
           return stored;
         },

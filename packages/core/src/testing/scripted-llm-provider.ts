@@ -32,6 +32,7 @@ export class ScriptedLlmProvider implements LlmProvider {
   readonly #steps: ScriptedStep[] = [];
   readonly #conversations = new Map<string, TranscriptItem[]>();
   #responses = 0;
+  #failingDeletions = 0;
 
   constructor(options: { id?: string; storesResponses?: boolean } = {}) {
     this.id = options.id ?? "scripted";
@@ -50,6 +51,28 @@ export class ScriptedLlmProvider implements LlmProvider {
   /** Drops a stored response, as a provider does when it expires one. */
   forget(responseId: string): void {
     this.#conversations.delete(responseId);
+  }
+
+  /** The ids of the responses it stores now. */
+  storedResponseIds(): string[] {
+    return [...this.#conversations.keys()];
+  }
+
+  /** The next `count` calls of `deleteStoredResponse` fail (as a provider down would), deleting nothing. */
+  failNextDeletions(count: number): this {
+    this.#failingDeletions = count;
+    return this;
+  }
+
+  async deleteStoredResponse(
+    responseId: string,
+  ): Promise<{ deleted: true } | { deleted: false; reason: string }> {
+    if (this.#failingDeletions > 0) {
+      this.#failingDeletions -= 1;
+      return { deleted: false, reason: "HTTP 503 (scripted)" };
+    }
+    this.#conversations.delete(responseId);
+    return { deleted: true };
   }
 
   async call(request: LlmRequest, options: LlmCallOptions = {}): Promise<InvokeResult<LlmResponse>> {

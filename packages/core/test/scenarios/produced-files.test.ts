@@ -130,7 +130,7 @@ describe("create_file and produced files (AGN-033 §6)", () => {
     const fileId = fileIdIn(ref.url);
 
     agent.clock.advance(3_600_000 - 1);
-    expect(await agent.service.sweepExpiredFiles()).toBe(0);
+    expect(await agent.service.sweepFiles()).toBe(0);
     expect((await agent.service.getFile(PRINCIPAL, fileId)).successful).toBe(true);
 
     agent.clock.advance(1);
@@ -148,7 +148,46 @@ describe("create_file and produced files (AGN-033 §6)", () => {
     // Another principal learns nothing, expired or not.
     expect(resultCode(await agent.service.getFile("bob", fileId))).toBe("FILE_NOT_FOUND");
 
-    expect(await agent.service.sweepExpiredFiles()).toBe(1);
+    expect(await agent.service.sweepFiles()).toBe(1);
+    expect(resultCode(await agent.service.getFile(PRINCIPAL, fileId))).toBe("FILE_NOT_FOUND");
+  });
+});
+
+describe("files of turns that fail or are cancelled (DESIGN §11, delete means gone)", () => {
+  /** The FileRef the model got for its `create_file` call, from the output the next LLM call carried. */
+  const keptFileId = (agent: Awaited<ReturnType<typeof fileAgent>>, request: number) => {
+    const output = agent.provider.requests[request]?.input.find(
+      (item) => item.type === "function_call_output",
+    );
+    const ref = JSON.parse((output as { output: string }).output) as { url: string };
+    return fileIdIn(ref.url);
+  };
+
+  it("answers a file of a turn that then failed as unknown", async () => {
+    const agent = await fileAgent();
+    agent.provider.enqueue(
+      { toolCalls: [createFile("f1")] },
+      { failure: { successful: false, errors: [{ code: "PROVIDER_ERROR", message: "down" }], warnings: [] } },
+    );
+    const failed = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Write" });
+    expect(resultCode(failed)).toBe("PROVIDER_ERROR");
+    expect(resultCode(await agent.service.getFile(PRINCIPAL, keptFileId(agent, 1)))).toBe("FILE_NOT_FOUND");
+  });
+
+  it("answers a file of a cancelled turn as unknown, and serves one of a turn that ended well", async () => {
+    const agent = await fileAgent();
+    agent.provider.enqueue({
+      toolCalls: [createFile("f1"), { name: "read_file", callId: "r1", arguments: { path: "a.ts" } }],
+    });
+    const paused = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Write" }));
+    expect(paused.kind).toBe("client_tool_continuation");
+    // The turn is awaiting its client: the file it kept so far is served.
+    const turn = await agent.store.getTurn({ principal: PRINCIPAL, sessionId: "s" }, "t1");
+    const fileId = fileIdIn((JSON.parse(turn?.toolExecutions[0]?.resultJson ?? "{}") as { url: string }).url);
+    expect((await agent.service.getFile(PRINCIPAL, fileId)).successful).toBe(true);
+    expect(resultOf(await agent.service.cancelTurn(PRINCIPAL, "s", "t1"))).toMatchObject({
+      status: "cancelled",
+    });
     expect(resultCode(await agent.service.getFile(PRINCIPAL, fileId))).toBe("FILE_NOT_FOUND");
   });
 });

@@ -48,3 +48,31 @@ describe("retention: idle sessions and old trace payloads, by the service's cloc
     expect(trace.usage).toMatchObject({ inputTokens: 10, outputTokens: 2 });
   });
 });
+
+describe("a deleted session's responses stored at its provider (DESIGN §11, delete means gone)", () => {
+  it("deletes them there at the next run, retrying a failed one after a growing wait, and no other session's", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "One." }, { text: "Two." }, { text: "Kept." });
+    responseOf(await agent.execute({ sessionId: "gone", turnId: "t1", instruction: "One" }));
+    responseOf(await agent.execute({ sessionId: "gone", turnId: "t2", instruction: "Two" }));
+    responseOf(await agent.execute({ sessionId: "kept", turnId: "t1", instruction: "Kept" }));
+    expect(agent.provider.storedResponseIds()).toEqual(["resp_1", "resp_2", "resp_3"]);
+    // Nothing to delete while the session lives.
+    expect(await agent.service.deleteStoredResponses()).toEqual({ deleted: 0, failed: [], abandoned: 0 });
+
+    expect(resultOf(await agent.service.deleteSession(PRINCIPAL, "gone"))).toEqual({ deleted: true });
+    agent.provider.failNextDeletions(1);
+    const first = await agent.service.deleteStoredResponses();
+    expect(first).toEqual({
+      deleted: 1,
+      failed: [{ provider: "scripted", attempts: 1, reason: "HTTP 503 (scripted)" }],
+      abandoned: 0,
+    });
+    expect(agent.provider.storedResponseIds()).toHaveLength(2);
+    // Not again before its wait (a minute after the first failure).
+    expect(await agent.service.deleteStoredResponses()).toEqual({ deleted: 0, failed: [], abandoned: 0 });
+    agent.clock.advance(60_000);
+    expect(await agent.service.deleteStoredResponses()).toEqual({ deleted: 1, failed: [], abandoned: 0 });
+    expect(agent.provider.storedResponseIds()).toEqual(["resp_3"]);
+  });
+});

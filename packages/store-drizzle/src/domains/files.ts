@@ -1,6 +1,6 @@
 import { type Clock, type FileStore, QuotaExceededError, type StoredFile, systemClock } from "@aptix/core";
-import { and, eq, inArray, lte, ne, sql } from "drizzle-orm";
-import { files } from "../schema.js";
+import { and, eq, inArray, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
+import { files, turns } from "../schema.js";
 import type { StoreDatabase } from "./rows.js";
 
 /** First key of the advisory lock that makes one principal's quota-checked puts take turns ("AptF"). */
@@ -33,6 +33,8 @@ export class DrizzleFileStore implements FileStore {
       content,
       createdAt: new Date(file.createdAt),
       expiresAt: file.expiresAt === null ? null : new Date(file.expiresAt),
+      sessionId: file.producedBy?.sessionId ?? null,
+      turnId: file.producedBy?.turnId ?? null,
     };
     const { principal, fileId, ...replaced } = row;
     const { quotaBytes } = limits;
@@ -79,18 +81,48 @@ export class DrizzleFileStore implements FileStore {
         contentHash: row.contentHash,
         createdAt: row.createdAt,
         expiresAt: row.expiresAt,
+        ...(row.sessionId === null || row.turnId === null
+          ? {}
+          : { producedBy: { sessionId: row.sessionId, turnId: row.turnId } }),
       },
       content: row.content,
     };
   }
 
   async deleteExpired(limit: number): Promise<number> {
-    // Postgres has no DELETE … LIMIT: the batch is chosen by a sub-select on the primary key.
     const batch = this.#db
       .select({ principal: files.principal, fileId: files.fileId })
       .from(files)
       .where(lte(files.expiresAt, this.#clock.now()))
       .limit(limit);
+    return this.#deleteBatch(batch);
+  }
+
+  /** The files of failed or cancelled turns (never an interrupted one's, whose round may run again). */
+  async deleteFilesOfFailedTurns(limit: number): Promise<number> {
+    const batch = this.#db
+      .select({ principal: files.principal, fileId: files.fileId })
+      .from(files)
+      .innerJoin(
+        turns,
+        and(
+          eq(turns.principal, files.principal),
+          eq(turns.sessionId, files.sessionId),
+          eq(turns.turnId, files.turnId),
+        ),
+      )
+      .where(
+        and(
+          inArray(turns.status, ["failed", "cancelled"]),
+          sql`coalesce(${turns.error} ->> 'code', '') <> 'TURN_INTERRUPTED'`,
+        ),
+      )
+      .limit(limit);
+    return this.#deleteBatch(batch);
+  }
+
+  /** Deletes the files a select of (principal, fileId) names: Postgres has no DELETE … LIMIT. */
+  async #deleteBatch(batch: SQLWrapper): Promise<number> {
     const deleted = await this.#db
       .delete(files)
       .where(inArray(sql`(${files.principal}, ${files.fileId})`, batch))

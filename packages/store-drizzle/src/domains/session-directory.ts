@@ -2,18 +2,30 @@ import type {
   DeleteSessionInput,
   DeleteSessionResult,
   FindIdleSessionsInput,
+  FinishResponseDeletionsInput,
   ListSessionsInput,
   LlmToolCall,
   MessageTurn,
   PruneTracesInput,
+  ResponseDeletion,
   SessionKey,
   SessionListing,
+  TakeResponseDeletionsInput,
   TurnStatus,
 } from "@aptix/core";
-import { and, asc, desc, eq, gte, inArray, isNotNull, lt, type SQL, sql } from "drizzle-orm";
-import { files, llmCalls, modeHistory, sessions, transcriptItems, turnEvents, turns } from "../schema.js";
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import {
+  files,
+  llmCalls,
+  modeHistory,
+  responseDeletions,
+  sessions,
+  transcriptItems,
+  turnEvents,
+  turns,
+} from "../schema.js";
 import type { LeaseClock } from "./lease.js";
-import { keyWhere, type StoreDatabase, toSession, toTurn } from "./rows.js";
+import { keyWhere, type StoreDatabase } from "./rows.js";
 
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
@@ -131,8 +143,54 @@ export class SessionDirectory {
     return pruned.length;
   }
 
+  async takeResponseDeletions({
+    limit,
+    dueBy,
+    retryAt,
+  }: TakeResponseDeletionsInput): Promise<ResponseDeletion[]> {
+    const count = Math.ceil(limit);
+    if (!(count > 0)) return [];
+    // Taken and put off in one statement: two instances' runs never take the same deletion.
+    const due = this.#db
+      .select({ provider: responseDeletions.provider, responseId: responseDeletions.responseId })
+      .from(responseDeletions)
+      .where(lte(responseDeletions.nextAttemptAt, dueBy))
+      .orderBy(asc(responseDeletions.nextAttemptAt))
+      .limit(count)
+      .for("update", { skipLocked: true });
+    return this.#db
+      .update(responseDeletions)
+      .set({ nextAttemptAt: retryAt })
+      .where(sql`(${responseDeletions.provider}, ${responseDeletions.responseId}) in (${due})`)
+      .returning({
+        provider: responseDeletions.provider,
+        responseId: responseDeletions.responseId,
+        attempts: responseDeletions.attempts,
+      });
+  }
+
+  async finishResponseDeletions({ done, failed }: FinishResponseDeletionsInput): Promise<void> {
+    const named = (deletion: Pick<ResponseDeletion, "provider" | "responseId">) =>
+      and(
+        eq(responseDeletions.provider, deletion.provider),
+        eq(responseDeletions.responseId, deletion.responseId),
+      );
+    if (done.length > 0) await this.#db.delete(responseDeletions).where(or(...done.map(named)));
+    for (const deletion of failed) {
+      await this.#db
+        .update(responseDeletions)
+        .set({ attempts: sql`${responseDeletions.attempts} + 1`, nextAttemptAt: deletion.retryAt })
+        .where(named(deletion));
+    }
+  }
+
   /** Locks the session row first, so no write of the session commits between the judgement and the deletes. */
-  async deleteSession({ key, expectVersion, fileIds }: DeleteSessionInput): Promise<DeleteSessionResult> {
+  async deleteSession({
+    key,
+    expectVersion,
+    fileIds,
+    responsesStoredBy,
+  }: DeleteSessionInput): Promise<DeleteSessionResult> {
     return this.#db.transaction(async (tx): Promise<DeleteSessionResult> => {
       const [row] = await tx
         .select({
@@ -147,12 +205,33 @@ export class SessionDirectory {
       // Refused, it has written nothing: the transaction ends holding no more than the row's lock.
       if (row === undefined || row.version !== expectVersion) return "stale";
       if (row.held) return "busy";
+      // Before the calls go: the responses they name, to delete at the provider that stored them.
+      if (responsesStoredBy !== undefined) {
+        const responseId = sql<string>`${llmCalls.response} ->> 'responseId'`;
+        await tx
+          .insert(responseDeletions)
+          .select(
+            tx
+              .selectDistinct({
+                provider: sql<string>`${responsesStoredBy}::text`.as("provider"),
+                responseId: responseId.as("response_id"),
+                attempts: sql<number>`0`.as("attempts"),
+                // Due at once.
+                nextAttemptAt: sql<Date>`'epoch'::timestamptz`.as("next_attempt_at"),
+              })
+              .from(llmCalls)
+              .where(and(keyWhere(llmCalls, key), sql`${responseId} is not null`)),
+          )
+          .onConflictDoNothing();
+      }
       await Promise.all([
         tx.delete(turns).where(keyWhere(turns, key)),
         tx.delete(transcriptItems).where(keyWhere(transcriptItems, key)),
         tx.delete(llmCalls).where(keyWhere(llmCalls, key)),
         tx.delete(modeHistory).where(keyWhere(modeHistory, key)),
         tx.delete(turnEvents).where(keyWhere(turnEvents, key)),
+        // The files its turns produced, listed on them or not (a failed round's).
+        tx.delete(files).where(and(eq(files.principal, key.principal), eq(files.sessionId, key.sessionId))),
         ...(fileIds.length > 0
           ? [
               tx

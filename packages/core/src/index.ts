@@ -6,7 +6,7 @@ export type { ConversationContext } from "./catalog/conversation-context.js";
 export type { Mode } from "./catalog/mode.js";
 export { ModeCatalog } from "./catalog/mode-catalog.js";
 export { ServerToolRegistry } from "./catalog/server-tool-registry.js";
-export { type WireParameters, wireParameters } from "./catalog/strict-parameters.js";
+export { wireParameters } from "./catalog/strict-parameters.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";

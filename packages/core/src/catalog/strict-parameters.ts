@@ -9,7 +9,7 @@ import type { ToolDefinition } from "../records/tool-definition.js";
 type Schema = Record<string, unknown>;
 
 /** A tool's parameters as sent to a provider with strict mode, and whether strict mode is asked for. */
-export interface WireParameters {
+interface WireParameters {
   parameters: Record<string, unknown>;
   strict: boolean;
 }

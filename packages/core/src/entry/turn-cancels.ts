@@ -10,7 +10,7 @@ export interface RunningTurn {
 }
 
 /** How often the rounds running on an instance read whether their turns still run, when unset. */
-export const DEFAULT_CANCEL_POLL_MS = 2_000;
+const DEFAULT_CANCEL_POLL_MS = 2_000;
 
 export interface TurnCancelsOptions {
   events: TurnEventLog;

@@ -9,7 +9,7 @@ import type { ToolDefinition } from "../records/tool-definition.js";
  */
 export type SchemaCheck = (args: Record<string, unknown>) => ArgumentsReading;
 
-export interface ArgumentsReading {
+interface ArgumentsReading {
   /** The arguments as read: the object given when reading changed nothing. */
   args: Record<string, unknown>;
   problems: FieldError[];

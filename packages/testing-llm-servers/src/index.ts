@@ -3,7 +3,7 @@ export type { AnthropicRecordedRequest, AnthropicScriptStep } from "./anthropic/
 export { anthropicStep } from "./anthropic/script.js";
 export { type ScriptedAnthropic, startScriptedAnthropic } from "./anthropic/server.js";
 export { validateMessagesRequest } from "./anthropic/validate.js";
-export { countOpenAIContextTokens, type OpenAIContext } from "./openai/context-tokens.js";
+export { countOpenAIContextTokens } from "./openai/context-tokens.js";
 export { hashedEmbedding } from "./openai/embeddings.js";
 export { extractSchemas, referencedComponents, VALIDATED_SCHEMAS } from "./openai/extract-schemas.js";
 export {

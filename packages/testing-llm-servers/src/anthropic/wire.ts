@@ -9,7 +9,7 @@ import type { AnthropicReplyStep, AnthropicStreamEvent, AnthropicUsageSpec } fro
 /** A request body as far as the harness reads it. */
 export type AnthropicRequestBody = Record<string, unknown>;
 
-export type AnthropicIdFactory = (prefix: "msg" | "toolu") => string;
+type AnthropicIdFactory = (prefix: "msg" | "toolu") => string;
 
 /** A stream event and the pause before writing it. */
 export type PlannedAnthropicEvent = PlannedSseEvent<AnthropicStreamEvent>;

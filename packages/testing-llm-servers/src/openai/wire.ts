@@ -19,7 +19,7 @@ export type WireResponse = Omit<Response, "output_text"> & { store?: boolean };
 /** A request body as far as the harness reads it. */
 export type RequestBody = Record<string, unknown>;
 
-export type IdFactory = (prefix: "resp" | "msg" | "fc" | "call" | "rs") => string;
+type IdFactory = (prefix: "resp" | "msg" | "fc" | "call" | "rs") => string;
 
 /** A stream event (sequence number not yet assigned). */
 type UnnumberedEvent = DistributiveOmit<ResponseStreamEvent, "sequence_number">;

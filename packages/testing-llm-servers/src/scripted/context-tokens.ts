@@ -23,7 +23,7 @@ export const MEDIA_PART_TOKENS = 1_000;
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 /** The o200k tokens of a text. */
-export function textTokens(text: string): number {
+function textTokens(text: string): number {
   return text.length === 0 ? 0 : countTokens(text, AS_TEXT);
 }
 

@@ -7,6 +7,7 @@ import {
   anthropicStep as step,
   validateMessagesRequest,
 } from "../src/index.js";
+import { anthropicReadFileTools } from "./support/read-file-tool.js";
 
 let server: ScriptedAnthropic;
 
@@ -18,13 +19,7 @@ function client(options: { maxRetries?: number; apiKey?: string } = {}): Anthrop
   });
 }
 
-const tools = [
-  {
-    name: "read_file",
-    description: "Read a file of the workspace.",
-    input_schema: { type: "object" as const, properties: { path: { type: "string" } }, required: ["path"] },
-  },
-];
+const tools = anthropicReadFileTools;
 
 function params(messages: MessageParam[], extra: Partial<MessageCreateParamsNonStreaming> = {}) {
   return { model: "claude-test", max_tokens: 256, messages, ...extra } as MessageCreateParamsNonStreaming;

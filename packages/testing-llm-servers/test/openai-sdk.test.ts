@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ScriptedOpenAI, startScriptedOpenAI, step, validateCreateResponse } from "../src/index.js";
+import { openAIReadFileTools } from "./support/read-file-tool.js";
 
 let server: ScriptedOpenAI;
 
@@ -8,20 +9,7 @@ function client(options: { maxRetries?: number } = {}): OpenAI {
   return new OpenAI({ apiKey: "test", baseURL: server.baseUrl, maxRetries: options.maxRetries ?? 0 });
 }
 
-const tools = [
-  {
-    type: "function" as const,
-    name: "read_file",
-    description: "Read a file of the workspace.",
-    parameters: {
-      type: "object",
-      properties: { path: { type: "string" } },
-      required: ["path"],
-      additionalProperties: false,
-    },
-    strict: true,
-  },
-];
+const tools = openAIReadFileTools;
 
 beforeAll(async () => {
   server = await startScriptedOpenAI();

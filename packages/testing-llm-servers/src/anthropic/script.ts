@@ -28,7 +28,7 @@ type ThinkingSpec =
     }
   | { redactedData: string };
 
-/** Usage to report; omitted counts are estimated (≈ 4 characters per token) or 0. */
+/** Usage to report; omitted counts are the request's context tokens (`input_tokens`), the content's tokens (`output_tokens`) or 0. */
 export interface AnthropicUsageSpec {
   input_tokens?: number;
   output_tokens?: number;

@@ -3,6 +3,7 @@
  * See the package README.md for usage.
  */
 import { answerStep } from "../scripted/answer-step.js";
+import { checkedContextWindow } from "../scripted/context-tokens.js";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
 import {
   postsTo,
@@ -12,6 +13,7 @@ import {
 } from "../scripted/scripted-llm-server.js";
 import { type PlannedSseEvent, writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
+import { countAnthropicContextTokens } from "./context-tokens.js";
 import {
   type AnthropicRecordedAnswer,
   type AnthropicRecordedRequest,
@@ -41,6 +43,12 @@ export interface ScriptedAnthropicOptions extends AnthropicValidationOptions {
   defaultModel?: string;
   /** Steps to start with (same as calling `script(...)`). */
   script?: AnthropicScriptStep[];
+  /**
+   * The model's context window: a request whose context tokens (`countAnthropicContextTokens` over its system
+   * prompt, tools and messages) exceed it gets the real API's 400 `prompt is too long: N tokens > M maximum`.
+   * Default: no window. `setContextWindow` changes it.
+   */
+  contextWindowTokens?: number;
 }
 
 /**
@@ -51,6 +59,11 @@ export interface ScriptedAnthropic
   extends ScriptedLlmServer<AnthropicScriptStep, AnthropicRecordedRequest, ScriptedAnthropic> {
   /** The recorded `POST /v1/messages` requests. */
   messageRequests(): AnthropicRecordedRequest[];
+  /**
+   * Sets the context window for the requests that come next (`undefined`: none). Throws unless it is a positive
+   * whole number of tokens.
+   */
+  setContextWindow(tokens: number | undefined): void;
 }
 
 type Exchange = ScriptedExchange<AnthropicRecordedRequest>;
@@ -87,6 +100,7 @@ export async function startScriptedAnthropic(
     textReply: (text) => ({ kind: "reply", text }),
   });
   const { prefix, next: id } = scriptedIds(8);
+  let contextWindow = checkedContextWindow(options.contextWindowTokens);
   const requestId = (record: AnthropicRecordedRequest) =>
     `req_${prefix}${record.index.toString().padStart(6, "0")}`;
 
@@ -118,9 +132,10 @@ export async function startScriptedAnthropic(
     exchange: Exchange,
     body: AnthropicRequestBody,
     stepObject: AnthropicReplyStep,
+    contextTokens: number,
   ): Promise<void> {
     const { record } = exchange;
-    const message = buildMessage(stepObject, body, id, defaultModel);
+    const message = buildMessage(stepObject, body, { id, defaultModel, contextTokens });
     if (!record.stream) {
       sendJson(exchange, 200, message, "reply");
       record.answer = { status: 200, kind: "reply", messageId: message.id, body: message };
@@ -158,6 +173,20 @@ export async function startScriptedAnthropic(
       }
     }
 
+    // The whole conversation is in every request; past the window the API refuses it before the model runs.
+    const contextTokens = countAnthropicContextTokens(body);
+    record.contextTokens = contextTokens;
+    record.contextWindowTokens = contextWindow;
+    record.contextOverflow = contextWindow !== undefined && contextTokens > contextWindow;
+    if (record.contextOverflow) {
+      return sendError(
+        exchange,
+        400,
+        "invalid_request_error",
+        `prompt is too long: ${contextTokens} tokens > ${contextWindow} maximum`,
+      );
+    }
+
     const taken = await queue.take(record);
     if ("failure" in taken) {
       return sendError(
@@ -175,7 +204,7 @@ export async function startScriptedAnthropic(
         const id = headers["request-id"] ?? requestId(record);
         sendJson(exchange, stepObject.status, errorBody(stepObject, id), "error", headers);
       },
-      reply: (stepObject) => reply(exchange, body, stepObject),
+      reply: (stepObject) => reply(exchange, body, stepObject, contextTokens),
     });
   }
 
@@ -206,6 +235,9 @@ export async function startScriptedAnthropic(
   const api: ScriptedAnthropic = {
     ...server,
     messageRequests: () => postsTo(server.requests, MESSAGES_PATH),
+    setContextWindow(tokens) {
+      contextWindow = checkedContextWindow(tokens);
+    },
   };
   return api;
 }

@@ -2,13 +2,14 @@
 import { randomBytes } from "node:crypto";
 import type { ContentBlock, Message, StopReason, Usage } from "@anthropic-ai/sdk/resources/messages";
 import type { PlannedSseEvent } from "../scripted/sse-writer.js";
-import { estimateTokens, joinedText, jsonChunks, StreamPlan, wordChunks } from "../scripted/stream-plan.js";
+import { joinedText, jsonChunks, StreamPlan, wordChunks } from "../scripted/stream-plan.js";
+import { countAnthropicOutputTokens } from "./context-tokens.js";
 import type { AnthropicReplyStep, AnthropicStreamEvent, AnthropicUsageSpec } from "./script.js";
 
 /** A request body as far as the harness reads it. */
 export type AnthropicRequestBody = Record<string, unknown>;
 
-export type AnthropicIdFactory = (prefix: "msg" | "toolu") => string;
+type AnthropicIdFactory = (prefix: "msg" | "toolu") => string;
 
 /** A stream event and the pause before writing it. */
 export type PlannedAnthropicEvent = PlannedSseEvent<AnthropicStreamEvent>;
@@ -40,19 +41,19 @@ function buildContent(stepObject: AnthropicReplyStep, id: AnthropicIdFactory): C
   return content;
 }
 
+/** The scripted usage, its missing counts filled in with the request's context tokens and the content's tokens. */
 function usageFor(
   spec: AnthropicUsageSpec | undefined,
-  body: AnthropicRequestBody,
+  contextTokens: number,
   content: ContentBlock[],
 ): Usage {
   const cacheCreation = spec?.cache_creation_input_tokens ?? 0;
   return {
-    input_tokens:
-      spec?.input_tokens ?? estimateTokens([body.system ?? "", body.messages ?? [], body.tools ?? []]),
+    input_tokens: spec?.input_tokens ?? contextTokens,
     cache_creation_input_tokens: cacheCreation,
     cache_read_input_tokens: spec?.cache_read_input_tokens ?? 0,
     cache_creation: { ephemeral_5m_input_tokens: cacheCreation, ephemeral_1h_input_tokens: 0 },
-    output_tokens: spec?.output_tokens ?? Math.max(1, estimateTokens(content)),
+    output_tokens: spec?.output_tokens ?? countAnthropicOutputTokens(content),
     output_tokens_details: spec?.output_tokens_details ?? null,
     server_tool_use: null,
     service_tier: "standard",
@@ -61,13 +62,21 @@ function usageFor(
   };
 }
 
+/** How a Message is made: ids, the model named when the request names none, the request's context tokens. */
+export interface MessageContext {
+  id: AnthropicIdFactory;
+  defaultModel: string;
+  /** The usage's `input_tokens` unless the step scripts it. */
+  contextTokens: number;
+}
+
 /** The Message for a reply to `body`. */
 export function buildMessage(
   stepObject: AnthropicReplyStep,
   body: AnthropicRequestBody,
-  id: AnthropicIdFactory,
-  defaultModel: string,
+  context: MessageContext,
 ): Message {
+  const { id, defaultModel } = context;
   const content = buildContent(stepObject, id);
   const stopReason: StopReason =
     stepObject.stopReason ?? (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
@@ -80,7 +89,7 @@ export function buildMessage(
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (stepObject.stopSequence ?? null) : null,
     stop_details: null,
-    usage: usageFor(stepObject.usage, body, content),
+    usage: usageFor(stepObject.usage, context.contextTokens, content),
     container: null,
     diagnostics: null,
     ...stepObject.overrides,

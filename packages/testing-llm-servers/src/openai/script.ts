@@ -34,7 +34,7 @@ interface ReasoningSpec {
   encryptedContent?: string | null;
 }
 
-/** Usage to report; omitted fields are estimated (≈ 4 characters per token) or 0. */
+/** Usage to report; omitted fields are the request's context tokens (`input_tokens`), the output's tokens (`output_tokens`), their sum or 0. */
 export interface UsageSpec {
   input_tokens?: number;
   output_tokens?: number;

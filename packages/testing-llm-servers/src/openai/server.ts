@@ -4,6 +4,7 @@
  */
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { answerStep } from "../scripted/answer-step.js";
+import { checkedContextWindow } from "../scripted/context-tokens.js";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
 import {
   postsTo,
@@ -11,8 +12,9 @@ import {
   scriptedIds,
   startScriptedLlmServer,
 } from "../scripted/scripted-llm-server.js";
-import { writeEventStream } from "../scripted/sse-writer.js";
+import { type PlannedSseEvent, writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
+import { countOpenAIContextTokens } from "./context-tokens.js";
 import { hashedEmbedding, parseEmbeddingsRequest } from "./embeddings.js";
 import { preloadOpenAISchemas, type SchemaViolation, validateCreateResponse } from "./openapi.js";
 import {
@@ -23,7 +25,15 @@ import {
   type ScriptStep,
   type StepObject,
 } from "./script.js";
-import { buildResponse, inputItems, planStream, type RequestBody, type WireResponse } from "./wire.js";
+import {
+  buildResponse,
+  inputItems,
+  type PlannedEvent,
+  planRefusedStream,
+  planStream,
+  type RequestBody,
+  type WireResponse,
+} from "./wire.js";
 
 export interface ScriptedOpenAIOptions {
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -42,6 +52,12 @@ export interface ScriptedOpenAIOptions {
   defaultModel?: string;
   /** Steps to start with (same as calling `script(...)`). */
   script?: ScriptStep[];
+  /**
+   * The model's context window: a request whose context tokens (`countOpenAIContextTokens` over the whole
+   * `previous_response_id` chain, its instructions, input and tools) exceed it is refused as the real API refuses
+   * it (`context_length_exceeded`). Default: no window. `setContextWindow` changes it.
+   */
+  contextWindowTokens?: number;
 }
 
 /** A response the server keeps for `previous_response_id` (requests with `store` !== false). */
@@ -49,6 +65,11 @@ interface StoredResponse {
   response: WireResponse;
   /** The request body that produced it. */
   request: RequestBody;
+  /**
+   * The context tokens of the conversation's items through this response: every input and output item of the
+   * chain, without any request's instructions or tools (a later request adds its own).
+   */
+  chainTokens: number;
 }
 
 /**
@@ -71,6 +92,11 @@ export interface ScriptedOpenAI extends ScriptedLlmServer<ScriptStep, RecordedRe
    * the `previous_response_id` chain, oldest first. Throws if a response of the chain is not stored.
    */
   transcript(responseId: string): Record<string, unknown>[];
+  /**
+   * Sets the context window for the requests that come next (`undefined`: none). Throws unless it is a positive
+   * whole number of tokens.
+   */
+  setContextWindow(tokens: number | undefined): void;
 }
 
 interface ApiError {
@@ -95,8 +121,28 @@ function validationCode(v: SchemaViolation | undefined): string {
   }
 }
 
+/** The real API's refusal of an input past the model's context window (a 400, or an `error` event in a stream). */
+const CONTEXT_LENGTH_EXCEEDED: ApiError = {
+  message: "Your input exceeds the context window of this model. Please adjust your input and try again.",
+  type: "invalid_request_error",
+  param: "input",
+  code: "context_length_exceeded",
+};
+
 const INVALID_JSON_MESSAGE =
   "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)";
+
+/** A request's counted context: what the chain's items hold, and what the model holds once the window applies. */
+interface CountedContext {
+  /** The conversation's items (the chain and this input): what a response to it stores as `chainTokens`. */
+  chainTokens: number;
+  /** The context tokens the model reads: all of them, or what `truncation: "auto"` keeps. */
+  modelTokens: number;
+}
+
+function notStored(responseId: string): Error {
+  return new Error(`testing-llm-servers: response ${responseId} is not stored (forgotten, or store: false)`);
+}
 
 /** Starts a scripted Responses API server; resolves once it listens. */
 export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): Promise<ScriptedOpenAI> {
@@ -109,6 +155,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
   });
   const store = new Map<string, StoredResponse>();
   const { prefix, next: id } = scriptedIds(6);
+  let contextWindow = checkedContextWindow(options.contextWindowTokens);
 
   function sendJson(
     exchange: Exchange,
@@ -133,27 +180,92 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     sendJson(exchange, status, { error }, "harness", headers);
   }
 
-  /** A reply: the Response object, or its stream events numbered as the real API numbers them. */
-  async function reply(exchange: Exchange, body: RequestBody, stepObject: ReplyStep): Promise<void> {
+  /** Writes planned stream events numbered as the real API numbers them. */
+  function writeStream(exchange: Exchange, plan: PlannedEvent[], dropAfterEvents?: number): Promise<void> {
+    const events: PlannedSseEvent<ResponseStreamEvent>[] = plan.map((planned, sequence_number) => ({
+      event: { ...planned.event, sequence_number } as ResponseStreamEvent,
+      delayMs: planned.delayMs,
+    }));
+    return writeEventStream(
+      exchange,
+      { "x-request-id": `req_${prefix}${exchange.record.index}` },
+      events,
+      dropAfterEvents,
+    );
+  }
+
+  /** A reply: the Response object, or its stream events. */
+  async function reply(
+    exchange: Exchange,
+    body: RequestBody,
+    stepObject: ReplyStep,
+    context: CountedContext,
+  ): Promise<void> {
     const { record } = exchange;
-    const response = buildResponse(stepObject, body, id, defaultModel, Math.floor(Date.now() / 1000));
-    if (body.store !== false) store.set(response.id, { response: structuredClone(response), request: body });
+    const response = buildResponse(stepObject, body, {
+      id,
+      defaultModel,
+      now: Math.floor(Date.now() / 1000),
+      contextTokens: context.modelTokens,
+    });
+    if (body.store !== false) {
+      const chainTokens = context.chainTokens + countOpenAIContextTokens({ items: response.output });
+      store.set(response.id, { response: structuredClone(response), request: body, chainTokens });
+    }
     if (!record.stream) {
       sendJson(exchange, 200, response, "reply");
       record.answer = { status: 200, kind: "reply", responseId: response.id, body: response };
       return;
     }
     record.answer = { status: 200, kind: "reply", responseId: response.id };
-    const events = planStream(stepObject, response).map((planned, sequence_number) => ({
-      event: { ...planned.event, sequence_number } as ResponseStreamEvent,
-      delayMs: planned.delayMs,
-    }));
-    await writeEventStream(
-      exchange,
-      { "x-request-id": `req_${prefix}${record.index}` },
-      events,
-      stepObject.dropAfterEvents,
-    );
+    await writeStream(exchange, planStream(stepObject, response), stepObject.dropAfterEvents);
+  }
+
+  /**
+   * Counts the request's context (recording it) and applies the window: the tokens the model holds, or
+   * `undefined` when the request is past the window and `truncation: "auto"` cannot bring it within.
+   */
+  function countContext(
+    record: RecordedRequest,
+    body: RequestBody,
+    previous: StoredResponse | undefined,
+    items: Record<string, unknown>[],
+  ): CountedContext | undefined {
+    const chainTokens = (previous?.chainTokens ?? 0) + countOpenAIContextTokens({ items });
+    const contextTokens =
+      chainTokens +
+      countOpenAIContextTokens({ instructions: body.instructions, tools: body.tools, items: [] });
+    record.contextTokens = contextTokens;
+    record.contextWindowTokens = contextWindow;
+    record.contextOverflow = false;
+    if (contextWindow === undefined || contextTokens <= contextWindow) {
+      return { chainTokens, modelTokens: contextTokens };
+    }
+    if (body.truncation === "auto") {
+      // The real API drops items from the beginning of the conversation until the rest fits.
+      let modelTokens = contextTokens;
+      const conversation = [...(previous ? chainItems(previous) : []), ...items];
+      for (const item of conversation) {
+        if (modelTokens <= contextWindow) break;
+        modelTokens -= countOpenAIContextTokens({ items: [item] });
+      }
+      if (modelTokens <= contextWindow) return { chainTokens, modelTokens };
+    }
+    record.contextOverflow = true;
+    return undefined;
+  }
+
+  /** Refuses a request past the context window as the real API does: a 400, or a stream that fails at once. */
+  async function refuseOverflow(exchange: Exchange, body: RequestBody): Promise<void> {
+    if (!exchange.record.stream) return sendError(exchange, 400, CONTEXT_LENGTH_EXCEEDED);
+    exchange.record.answer = { status: 200, kind: "harness" };
+    const started = buildResponse({ kind: "reply" }, body, {
+      id,
+      defaultModel,
+      now: Math.floor(Date.now() / 1000),
+      contextTokens: 0,
+    });
+    await writeStream(exchange, planRefusedStream(started, { ...CONTEXT_LENGTH_EXCEEDED }));
   }
 
   async function handleCreate(exchange: Exchange): Promise<void> {
@@ -217,6 +329,9 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
       });
     }
 
+    const context = countContext(record, body, previous, items);
+    if (context === undefined) return refuseOverflow(exchange, body);
+
     const taken = await queue.take(record);
     if ("failure" in taken) {
       return sendError(
@@ -234,7 +349,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     await answerStep(exchange, taken.step, {
       error: (stepObject, headers) =>
         sendJson(exchange, stepObject.status, errorBody(stepObject), "error", headers),
-      reply: (stepObject) => reply(exchange, body, stepObject),
+      reply: (stepObject) => reply(exchange, body, stepObject, context),
     });
   }
 
@@ -313,6 +428,22 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     });
   }
 
+  /** Every input and output item along the `previous_response_id` chain ending at `last`, oldest first. */
+  function chainItems(last: StoredResponse): Record<string, unknown>[] {
+    const chain: StoredResponse[] = [last];
+    let previousId = last.request.previous_response_id;
+    while (typeof previousId === "string") {
+      const stored = store.get(previousId);
+      if (!stored) throw notStored(previousId);
+      chain.unshift(stored);
+      previousId = stored.request.previous_response_id;
+    }
+    return chain.flatMap((s) => [
+      ...inputItems(s.request),
+      ...(s.response.output as unknown as Record<string, unknown>[]),
+    ]);
+  }
+
   const server = await startScriptedLlmServer({
     host: options.host,
     port: options.port,
@@ -334,22 +465,12 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     storedResponseIds: () => [...store.keys()],
     forget: (responseId) => store.delete(responseId),
     transcript(responseId) {
-      const chain: StoredResponse[] = [];
-      let cursor: string | undefined = responseId;
-      while (cursor !== undefined) {
-        const stored = store.get(cursor);
-        if (!stored)
-          throw new Error(
-            `testing-llm-servers: response ${cursor} is not stored (forgotten, or store: false)`,
-          );
-        chain.unshift(stored);
-        const prev = stored.request.previous_response_id;
-        cursor = typeof prev === "string" ? prev : undefined;
-      }
-      return chain.flatMap((s) => [
-        ...inputItems(s.request),
-        ...(s.response.output as unknown as Record<string, unknown>[]),
-      ]);
+      const stored = store.get(responseId);
+      if (!stored) throw notStored(responseId);
+      return chainItems(stored);
+    },
+    setContextWindow(tokens) {
+      contextWindow = checkedContextWindow(tokens);
     },
   };
   return api;

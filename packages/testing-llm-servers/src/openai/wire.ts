@@ -9,7 +9,8 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses";
 import type { PlannedSseEvent } from "../scripted/sse-writer.js";
-import { estimateTokens, joinedText, jsonChunks, StreamPlan, wordChunks } from "../scripted/stream-plan.js";
+import { joinedText, jsonChunks, StreamPlan, wordChunks } from "../scripted/stream-plan.js";
+import { countOpenAIOutputTokens } from "./context-tokens.js";
 import type { ReplyStep, UsageSpec } from "./script.js";
 
 /** A Response as the API sends it (`output_text` is added by the SDK, not sent). */
@@ -18,7 +19,7 @@ export type WireResponse = Omit<Response, "output_text"> & { store?: boolean };
 /** A request body as far as the harness reads it. */
 export type RequestBody = Record<string, unknown>;
 
-export type IdFactory = (prefix: "resp" | "msg" | "fc" | "call" | "rs") => string;
+type IdFactory = (prefix: "resp" | "msg" | "fc" | "call" | "rs") => string;
 
 /** A stream event (sequence number not yet assigned). */
 type UnnumberedEvent = DistributiveOmit<ResponseStreamEvent, "sequence_number">;
@@ -37,13 +38,14 @@ export function inputItems(body: RequestBody): Record<string, unknown>[] {
   return [];
 }
 
+/** The scripted usage, its missing counts filled in with the request's context tokens and the output's tokens. */
 function usageFor(
   spec: UsageSpec | undefined,
-  body: RequestBody,
+  contextTokens: number,
   output: ResponseOutputItem[],
 ): ResponseUsage {
-  const input_tokens = spec?.input_tokens ?? estimateTokens([body.instructions ?? "", body.input ?? ""]);
-  const output_tokens = spec?.output_tokens ?? estimateTokens(output);
+  const input_tokens = spec?.input_tokens ?? contextTokens;
+  const output_tokens = spec?.output_tokens ?? countOpenAIOutputTokens(output);
   return {
     input_tokens,
     input_tokens_details: {
@@ -95,14 +97,19 @@ function buildOutput(step: ReplyStep, id: IdFactory): ResponseOutputItem[] {
   return output;
 }
 
+/** How a Response is made: ids, the model named when the request names none, the time, the context's tokens. */
+export interface ResponseContext {
+  id: IdFactory;
+  defaultModel: string;
+  /** Seconds since the epoch. */
+  now: number;
+  /** The request's context tokens: the usage's `input_tokens` unless the step scripts it. */
+  contextTokens: number;
+}
+
 /** The Response object for a reply to `body` (request parameters are echoed as the real API does). */
-export function buildResponse(
-  step: ReplyStep,
-  body: RequestBody,
-  id: IdFactory,
-  defaultModel: string,
-  now: number,
-): WireResponse {
+export function buildResponse(step: ReplyStep, body: RequestBody, context: ResponseContext): WireResponse {
+  const { id, defaultModel, now } = context;
   const output = buildOutput(step, id);
   const status = step.status ?? "completed";
   const reasoning = (body.reasoning ?? {}) as { effort?: unknown; summary?: unknown };
@@ -138,7 +145,7 @@ export function buildResponse(
     top_logprobs: body.top_logprobs ?? 0,
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? "disabled",
-    usage: usageFor(step.usage, body, output),
+    usage: usageFor(step.usage, context.contextTokens, output),
     metadata: body.metadata ?? {},
     ...step.overrides,
   };
@@ -149,10 +156,8 @@ function textChunks(step: ReplyStep, text: string): string[] {
   return Array.isArray(step.text) ? step.text : wordChunks(text);
 }
 
-/** The `text/event-stream` events for a reply, in the order the real API sends them. */
-export function planStream(step: ReplyStep, final: WireResponse): PlannedEvent[] {
-  const plan = new StreamPlan<UnnumberedEvent>(step.chunkDelayMs);
-  const push = (event: UnnumberedEvent, isDelta = false) => plan.push(event, isDelta);
+/** The response as `response.created` / `response.in_progress` carry it: nothing produced yet, no usage. */
+function inProgressSnapshot(final: WireResponse): Response {
   const snapshot = {
     ...final,
     status: "in_progress",
@@ -162,8 +167,32 @@ export function planStream(step: ReplyStep, final: WireResponse): PlannedEvent[]
     output: [],
   } as WireResponse;
   delete snapshot.usage;
-  push({ type: "response.created", response: snapshot as Response });
-  push({ type: "response.in_progress", response: structuredClone(snapshot) as Response });
+  return snapshot as Response;
+}
+
+/**
+ * The stream the real API answers a `stream: true` request it refuses once the response has started (an input
+ * past the context window): HTTP 200, `response.created`, `response.in_progress`, then an `error` event carrying
+ * the error object a 400 would. On the wire that object is nested under `error`, unlike the SDK's
+ * `ResponseErrorEvent` type; the SDK throws an `APIError` (no status) with its `code` and `message`.
+ */
+export function planRefusedStream(started: WireResponse, error: Record<string, unknown>): PlannedEvent[] {
+  const snapshot = inProgressSnapshot(started);
+  const refusal = { type: "error", error } as unknown as UnnumberedEvent;
+  return [
+    { event: { type: "response.created", response: snapshot }, delayMs: 0 },
+    { event: { type: "response.in_progress", response: structuredClone(snapshot) }, delayMs: 0 },
+    { event: refusal, delayMs: 0 },
+  ];
+}
+
+/** The `text/event-stream` events for a reply, in the order the real API sends them. */
+export function planStream(step: ReplyStep, final: WireResponse): PlannedEvent[] {
+  const plan = new StreamPlan<UnnumberedEvent>(step.chunkDelayMs);
+  const push = (event: UnnumberedEvent, isDelta = false) => plan.push(event, isDelta);
+  const snapshot = inProgressSnapshot(final);
+  push({ type: "response.created", response: snapshot });
+  push({ type: "response.in_progress", response: structuredClone(snapshot) });
 
   final.output.forEach((item, output_index) => {
     if (item.type === "message") {

@@ -31,6 +31,16 @@ export interface ScriptedRequestRecord<Answer extends ScriptedAnswer = ScriptedA
   stream: boolean;
   /** Whether a scripted step was consumed for this request. */
   consumedStep: boolean;
+  /**
+   * The tokens this request put in the model's context (`countOpenAIContextTokens` /
+   * `countAnthropicContextTokens`): set on every create request that passed the API's checks, whether or not it
+   * was refused for the window.
+   */
+  contextTokens?: number;
+  /** The context window in force when `contextTokens` was counted (`undefined`: none). */
+  contextWindowTokens?: number;
+  /** Set with `contextTokens`: `true` when the request was refused for exceeding the window (no step consumed). */
+  contextOverflow?: boolean;
   /** Filled in once the answer starts. */
   answer?: Answer;
   /** Server-sent events written so far (streamed replies), in order. */

@@ -1,4 +1,4 @@
-/** How both scripted servers cut a reply into stream events and estimate its usage. */
+/** How both scripted servers cut a reply into stream events. */
 import type { PlannedSseEvent } from "./sse-writer.js";
 
 /** The events of a stream in the making: each delta but the first waits the reply's `chunkDelayMs`. */
@@ -28,10 +28,4 @@ export function jsonChunks(json: string): string[] {
 /** A scripted text: an array (the stream's deltas) joined. */
 export function joinedText(text: string | string[] | undefined): string | undefined {
   return Array.isArray(text) ? text.join("") : text;
-}
-
-/** Tokens as the scripted servers estimate them when a step gives no usage: ≈ 4 characters a token. */
-export function estimateTokens(value: unknown): number {
-  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? "");
-  return Math.ceil(text.length / 4);
 }

@@ -113,16 +113,24 @@ export class AptixClient {
       tools,
       onTextDelta,
       onTextReset,
+      onCompacted,
       onResponse,
       signal,
       turnId = crypto.randomUUID(),
       ...turn
     } = options;
-    const streaming = onTextDelta !== undefined || onTextReset !== undefined;
+    const streaming = onTextDelta !== undefined || onTextReset !== undefined || onCompacted !== undefined;
     const request: AgentExecuteRequest = { ...turn, turnId, ...(streaming ? { stream: true } : {}) };
     const stop = this.#cancelOnAbort(request, signal);
     try {
-      return await this.#runRounds(request, { tools, onTextDelta, onTextReset, onResponse, signal });
+      return await this.#runRounds(request, {
+        tools,
+        onTextDelta,
+        onTextReset,
+        onCompacted,
+        onResponse,
+        signal,
+      });
     } finally {
       stop();
     }
@@ -130,9 +138,12 @@ export class AptixClient {
 
   async #runRounds(
     first: AgentExecuteRequest,
-    options: Pick<RunTurnOptions, "tools" | "onTextDelta" | "onTextReset" | "onResponse" | "signal">,
+    options: Pick<
+      RunTurnOptions,
+      "tools" | "onTextDelta" | "onTextReset" | "onCompacted" | "onResponse" | "signal"
+    >,
   ): Promise<AptixResult<FinalResponse>> {
-    const { tools, onTextDelta, onTextReset, onResponse, signal } = options;
+    const { tools, onTextDelta, onTextReset, onCompacted, onResponse, signal } = options;
     let request = first;
     // The turn's warnings, every round's: the user turn's (WORKSPACE_NOT_FOUND) come before its tool calls.
     const warnings: InvokeWarning[] = [];
@@ -145,6 +156,9 @@ export class AptixClient {
         } else if (event.type === "output_text.reset") {
           text = "";
           onTextReset?.();
+        } else if (event.type === "context.compacted") {
+          const { type: _type, id: _id, ...compaction } = event;
+          onCompacted?.(compaction);
         }
       });
       warnings.push(...answer.warnings);

@@ -4,6 +4,7 @@ import type {
   DropWorkspaceResponse,
   ModeList,
   PutWorkspaceDocumentsResponse,
+  SessionCompacted,
   SessionDeleted,
   SessionListSchema,
   SessionMessagesSchema,
@@ -68,6 +69,7 @@ const messagesSchema = z.looseObject({
   nextCursor: z.string().optional(),
 });
 const deletedSchema = z.looseObject({ deleted: z.literal(true) });
+const compactedSchema = z.looseObject({ compacted: z.boolean() });
 const modeListSchema = z.looseObject({
   modes: z.array(z.looseObject({ id: z.string(), displayName: z.string() })),
   defaultModeId: z.string(),
@@ -132,6 +134,7 @@ export const readSessionResult = resultReader<SessionSummaryJson>(sessionSchema)
 export const readSessionListResult = resultReader<SessionListJson>(sessionListSchema);
 export const readMessagesResult = resultReader<SessionMessagesJson>(messagesSchema);
 export const readDeletedResult = resultReader<SessionDeleted>(deletedSchema);
+export const readCompactedResult = resultReader<SessionCompacted>(compactedSchema);
 export const readModeListResult = resultReader<ModeList>(modeListSchema);
 export const readTurnSummaryResult = resultReader<TurnSummaryJson>(turnSummarySchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);

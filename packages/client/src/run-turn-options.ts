@@ -1,5 +1,6 @@
 import type { AgentExecuteResponse, UserTurnRequest } from "@aptix/contracts";
 import type { ToolHandler } from "./tool-handler.js";
+import type { TurnStreamEvent } from "./turn-stream-event.js";
 
 /** A user turn (every field of `UserTurnRequest` but `stream`), the client's tools and what to do with text. */
 export type RunTurnOptions = Omit<UserTurnRequest, "turnId" | "stream"> & {
@@ -13,6 +14,10 @@ export type RunTurnOptions = Omit<UserTurnRequest, "turnId" | "stream"> & {
    */
   onTextDelta?: (delta: string, text: string) => void;
   onTextReset?: () => void;
+  /** The service compacted the conversation before one of the turn's LLM calls (streamed turns only). */
+  onCompacted?: (
+    compaction: Omit<Extract<TurnStreamEvent, { type: "context.compacted" }>, "type" | "id">,
+  ) => void;
   /**
    * Each round's answer, as it arrives: the continuations (before their tool calls run) and the final response.
    * A client that shows the session's mode sees a change here (`modeDisplayName`) while the turn goes on.

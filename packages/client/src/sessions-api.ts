@@ -1,9 +1,10 @@
-import type { SessionDeleted } from "@aptix/contracts";
+import type { SessionCompacted, SessionDeleted } from "@aptix/contracts";
 import type { CallOptions } from "./aptix-client.js";
 import type { AptixResult } from "./aptix-result.js";
 import type { HttpTransport } from "./http-transport.js";
 import { callJson } from "./json-call.js";
 import {
+  readCompactedResult,
   readDeletedResult,
   readMessagesResult,
   readSessionListResult,
@@ -25,6 +26,11 @@ export interface SessionsApi {
   messages(sessionId: string, options?: PageOptions): Promise<AptixResult<SessionMessagesJson>>;
   /** `DELETE /v1/sessions/:sessionId`: everything of it; `SESSION_BUSY` while a turn runs (cancel it first). */
   delete(sessionId: string, options?: CallOptions): Promise<AptixResult<SessionDeleted>>;
+  /**
+   * `POST …/compact`: summarises the conversation now, so the next turn starts from the summary and the recent
+   * turns; `{ compacted: false }` when there was nothing new to compact, `SESSION_BUSY` while a turn is open.
+   */
+  compact(sessionId: string, options?: CallOptions): Promise<AptixResult<SessionCompacted>>;
 }
 
 export function sessionsApi(transport: HttpTransport): SessionsApi {
@@ -36,6 +42,8 @@ export function sessionsApi(transport: HttpTransport): SessionsApi {
       callJson(transport, "GET", at(sessionId, `/messages${queryOf(query)}`), readMessagesResult, { signal }),
     delete: (sessionId, options = {}) =>
       callJson(transport, "DELETE", at(sessionId), readDeletedResult, { signal: options.signal }),
+    compact: (sessionId, options = {}) =>
+      callJson(transport, "POST", at(sessionId, "/compact"), readCompactedResult, { signal: options.signal }),
   };
 }
 

@@ -9,4 +9,12 @@ import type { AptixResult } from "./aptix-result.js";
 export type TurnStreamEvent =
   | { type: "output_text.delta"; id: string; delta: string }
   | { type: "output_text.reset"; id: string }
+  /** The conversation was compacted before the round's next LLM call: its size in tokens before and after. */
+  | {
+      type: "context.compacted";
+      id: string;
+      tokensBefore: number;
+      tokensAfter: number;
+      reason: "threshold" | "overflow" | "manual" | (string & {});
+    }
   | { type: "result"; id: string | undefined; result: AptixResult<AgentExecuteResponse> };

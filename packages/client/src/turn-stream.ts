@@ -106,6 +106,17 @@ function toStreamEvent(message: EventSourceMessage, status: number): TurnStreamE
     }
     case "output_text.reset":
       return { type: "output_text.reset", id };
+    case "context.compacted": {
+      const data = parseData(message.data, status);
+      const count = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+      return {
+        type: "context.compacted",
+        id,
+        tokensBefore: count(data.tokensBefore),
+        tokensAfter: count(data.tokensAfter),
+        reason: typeof data.reason === "string" ? data.reason : "threshold",
+      };
+    }
     case "result":
       return {
         type: "result",

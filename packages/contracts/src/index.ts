@@ -51,6 +51,8 @@ export {
 export {
   SESSION_PAGE_LIMITS,
   SESSION_TITLE_LENGTH,
+  type SessionCompacted,
+  SessionCompactedSchema,
   type SessionDeleted,
   SessionDeletedSchema,
   type SessionList,

@@ -37,6 +37,7 @@ export type * from "./ports/document-preparation.js";
 export type { Embedder } from "./ports/embedder.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export {
+  CONTEXT_OVERFLOW,
   CONTINUATION_LOST,
   type LlmCallFailure,
   type LlmCallOptions,
@@ -58,6 +59,8 @@ export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavail
 export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 /** @public The observer port and what it is given (the server names the `Observed*` types inline only). */
 export type {
+  CompactionResult,
+  ObservedCompaction,
   ObservedLlmCall,
   ObservedRetrieval,
   ObservedRound,
@@ -66,11 +69,12 @@ export type {
   TurnObserver,
 } from "./ports/turn-observer.js";
 export type * from "./ports/workspace-index.js";
-export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
 /**
  * @public No package imports it by name, but the declarations tsc emits for store-drizzle's schema (the
  * `llm_calls.request` column's type) name it.
  */
+export type { CompactionReason, CompactionRecord } from "./records/compaction-record.js";
+export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
 export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
 export type { LlmRequest } from "./records/llm-request.js";
 export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";

@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { fail, type LlmCallFailure } from "@aptix/core";
+import { CONTEXT_OVERFLOW, fail, type LlmCallFailure } from "@aptix/core";
 
 /**
  * PROVIDER_ERROR naming Anthropic, with `details`. The `request-id` header and the error body (which repeats
@@ -49,6 +49,8 @@ export function providerError(error: unknown, providerRequest: unknown): LlmCall
     if (error.errorCode) details.code = error.errorCode;
     // `message` starts with the status already; `apiMessage` is the body's own message when it had one.
     const said = error.apiMessage ?? error.message.replace(/^\d{3} /, "");
+    // The API has no code for it: a 400 whose message says the prompt is too long.
+    if (error.status === 400 && /prompt is too long/i.test(said)) details.reason = CONTEXT_OVERFLOW;
     return anthropicFailure(
       `Anthropic answered ${error.status ?? "an error"}: ${said}`,
       details,

@@ -1,5 +1,4 @@
 import {
-  CONTINUATION_LOST,
   type LlmCallResult,
   type LlmFinishReason,
   type LlmResponse,
@@ -8,7 +7,7 @@ import {
   type TranscriptItem,
 } from "@aptix/core";
 import type { Response } from "openai/resources/responses/responses";
-import { isLostContinuation, openAIFailure, type ReceivedAnswer } from "./provider-error.js";
+import { openAIFailure, type ReceivedAnswer, reasonOf } from "./provider-error.js";
 
 /**
  * Normalizes a Responses API answer; anything that is not a usable Response is a PROVIDER_ERROR, with the
@@ -32,7 +31,7 @@ export function fromResponsesOutput(
       `OpenAI failed the response: ${response.error?.message ?? "no reason given"}`,
       {
         code: response.error?.code ?? null,
-        ...(isLostContinuation(response.error?.code) ? { reason: CONTINUATION_LOST } : {}),
+        ...(reasonOf(response.error?.code) ? { reason: reasonOf(response.error?.code) } : {}),
       },
       failed,
     );

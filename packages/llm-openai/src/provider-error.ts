@@ -1,4 +1,4 @@
-import { CONTINUATION_LOST, fail, type LlmCallFailure } from "@aptix/core";
+import { CONTEXT_OVERFLOW, CONTINUATION_LOST, fail, type LlmCallFailure } from "@aptix/core";
 import OpenAI from "openai";
 
 /** What is known of an HTTP answer once its headers arrived: kept for failures found in its body. */
@@ -24,8 +24,14 @@ export class StreamErrorEvent extends Error {
  * it arrived: an HTTP error, a stream's `error` event or a failed Response. Such a failure is marked as a lost
  * continuation (`details.reason`), which core recovers from by replaying the transcript.
  */
-export function isLostContinuation(code: unknown): boolean {
+function isLostContinuation(code: unknown): boolean {
   return code === "previous_response_not_found";
+}
+
+/** What core is told of an error code it acts on: a lost continuation, or a request past the context window. */
+export function reasonOf(code: unknown): string | undefined {
+  if (isLostContinuation(code)) return CONTINUATION_LOST;
+  return code === "context_length_exceeded" ? CONTEXT_OVERFLOW : undefined;
 }
 
 /** What a failed call sent and got: the trace keeps it. A null status: an error the SDK read without one. */
@@ -60,7 +66,7 @@ export function openAIFailure(
 /**
  * A failed SDK call as PROVIDER_ERROR, with what an operator needs to chase it (status and code in the
  * details; the request id, from the error or from `received` when the failure came after the headers, in the
- * trace with `providerRequest`). A lost continuation is marked as such (see isLostContinuation).
+ * trace with `providerRequest`). A lost continuation or an overflow of the context window is marked (reasonOf).
  */
 export function providerError(
   error: unknown,
@@ -82,7 +88,8 @@ export function providerError(
       code: error.code ?? null,
       type: error.type ?? null,
     };
-    if (isLostContinuation(error.code)) details.reason = CONTINUATION_LOST;
+    const reason = reasonOf(error.code);
+    if (reason) details.reason = reason;
     return openAIFailure(`OpenAI answered ${status ?? "an error"}: ${error.message}`, details, {
       providerRequest,
       received: { status: status ?? null, requestId: error.requestID ?? received?.requestId ?? null },
@@ -93,7 +100,7 @@ export function providerError(
     return openAIFailure(
       `OpenAI's stream reported an error: ${error.providerMessage}`,
       {
-        reason: isLostContinuation(error.code) ? CONTINUATION_LOST : "stream_error",
+        reason: reasonOf(error.code) ?? "stream_error",
         code: error.code,
         message: error.providerMessage,
       },

@@ -1,5 +1,6 @@
 import {
   type Clock,
+  type CompactionRecord,
   type DeleteSessionInput,
   type DeleteSessionResult,
   type FindExpiredLeasesInput,
@@ -139,8 +140,12 @@ export class DrizzleSessionStore implements SessionStore {
     return this.#traces.recordLlmCall(input);
   }
 
-  loadTranscript(key: SessionKey, length: number): Promise<TranscriptItem[]> {
-    return this.#traces.loadTranscript(key, length);
+  loadTranscript(key: SessionKey, length: number, from?: number): Promise<TranscriptItem[]> {
+    return this.#traces.loadTranscript(key, length, from);
+  }
+
+  listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
+    return this.#traces.listCompactions(key);
   }
 
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {

@@ -7,6 +7,7 @@
  * Keep this module free of runtime imports other than drizzle-orm: drizzle-kit loads it on its own.
  */
 import type {
+  CompactionReason,
   ConversationCursor,
   LlmCallRecord,
   PendingToolCalls,
@@ -84,11 +85,12 @@ export const sessions = pgTable(
   },
   (table) => [
     primaryKey({ name: "sessions_pkey", columns: [table.principal, table.sessionId] }),
-    // The session list's order (newest first, then by id) and its cursor, a principal's page at a time. The lease,
+    // The session list's order (newest first, then by id) and its cursor, a principal's page at a time. On
+    // `principal || ''`, which only the list names, so that no planner reads it for a lookup by key. The lease,
     // cursor, open turn and counter stay unindexed, so the writes that change only them are HOT; a write that
     // changes `updated_at` (a turn's start and settlement) updates this index too.
     index("sessions_principal_updated_idx").on(
-      table.principal,
+      sql`(${table.principal} || '')`,
       table.updatedAt,
       sql`${table.sessionId} collate "C"`,
     ),
@@ -120,9 +122,14 @@ export const turns = pgTable(
   (table) => [
     // Every read of one turn goes by the key, all three columns given.
     primaryKey({ name: "turns_pkey", columns: [table.principal, table.sessionId, table.turnId] }),
-    // A session's turns in order (listTurns, a page of messages, the session list's latest turn), without reading
-    // the session's every turn to sort them.
-    index("turns_session_sequence_idx").on(table.principal, table.sessionId, table.sequence),
+    // A session's turns in order (a page of messages, the session list's latest turn) without reading its every
+    // turn. On `principal || ''` and `session_id || ''`, which only those reads name: an index starting with the
+    // plain key columns was chosen for a turn's lookup by key too, reading the session's every turn.
+    index("turns_session_sequence_idx").on(
+      sql`(${table.principal} || '')`,
+      sql`(${table.sessionId} || '')`,
+      table.sequence,
+    ),
     // findExpiredLeases: the few running turns, whose sessions' leases may have lapsed.
     index("turns_running_idx").on(table.createdAt).where(sql`${table.status} = 'running'`),
     // The claim's running-turn cap (migration 0007's `aptix_at_running_cap`): a principal's running turns, and
@@ -239,6 +246,26 @@ export const files = pgTable(
   ],
 );
 
+/** A session's compactions (DESIGN §15): the summary that replaced its turns for the provider, by position. */
+export const compactions = pgTable(
+  "compactions",
+  {
+    principal: text("principal").notNull(),
+    sessionId: text("session_id").notNull(),
+    /** The transcript position of the compacted chain's first item: a compaction run again replaces its row. */
+    fromPosition: integer("from_position").notNull(),
+    turnId: text("turn_id").notNull(),
+    reason: text("reason").$type<CompactionReason>().notNull(),
+    summary: text("summary").notNull(),
+    tokensBefore: integer("tokens_before").notNull(),
+    tokensAfter: integer("tokens_after").notNull(),
+    createdAt: timestamptz("created_at").notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "compactions_pkey", columns: [table.principal, table.sessionId, table.fromPosition] }),
+  ],
+);
+
 /**
  * The responses a provider keeps (OpenAI with `store: true`) of deleted sessions, to delete there: written with
  * the session's deletion, taken by the housekeeping when due, and retried with a growing delay until the
@@ -268,6 +295,8 @@ export const turnEvents = pgTable(
     round: integer("round").notNull(),
     seq: integer("seq").notNull(),
     delta: text("delta").notNull(),
+    /** Null for a delta or a reset; `context.compacted` for a compaction, with its data as JSON in `delta`. */
+    event: text("event"),
   },
   (table) => [
     primaryKey({

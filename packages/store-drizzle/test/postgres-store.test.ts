@@ -153,9 +153,11 @@ describe("opening one schema from two processes at once", () => {
           await sql`select table_name from information_schema.tables where table_schema = ${schema} order by 1`;
         expect(tables.map((row) => row.table_name)).toEqual([
           "__drizzle_migrations",
+          "compactions",
           "files",
           "llm_calls",
           "mode_history",
+          "response_deletions",
           "sessions",
           "tool_catalogs",
           "transcript_items",

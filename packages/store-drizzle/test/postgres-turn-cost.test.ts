@@ -144,14 +144,14 @@ class PlainTurns {
     ]);
   }
 
-  /** `n_tup_upd` and `n_tup_hot_upd` of the sessions table so far. */
-  async sessionUpdates(): Promise<{ updates: number; hot: number }> {
+  /** `n_tup_upd` of the sessions table so far. */
+  async sessionUpdates(): Promise<{ updates: number }> {
     const sql = await adminSql();
     await sql`select pg_stat_clear_snapshot()`;
     const [row] = await sql`
-      select n_tup_upd::int as updates, n_tup_hot_upd::int as hot
+      select n_tup_upd::int as updates
       from pg_stat_user_tables where schemaname = ${this.schema} and relname = 'sessions'`;
-    return { updates: row?.updates ?? 0, hot: row?.hot ?? 0 };
+    return { updates: row?.updates ?? 0 };
   }
 }
 
@@ -216,13 +216,10 @@ describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
           (name) => name.endsWith("_pkey") || name === "turns.turns_running_principal_idx",
         ),
       ).toBe(true);
-      // The session row's updates are HOT (no indexed column changes; fillfactor leaves room on the page).
-      // One that finds its page full while another session's snapshot keeps old versions from being pruned
-      // goes to a new page: a shared database may see a few.
-      // Two a turn: the transition (the claim with the start), the settlement.
+      // Two updates of the session row a turn: the transition (the claim with the start) and the settlement. Both
+      // move `updated_at`, which the session list's index holds, so neither is HOT (docs/turn-cost.md).
       const updates = updatesAfter.updates - updatesBefore.updates;
       expect(updates).toBeGreaterThanOrEqual(2 * (LAST_TURN - 1));
-      expect(updatesAfter.hot - updatesBefore.hot).toBeGreaterThanOrEqual(0.9 * updates);
     } finally {
       await dropSchema(turns.schema);
     }

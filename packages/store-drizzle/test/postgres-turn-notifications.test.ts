@@ -1,7 +1,6 @@
 import type { LlmProvider, TurnEvent } from "@aptix/core";
 import { newLease, newTurnRecord, ScriptedLlmProvider, startTurnFor } from "@aptix/core/testing";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
+import { drizzle } from "drizzle-orm/postgres-js";
 import { afterAll, describe, expect, it } from "vitest";
 import { DrizzleTurnEventLog } from "../src/domains/events.js";
 import { type AptixStore, openStore } from "../src/index.js";
@@ -156,9 +155,11 @@ describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
       }
     });
     // A listener that hears nothing (as behind a pooler that cannot LISTEN): false from the second check on.
-    const db = drizzle(new PGlite());
-    const deaf = new DrizzleTurnEventLog(db, { schema: "aptix", listen: async () => async () => {} });
+    const deaf = new DrizzleTurnEventLog(drizzle(await adminSql()), {
+      schema: "aptix",
+      listen: async () => async () => {},
+    });
     expect(await deaf.listenerHeard()).toBe(true);
     expect(await deaf.listenerHeard()).toBe(false);
-  }, 30_000);
+  }, 60_000);
 });

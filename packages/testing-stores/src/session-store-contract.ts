@@ -13,6 +13,7 @@ import type {
   TurnRecord,
 } from "@aptix/core";
 import {
+  FIXTURE_TIME,
   type ManualClock,
   newCallRecord,
   newContinuationResult,
@@ -937,6 +938,68 @@ export function describeSessionStoreContract(
       expect(await store.loadTranscript(key, items.length)).toStrictEqual(items);
       expect(await store.loadTranscript(key, items.length + 10)).toStrictEqual(items);
       expect(await store.loadTranscript(newSessionKey("session-404"), 10)).toStrictEqual([]);
+    });
+
+    it("loadTranscript answers the items from `from` on, for a replay after a compaction", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems();
+      await store.recordLlmCall({
+        call: newCallRecord(key, "turn-1", 0),
+        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
+        lease: leaseFor("owner-1"),
+      });
+      expect(await store.loadTranscript(key, items.length, 2)).toStrictEqual(items.slice(2));
+      expect(await store.loadTranscript(key, 3, 1)).toStrictEqual(items.slice(1, 3));
+      expect(await store.loadTranscript(key, items.length, items.length)).toStrictEqual([]);
+    });
+
+    it("keeps a compaction with its call and the compacted chain in one write; one run again replaces it", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const items = sampleTranscriptItems();
+      await store.recordLlmCall({
+        call: newCallRecord(key, "turn-1", 0),
+        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
+        lease: leaseFor("owner-1"),
+      });
+      const compacted = [
+        { type: "system_message" as const, text: "boot" },
+        {
+          type: "user_message" as const,
+          content: [{ type: "text" as const, text: "[CONVERSATION SUMMARY]\nfacts" }],
+        },
+      ];
+      const cursor = newCursor({ transcriptLength: items.length + 2, replayFrom: items.length });
+      const compaction = {
+        principal: key.principal,
+        sessionId: key.sessionId,
+        turnId: "turn-1",
+        reason: "threshold" as const,
+        summary: "facts",
+        tokensBefore: 7_000,
+        tokensAfter: 900,
+        fromPosition: items.length,
+        createdAt: new Date(FIXTURE_TIME),
+      };
+      const write = {
+        call: newCallRecord(key, "turn-1", 1),
+        progress: progress(compacted, items.length, cursor),
+        compaction,
+        lease: leaseFor("owner-1"),
+      };
+      // Refused without the lease: nothing of it is kept.
+      expect(await store.recordLlmCall({ ...write, lease: leaseFor("owner-x") })).toBe(false);
+      expect(await store.listCompactions(key)).toStrictEqual([]);
+      expect(await store.recordLlmCall(write)).toBe(true);
+      expect(await store.listCompactions(key)).toStrictEqual([compaction]);
+      expect((await store.getSession(key))?.cursor).toStrictEqual(cursor);
+      expect(await store.loadTranscript(key, cursor.transcriptLength, items.length)).toStrictEqual(compacted);
+      // The round run again compacts at the same position: the record is the new one.
+      const again = { ...compaction, summary: "facts, again", tokensAfter: 950 };
+      expect(await store.recordLlmCall({ ...write, compaction: again })).toBe(true);
+      expect(await store.listCompactions(key)).toStrictEqual([again]);
+      expect(await store.listCompactions(newSessionKey("session-404"))).toStrictEqual([]);
     });
 
     it("round-trips every transcript item variant exactly, in the transcript and the cursor", async () => {

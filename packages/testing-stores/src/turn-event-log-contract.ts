@@ -101,6 +101,22 @@ export function describeTurnEventLogContract(
       expect(await log.list({ principal: "carol", sessionId: "s" }, "t", 0, -1)).toEqual([]);
     });
 
+    it("keeps a compaction among the deltas, in order, as it was appended", async () => {
+      const owner = await holdLease(alice);
+      const deltas: StoredDelta[] = [
+        { round: 0, seq: 0, delta: "Hel" },
+        {
+          round: 0,
+          seq: 1,
+          delta: '{"tokensBefore":7000,"tokensAfter":900,"reason":"threshold"}',
+          event: "context.compacted",
+        },
+        { round: 0, seq: 2, delta: "lo" },
+      ];
+      await append(alice, "t", owner, deltas);
+      expect(await log.list(alice, "t", 0, -1)).toEqual(deltas);
+    });
+
     it("accepts an empty append", async () => {
       await append(alice, "t", await holdLease(alice), []);
       expect(await log.list(alice, "t", 0, -1)).toEqual([]);

@@ -39,6 +39,8 @@ export async function startCuttingProxy(target: string, events: number): Promise
       },
       (answer) => {
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        // The head goes out at once: the client must have its answer before the stream breaks.
+        outgoing.flushHeaders();
         const cutting = !didCut && (answer.headers["content-type"] ?? "").startsWith("text/event-stream");
         if (!cutting) {
           answer.pipe(outgoing);
@@ -55,9 +57,11 @@ export async function startCuttingProxy(target: string, events: number): Promise
           }
           // The complete events, and half of the next one: the client must drop the half.
           const sent = text.length - chunk.length;
-          outgoing.write(text.slice(sent, Math.min(text.length, boundary + 2 + 8)));
           answer.destroy();
-          outgoing.socket?.destroy();
+          // Broken once what was sent is on its way, never before: a cut that lost the head would be no resume.
+          outgoing.write(text.slice(sent, Math.min(text.length, boundary + 2 + 8)), () =>
+            outgoing.socket?.destroy(),
+          );
         });
       },
     );

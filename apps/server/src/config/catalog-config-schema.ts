@@ -93,6 +93,10 @@ export const catalogConfigSchema = (providerIds: readonly string[]) =>
           }),
           defaultMode: z.string().min(1).optional(),
           maxOutputTokens: z.int().positive().optional(),
+          /** The model's window and when to compact (docs/context-window.md); by the model's name when absent. */
+          contextWindowTokens: z.int().min(1_000).optional(),
+          compactAtRatio: z.number().gt(0).max(1).optional(),
+          compactionModel: z.string().min(1).optional(),
           /** Bounds of a user turn's `[CONTEXT]` block (docs/knowledge.md). */
           retrieval: z
             .strictObject({

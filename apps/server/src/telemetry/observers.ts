@@ -8,6 +8,7 @@ export function observers(first: TurnObserver, ...rest: TurnObserver[]): TurnObs
       llmCall: (call, run) => outer.llmCall(call, () => inner.llmCall(call, run)),
       toolRun: (tool, run) => outer.toolRun(tool, () => inner.toolRun(tool, run)),
       retrieval: (query, run) => outer.retrieval(query, () => inner.retrieval(query, run)),
+      compaction: (compaction, run) => outer.compaction(compaction, () => inner.compaction(compaction, run)),
     }),
     first,
   );

@@ -56,6 +56,12 @@ export class ServiceMetrics {
       labelNames: ["tool", "outcome"],
       registers,
     });
+    const compactions = new Counter({
+      name: "aptix_compactions_total",
+      help: "Conversations compacted, by why: threshold (near the window), overflow (the provider refused) or manual.",
+      labelNames: ["reason"],
+      registers,
+    });
     this.#rateLimited = new Counter({
       name: "aptix_rate_limited_total",
       help: "Requests refused with 429 RATE_LIMITED (request rate, running turns or failed authentications).",
@@ -112,6 +118,11 @@ export class ServiceMetrics {
         }
       },
       retrieval: (_query, run) => run(),
+      async compaction(compaction, run) {
+        const result = await run();
+        if (result.successful && result.result !== undefined) compactions.inc({ reason: compaction.reason });
+        return result;
+      },
     };
   }
 

@@ -6,7 +6,7 @@ import { roundOutcome, toolRunOutcome } from "./outcomes.js";
 /**
  * The spans of turns, named and attributed by OpenTelemetry's GenAI semantic conventions: `invoke_agent <mode>`
  * per round, `chat <model>` per LLM call, `execute_tool <name>` per server tool run and `retrieval <workspace>` per
- * turn-time retrieval, each the child of the span active when it starts (the HTTP request's, then the round's).
+ * turn-time retrieval and `compact` per compaction, each the child of the span active when it starts (the HTTP request's, then the round's).
  * Attributes name the work and count tokens; the instruction, prompts, completions, tool arguments and results are
  * never among them (`gen_ai.input.messages` and the like are left out on purpose).
  */
@@ -105,6 +105,27 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
             "aptix.retrieval.outcome": retrieval.type,
             "aptix.retrieval.chunks": retrieval.type === "found" ? retrieval.chunks.length : 0,
           });
+        },
+      ),
+    compaction: (compaction, run) =>
+      inSpan(
+        tracer,
+        "compact",
+        {
+          "aptix.compaction.reason": compaction.reason,
+          "aptix.compaction.tokens_before": compaction.tokensBefore,
+          "gen_ai.provider.name": compaction.provider,
+          "gen_ai.request.model": compaction.model,
+        },
+        run,
+        (span, result) => {
+          if (!result.successful) return failed(span, result);
+          span.setAttribute(
+            "aptix.compaction.outcome",
+            result.result === undefined ? "nothing" : "compacted",
+          );
+          if (result.result !== undefined)
+            span.setAttribute("aptix.compaction.tokens_after", result.result.tokensAfter);
         },
       ),
   };

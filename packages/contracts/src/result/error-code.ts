@@ -43,6 +43,12 @@ export const ERROR_HTTP_STATUS = {
    * nothing of the request was stored.
    */
   QUOTA_EXCEEDED: 413,
+  /**
+   * The turn's own new input (its message, artifacts, images, tool results) cannot fit in the model's context
+   * window even once the conversation is compacted: `details.tokens`, `details.contextWindowTokens`. The turn
+   * failed; the session goes on with the next turn.
+   */
+  CONTEXT_TOO_LARGE: 413,
   /** The body is not `application/json`. */
   UNSUPPORTED_MEDIA_TYPE: 415,
   /**

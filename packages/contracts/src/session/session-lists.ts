@@ -108,8 +108,22 @@ export const SessionMessagesSchema = onTheWire.sessionMessages;
 /** `DELETE /v1/sessions/:sessionId`. */
 export const SessionDeletedSchema = z.strictObject({ deleted: z.literal(true) });
 
+/**
+ * What `POST /v1/sessions/:sessionId/compact` answers: the conversation compacted, with the estimates of the next
+ * call before and after (tokens), or nothing to compact (no turn since the latest compaction).
+ */
+export const SessionCompactedSchema = z.discriminatedUnion("compacted", [
+  z.strictObject({
+    compacted: z.literal(true),
+    tokensBefore: z.int().min(0),
+    tokensAfter: z.int().min(0),
+  }),
+  z.strictObject({ compacted: z.literal(false) }),
+]);
+
 export type SessionListItem = z.output<typeof inTheService.sessionListItem>;
 export type SessionList = z.output<typeof inTheService.sessionList>;
 export type SessionMessage = z.output<typeof inTheService.sessionMessage>;
 export type SessionMessages = z.output<typeof inTheService.sessionMessages>;
 export type SessionDeleted = z.output<typeof SessionDeletedSchema>;
+export type SessionCompacted = z.output<typeof SessionCompactedSchema>;

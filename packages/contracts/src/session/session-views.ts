@@ -55,6 +55,20 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
       }),
     ),
     turns: z.array(turnSummary),
+    /** The input tokens the provider reported for the conversation's last call; null before any (or unknown). */
+    contextTokens: z.int().min(0).nullable(),
+    /** The model's context window the service keeps the conversation within (DESIGN §15). */
+    contextWindowTokens: z.int().min(1),
+    /** Each compaction of the conversation, oldest first: its turn, why, and the estimates before and after. */
+    compactions: z.array(
+      z.strictObject({
+        turnId: z.string(),
+        reason: z.enum(["threshold", "overflow", "manual"]),
+        tokensBefore: z.int().min(0),
+        tokensAfter: z.int().min(0),
+        createdAt: timestamp,
+      }),
+    ),
     createdAt: timestamp,
     updatedAt: timestamp,
   });

@@ -14,6 +14,16 @@ export const TurnEventSchema = z.discriminatedUnion("event", [
     data: z.strictObject({ delta: z.string() }),
   }),
   z.strictObject({ id: z.string(), event: z.literal("output_text.reset"), data: z.strictObject({}) }),
+  // The conversation was compacted before the round's next LLM call (DESIGN §15): informative, the text goes on.
+  z.strictObject({
+    id: z.string(),
+    event: z.literal("context.compacted"),
+    data: z.strictObject({
+      tokensBefore: z.number().int().nonnegative(),
+      tokensAfter: z.number().int().nonnegative(),
+      reason: z.enum(["threshold", "overflow", "manual"]),
+    }),
+  }),
   z.strictObject({ id: z.string(), event: z.literal("result"), data: AgentExecuteResultSchema }),
 ]);
 

@@ -8,6 +8,12 @@ export interface ConversationContext {
   /** The mode new sessions start in; `general` when absent. */
   defaultMode?: string;
   maxOutputTokens?: number;
+  /** The model's context window in tokens; by the model's name when absent (`contextWindowOf`). */
+  contextWindowTokens?: number;
+  /** The share of the window past which a call compacts the conversation first (default 0.8). */
+  compactAtRatio?: number;
+  /** The model that writes compaction summaries (default `model`), on the same provider. */
+  compactionModel?: string;
   /** Bounds of the turn's `[CONTEXT]` block; `DEFAULT_RETRIEVAL_SETTINGS` for those not given. */
   retrieval?: Partial<RetrievalSettings>;
 }

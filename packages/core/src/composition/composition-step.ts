@@ -7,6 +7,7 @@ import { type ConversationCursor, isFreshCursor } from "../records/conversation-
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
+import { contextWindowOf, fitItem, RECENT_SHARE } from "./context-window.js";
 import { composeRoundOpening, type OpenedRound, type RoundOpening } from "./round-opening.js";
 import { modeInstructionsToTell } from "./user-message.js";
 
@@ -34,7 +35,8 @@ export function needsReplay(
   storesResponses: boolean,
   continuationLost: boolean,
 ): boolean {
-  if (cursor.transcriptLength === 0) return false;
+  // Nothing since the latest compaction (or ever): nothing to replay.
+  if (cursor.transcriptLength === (cursor.replayFrom ?? 0)) return false;
   return !storesResponses || continuationLost || cursor.responseId === null;
 }
 
@@ -68,20 +70,30 @@ export class CompositionStep {
     });
   }
 
-  async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
-    const { context, mode, cursor } = input;
-    // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
-    // Whenever a system message is sent again (a replay, re-sent pending input), it holds the current mode's
-    // instructions: a stateless provider's `system` never keeps those of a mode the session has left.
-    const currentMode = this.catalog.modes.get(input.currentModeId);
-    const system: SystemMessageItem = {
+  /**
+   * The system message of a call: the boot prompt and the current mode's instructions. Whenever one is sent again
+   * (a replay, re-sent pending input, a compacted chain), it is this one: a stateless provider's `system` never
+   * keeps those of a mode the session has left.
+   */
+  systemMessage(context: ConversationContext, currentModeId: string): SystemMessageItem {
+    const currentMode = this.catalog.modes.get(currentModeId);
+    return {
       type: "system_message",
       text: currentMode.instructions
         ? `${context.bootPrompt}\n\n${currentMode.instructions}`
         : context.bootPrompt,
     };
+  }
+
+  async run(input: CompositionInput): Promise<InvokeResult<LlmRequest>> {
+    const { context, mode, cursor } = input;
+    // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
+    const system = this.systemMessage(context, input.currentModeId);
     const withCurrentSystem = (items: TranscriptItem[]) =>
       items.map((item) => (item.type === "system_message" ? system : item));
+    // A single item larger than a quarter of the window is cut when sent (DESIGN §15); the store keeps it whole.
+    const maxItemTokens = Math.floor(contextWindowOf(context).tokens * RECENT_SHARE);
+    const fitted = (items: TranscriptItem[]) => items.map((item) => fitItem(item, maxItemTokens));
     const continuation: LlmContinuation = input.replay
       ? { type: "replay", items: withCurrentSystem(input.replay) }
       : cursor.responseId !== null
@@ -95,8 +107,8 @@ export class CompositionStep {
       continuation,
       input: [
         ...(isFreshCursor(cursor) ? [system] : []),
-        ...withCurrentSystem(cursor.pendingInput),
-        ...input.newItems,
+        ...fitted(withCurrentSystem(cursor.pendingInput)),
+        ...fitted(input.newItems),
       ],
       // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
       tools: this.catalog.toolsFor(mode),

@@ -5,6 +5,7 @@ import {
   isToolContinuationRequest,
   type ModeList,
   ok,
+  type SessionCompacted,
   type SessionDeleted,
   type SessionList,
   type SessionMessages,
@@ -28,6 +29,7 @@ import type { LlmProvider } from "../ports/llm-provider.js";
 import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
+import { Compactor } from "../reasoner/compactor.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
 import { resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
@@ -41,6 +43,7 @@ import { turnNotFound } from "./entry-failures.js";
 import { Housekeeping } from "./housekeeping.js";
 import { ReadModels } from "./read-models.js";
 import { type EventSink, RoundRunner } from "./round-runner.js";
+import { SessionCompaction } from "./session-compaction.js";
 import { SessionDeletion } from "./session-deletion.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
@@ -144,6 +147,7 @@ export class AgentService {
   readonly #wakeups = new TurnWakeups();
   readonly #cancels: TurnCancels;
   readonly #responseDeletions: StoredResponseDeletions;
+  readonly #compaction: SessionCompaction;
   readonly #catalog: AgentCatalog;
 
   constructor(options: AgentServiceOptions) {
@@ -175,11 +179,23 @@ export class AgentService {
       clock,
       hashing,
     });
+    const llmCall = new LlmCallStep(observer);
+    const composition = new CompositionStep(catalog, retriever && observedRetriever(retriever, observer));
+    const compactor = new Compactor(llmCall, clock, observer);
+    this.#compaction = new SessionCompaction(
+      this.#persistence,
+      catalog,
+      composition,
+      providers,
+      compactor,
+      clock,
+    );
     this.#rounds = new RoundRunner({
       providers,
       reasoner: new ReasonerStep({
-        composition: new CompositionStep(catalog, retriever && observedRetriever(retriever, observer)),
-        llmCall: new LlmCallStep(observer),
+        composition,
+        llmCall,
+        compactor,
         serverTools: new ServerToolExecutionStep({
           registry: catalog.serverTools,
           clock,
@@ -212,7 +228,7 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(this.#persistence, catalog.modes, options.files, clock);
+    this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock);
     this.#lists = new SessionLists(this.#persistence, catalog.modes);
     this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
       const provider = providers.get(
@@ -347,6 +363,14 @@ export class AgentService {
   /** See Housekeeping.failExpiredTurns: the reaper of turns whose instance stopped. */
   failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
     return this.#housekeeping.failExpiredTurns(options);
+  }
+
+  /**
+   * Compacts the session's conversation now (`POST …/compact`, DESIGN §15): SESSION_BUSY while a turn is open;
+   * `compacted: false` when there is no turn since the latest compaction.
+   */
+  compactSession(principal: string, sessionId: string): Promise<InvokeResult<SessionCompacted>> {
+    return this.#compaction.compact({ principal, sessionId });
   }
 
   /** See StoredResponseDeletions: deletes at their provider the responses of deleted sessions. */

@@ -1,5 +1,6 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
-import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import type { AgentCatalog } from "../catalog/agent-catalog.js";
+import { contextWindowOf } from "../composition/context-window.js";
 import { isIdentifier, type TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
@@ -10,7 +11,7 @@ import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from
 export class ReadModels {
   constructor(
     private readonly persistence: TurnPersistence,
-    private readonly modes: ModeCatalog,
+    private readonly catalog: Pick<AgentCatalog, "modes" | "conversationContext">,
     private readonly files: FileStore,
     private readonly clock: Clock,
   ) {}
@@ -19,14 +20,23 @@ export class ReadModels {
     const key = { principal, sessionId };
     const session = await this.persistence.getSession(key);
     if (!session) return sessionNotFound(sessionId);
-    const [turns, history] = await Promise.all([
+    const [turns, history, compactions] = await Promise.all([
       this.persistence.listTurns(key),
       this.persistence.listModeHistory(key),
+      this.persistence.listCompactions(key),
     ]);
+    const { modes } = this.catalog;
+    const context = this.catalog.conversationContext(session.conversationContextId);
     return ok(
-      summarizeSession(session, turns, history, (id) =>
-        this.modes.has(id) ? this.modes.get(id).displayName : id,
-      ),
+      summarizeSession({
+        session,
+        turns,
+        history,
+        compactions,
+        // A context since removed from the config: the window of a model nobody names.
+        contextWindowTokens: contextWindowOf(context ?? { model: "" }).tokens,
+        displayNameOf: (id) => (modes.has(id) ? modes.get(id).displayName : id),
+      }),
     );
   }
 

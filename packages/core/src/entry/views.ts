@@ -1,4 +1,5 @@
 import type { TurnTrace as ContractTurnTrace, SessionSummary, TurnSummary } from "@aptix/contracts";
+import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionRecord } from "../records/session-record.js";
@@ -23,19 +24,31 @@ export function summarizeTurn(turn: TurnRecord): TurnSummary {
   return { turnId, sequence, status, mode, usage, error, createdAt, completedAt };
 }
 
-export function summarizeSession(
-  session: SessionRecord,
-  turns: readonly TurnRecord[],
-  history: readonly ModeHistoryEntry[],
-  displayNameOf: (modeId: string) => string,
-): SessionSummary {
+export function summarizeSession(input: {
+  session: SessionRecord;
+  turns: readonly TurnRecord[];
+  history: readonly ModeHistoryEntry[];
+  compactions: readonly CompactionRecord[];
+  contextWindowTokens: number;
+  displayNameOf: (modeId: string) => string;
+}): SessionSummary {
+  const { session } = input;
   return {
     sessionId: session.sessionId,
     conversationContextId: session.conversationContextId,
     mode: session.mode,
-    modeDisplayName: displayNameOf(session.mode),
-    modeHistory: history.map(({ principal: _p, sessionId: _s, ...entry }) => entry),
-    turns: turns.map(summarizeTurn),
+    modeDisplayName: input.displayNameOf(session.mode),
+    modeHistory: input.history.map(({ principal: _p, sessionId: _s, ...entry }) => entry),
+    turns: input.turns.map(summarizeTurn),
+    contextTokens: session.cursor.chainTokens?.input ?? null,
+    contextWindowTokens: input.contextWindowTokens,
+    compactions: input.compactions.map(({ turnId, reason, tokensBefore, tokensAfter, createdAt }) => ({
+      turnId,
+      reason,
+      tokensBefore,
+      tokensAfter,
+      createdAt,
+    })),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
   };

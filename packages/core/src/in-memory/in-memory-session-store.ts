@@ -21,6 +21,7 @@ import type {
   TurnState,
   UpdateTurnInput,
 } from "../ports/session-store.js";
+import type { CompactionRecord } from "../records/compaction-record.js";
 import { EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -60,6 +61,8 @@ interface SessionState {
   /** LLM call traces by turn id, in the order they were recorded. */
   calls: Map<string, LlmCallRecord[]>;
   modeHistory: ModeHistoryEntry[];
+  /** By `fromPosition`. */
+  compactions: CompactionRecord[];
 }
 
 /**
@@ -209,10 +212,10 @@ export class InMemorySessionStore implements SessionStore {
     return true;
   }
 
-  async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
-    const state = this.#leased(call, lease.owner);
+  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
+    const state = this.#leased(write.call, lease.owner);
     if (state === undefined) return false;
-    this.#keepCall(state, progress === undefined ? { call } : { call, progress });
+    this.#keepCall(state, write);
     state.lease = this.#lease(lease.owner, lease.durationMs);
     state.record.version += 1;
     return true;
@@ -264,6 +267,13 @@ export class InMemorySessionStore implements SessionStore {
       state.record.cursor = written.cursor;
       state.record.updatedAt = this.#clock.now();
     }
+    if (write.compaction !== undefined) {
+      const compaction = copy(write.compaction);
+      state.compactions = [
+        ...state.compactions.filter((kept) => kept.fromPosition !== compaction.fromPosition),
+        compaction,
+      ].sort((a, b) => a.fromPosition - b.fromPosition);
+    }
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
@@ -277,11 +287,15 @@ export class InMemorySessionStore implements SessionStore {
     return true;
   }
 
-  async loadTranscript(key: SessionKey, length: number): Promise<TranscriptItem[]> {
+  async listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
+    return (this.#state(key)?.compactions ?? []).map(copy);
+  }
+
+  async loadTranscript(key: SessionKey, length: number, from = 0): Promise<TranscriptItem[]> {
     const state = this.#state(key);
     if (state === undefined) return [];
     return [...state.transcript.entries()]
-      .filter(([position]) => position < length)
+      .filter(([position]) => position >= from && position < length)
       .sort(([a], [b]) => a - b)
       .map(([, item]) => copy(item));
   }
@@ -464,6 +478,7 @@ function newState(
     turns: new Map(),
     calls: new Map(),
     modeHistory: [],
+    compactions: [],
   };
 }
 

@@ -20,6 +20,7 @@ import type {
   TurnState,
 } from "../ports/session-store.js";
 import type { RoundLease } from "../reasoner/round-lease.js";
+import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
@@ -112,6 +113,10 @@ export class TurnPersistence {
 
   finishResponseDeletions(input: FinishResponseDeletionsInput): Promise<void> {
     return this.store.finishResponseDeletions(input);
+  }
+
+  listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
+    return this.store.listCompactions(key);
   }
 
   listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
@@ -246,10 +251,20 @@ export class SessionLease implements RoundLease {
     return runsServerTools ? this.#writeUnwritten() : Promise.resolve(ok(undefined));
   }
 
-  async loadTranscript(length: number): Promise<TranscriptItem[]> {
+  /** Keeps a compaction with the call that wrote its summary and the compacted chain, at once. */
+  recordCompaction(
+    call: LlmCallRecord,
+    progress: TranscriptProgress,
+    compaction: CompactionRecord,
+  ): Promise<InvokeResult<void>> {
+    this.#unwritten.push({ call, progress, compaction });
+    return this.#writeUnwritten();
+  }
+
+  async loadTranscript(length: number, from = 0): Promise<TranscriptItem[]> {
     // The calls kept back go first, so the read sees them; a lost lease shows at the round's next write.
     await this.#writeUnwritten();
-    return this.store.loadTranscript(this.key, length);
+    return this.store.loadTranscript(this.key, length, from);
   }
 
   async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {

@@ -44,3 +44,13 @@ export const CONTINUATION_LOST = "continuation_lost";
 export function isContinuationLost(failure: InvokeFailure): boolean {
   return failure.errors.some((error) => error.details?.reason === CONTINUATION_LOST);
 }
+
+/**
+ * The provider refused the call as larger than the model's context window (OpenAI `context_length_exceeded`,
+ * Anthropic's "prompt is too long"). Core compacts the conversation and calls again, once.
+ */
+export const CONTEXT_OVERFLOW = "context_overflow";
+
+export function isContextOverflow(failure: InvokeFailure): boolean {
+  return failure.errors.some((error) => error.details?.reason === CONTEXT_OVERFLOW);
+}

@@ -1,4 +1,5 @@
 import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
+import type { CompactionRecord } from "../records/compaction-record.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { LlmToolCall } from "../records/llm-response.js";
@@ -106,6 +107,8 @@ export interface TranscriptProgress {
 export interface LlmCallWrite {
   call: LlmCallRecord;
   progress?: TranscriptProgress;
+  /** The call wrote a compaction's summary: kept with it (a compaction of the same position replaced). */
+  compaction?: CompactionRecord;
 }
 
 export interface RecordLlmCallInput extends LlmCallWrite {
@@ -239,8 +242,10 @@ export interface SessionStore {
   recordLlmCall(input: RecordLlmCallInput): Promise<boolean>;
   /** Sets the session's mode and appends the history entry, atomically (AGN-011 §5.2). */
   changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean>;
-  /** The first `length` transcript items, in order: what a replay sends. */
-  loadTranscript(key: SessionKey, length: number): Promise<TranscriptItem[]>;
+  /** The transcript items from position `from` (default 0) up to `length`, in order: what a replay sends. */
+  loadTranscript(key: SessionKey, length: number, from?: number): Promise<TranscriptItem[]>;
+  /** The session's compactions, oldest first. */
+  listCompactions(key: SessionKey): Promise<CompactionRecord[]>;
   listTurns(key: SessionKey): Promise<TurnRecord[]>;
   listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]>;
   listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]>;

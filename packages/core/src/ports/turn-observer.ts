@@ -56,10 +56,26 @@ export interface ObservedRetrieval {
 }
 
 /**
+ * One compaction of a conversation (DESIGN §15), as it starts.
+ * @public
+ */
+export interface ObservedCompaction {
+  reason: "threshold" | "overflow" | "manual";
+  provider: string;
+  model: string;
+  /** The estimate of the call it makes room for. */
+  tokensBefore: number;
+}
+
+/** How a compaction ended: the compacted chain's estimate, nothing to compact, or a failure that fails the turn. */
+export type CompactionResult = InvokeResult<{ tokensAfter: number } | undefined>;
+
+/**
  * Watches the work of turns without taking part in it (traces, metrics): each method runs `run` once, returns
  * what it returns (or throws what it throws) and may look at it on the way. Core calls each at the layer that
  * does the work: `round` around a round (Entry), `llmCall` around one provider call (LLM Call), `toolRun` around
- * one server tool run (Server Tools), `retrieval` around the turn's workspace search (Composition). What it is
+ * one server tool run (Server Tools), `retrieval` around the turn's workspace search (Composition), `compaction`
+ * around a compaction (Reasoner: its summarising call and its write). What it is
  * given names the work and never carries the instruction, prompts or completions. An observer must not throw.
  */
 export interface TurnObserver {
@@ -70,6 +86,7 @@ export interface TurnObserver {
   llmCall(call: ObservedLlmCall, run: () => Promise<LlmCallResult>): Promise<LlmCallResult>;
   toolRun(tool: ObservedToolRun, run: () => Promise<ToolRunResult>): Promise<ToolRunResult>;
   retrieval(query: ObservedRetrieval, run: () => Promise<Retrieval>): Promise<Retrieval>;
+  compaction<T extends CompactionResult>(compaction: ObservedCompaction, run: () => Promise<T>): Promise<T>;
 }
 
 /** Watches nothing: each run as it is. */
@@ -78,4 +95,5 @@ export const unobserved: TurnObserver = {
   llmCall: (_call, run) => run(),
   toolRun: (_tool, run) => run(),
   retrieval: (_query, run) => run(),
+  compaction: (_compaction, run) => run(),
 };

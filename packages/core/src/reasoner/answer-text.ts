@@ -3,6 +3,15 @@ export interface TextSink {
   delta(text: string): void;
   /** Drops the text shown since the last reset (a no-op when there is none). */
   reset(): void;
+  /** The conversation was compacted before the round's next call (`context.compacted`). */
+  compacted?(compaction: CompactedEvent): void;
+}
+
+/** What a stream tells of a compaction. */
+export interface CompactedEvent {
+  tokensBefore: number;
+  tokensAfter: number;
+  reason: "threshold" | "overflow" | "manual";
 }
 
 /**

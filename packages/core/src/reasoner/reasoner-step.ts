@@ -5,19 +5,26 @@ import type { Mode } from "../catalog/mode.js";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { CompositionStep } from "../composition/composition-step.js";
 import { needsReplay } from "../composition/composition-step.js";
+import { countItemTokens, RECENT_SHARE } from "../composition/context-window.js";
 import { orderOutputs, type RoundOpening } from "../composition/round-opening.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
-import { isContinuationLost, type LlmCallResult, type LlmProvider } from "../ports/llm-provider.js";
-import { type ConversationCursor, type HeldContext, heldContextOf } from "../records/conversation-cursor.js";
-import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-record.js";
-import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
-import type { LlmFinishReason, LlmResponse, LlmToolCall } from "../records/llm-response.js";
+import { isContextOverflow, isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
+import {
+  type ConversationCursor,
+  type HeldContext,
+  heldContextOf,
+  isFreshCursor,
+} from "../records/conversation-cursor.js";
+import type { LlmFinishReason, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
+import type { TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
 import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
+import { callRecord } from "./call-record.js";
+import type { Compacted, Compactor } from "./compactor.js";
 import type { RoundLease } from "./round-lease.js";
 
 export interface ReasonerInput {
@@ -45,6 +52,8 @@ export interface ReasonerStepOptions {
   composition: CompositionStep;
   llmCall: LlmCallStep;
   serverTools: ServerToolExecutionStep;
+  /** Keeps the conversation within the model's context window (DESIGN §15). */
+  compactor: Compactor;
   clock: Clock;
   /** The configured modes, for the welcome of a mode the turn changed to. */
   modes: ModeCatalog;
@@ -74,6 +83,7 @@ export class ReasonerStep {
   private readonly composition: CompositionStep;
   private readonly llmCall: LlmCallStep;
   private readonly serverTools: ServerToolExecutionStep;
+  private readonly compactor: Compactor;
   private readonly clock: Clock;
   private readonly modes: ModeCatalog;
   private readonly maxLlmCalls: number;
@@ -83,6 +93,7 @@ export class ReasonerStep {
       composition: this.composition,
       llmCall: this.llmCall,
       serverTools: this.serverTools,
+      compactor: this.compactor,
       clock: this.clock,
       modes: this.modes,
       maxLlmCalls: this.maxLlmCalls,
@@ -100,8 +111,11 @@ export class ReasonerStep {
     if (opened.result.retrieval) progress.retrieval = opened.result.retrieval;
     progress.warnings.push(...opened.warnings);
     // What the provider holds once the turn's user message is sent: its mode, workspace and context chunks.
-    const heldByTurn: HeldContext = { mode: input.mode.id, ...opened.result.held };
+    let heldByTurn: HeldContext = { mode: input.mode.id, ...opened.result.held };
     let continuationLost = false;
+    // A provider's overflow answer compacts and calls again once; a second is the turn's failure.
+    let overflowCompacted = false;
+    const window = this.compactor.windowOf(input.context);
     // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
     let firstCallOfTurn = input.opening.type === "user_turn";
     for (let calls = 0; ; calls++) {
@@ -112,20 +126,53 @@ export class ReasonerStep {
           { maxLlmCalls: this.maxLlmCalls },
         );
       }
-      const cursor = progress.cursor;
-      const replay = needsReplay(cursor, provider.storesResponses, continuationLost)
-        ? await lease.loadTranscript(cursor.transcriptLength)
-        : undefined;
-      const composed = await this.composition.run({
-        context: input.context,
-        mode: input.mode,
-        currentModeId: sessionMode,
-        cursor,
-        newItems,
-        firstCallOfTurn,
-        ...(replay ? { replay } : {}),
-      });
+      const compose = async () => {
+        const at = progress.cursor;
+        const replay = needsReplay(at, provider.storesResponses, continuationLost)
+          ? await lease.loadTranscript(at.transcriptLength, at.replayFrom)
+          : undefined;
+        return this.composition.run({
+          context: input.context,
+          mode: input.mode,
+          currentModeId: sessionMode,
+          cursor: at,
+          newItems,
+          firstCallOfTurn,
+          ...(replay ? { replay } : {}),
+        });
+      };
+      let composed = await compose();
       if (!composed.successful) return composed;
+      // DESIGN §15: the call's size, estimated for free (the chain's last reported tokens and the new items).
+      const sent = countItemTokens(composed.result.input);
+      if (sent > window.tokens) return contextTooLarge(sent, window.tokens);
+      const estimate = estimateOf(progress.cursor, sent);
+      if (estimate !== undefined && estimate > window.compactAt) {
+        const compacted = await this.#compact(input, {
+          reason: "threshold",
+          tokensBefore: estimate,
+          recentTokens: Math.floor(window.tokens * RECENT_SHARE),
+          newItems,
+          sessionMode,
+          inTurn: !firstCallOfTurn,
+        });
+        if (!compacted.successful) return compacted;
+        if (compacted.result !== undefined) {
+          if (compacted.result.tokensAfter > window.tokens) {
+            return contextTooLarge(compacted.result.tokensAfter, window.tokens);
+          }
+          // The turn's message is composed again: the chunks the old chain held are no longer held.
+          if (firstCallOfTurn) {
+            const reopened = await this.#reopen(input, session);
+            if (!reopened.successful) return reopened;
+            newItems = reopened.result.items;
+            heldByTurn = { mode: input.mode.id, ...reopened.result.held };
+          }
+          composed = await compose();
+          if (!composed.successful) return composed;
+        }
+      }
+      const cursor = progress.cursor;
       const request = composed.result;
 
       const startedAt = this.clock.now();
@@ -138,7 +185,16 @@ export class ReasonerStep {
           ...(input.signal ? { signal: input.signal } : {}),
         },
       });
-      const record = this.#callRecord(input, request, startedAt, answered);
+      const record = callRecord({
+        principal: session.principal,
+        sessionId: session.sessionId,
+        turnId: input.turnId,
+        index: progress.llmCallCount,
+        request,
+        startedAt,
+        endedAt: this.clock.now(),
+        answered,
+      });
       progress.llmCallCount += 1;
       if (!answered.successful) {
         const kept = await lease.recordLlmCall(record);
@@ -148,6 +204,32 @@ export class ReasonerStep {
           continuationLost = true;
           input.text?.reset();
           continue;
+        }
+        // Past the model's window whatever the estimate said (the window configured is too large, or the chain
+        // is older than its estimate): compact, keeping recent turns within a quarter of what was refused.
+        if (isContextOverflow(answered) && !overflowCompacted) {
+          overflowCompacted = true;
+          // A chain of unknown size that was refused held at least the window.
+          const refused = estimate ?? window.tokens;
+          const compacted = await this.#compact(input, {
+            reason: "overflow",
+            tokensBefore: refused,
+            recentTokens: Math.floor(refused * RECENT_SHARE),
+            newItems,
+            sessionMode,
+            inTurn: !firstCallOfTurn,
+          });
+          if (!compacted.successful) return compacted;
+          if (compacted.result !== undefined) {
+            input.text?.reset();
+            if (firstCallOfTurn) {
+              const reopened = await this.#reopen(input, session);
+              if (!reopened.successful) return reopened;
+              newItems = reopened.result.items;
+              heldByTurn = { mode: input.mode.id, ...reopened.result.held };
+            }
+            continue;
+          }
         }
         // The provider's ids stay in the trace just recorded: the turn's answer carries the errors alone.
         return { successful: false, errors: answered.errors, warnings: answered.warnings };
@@ -161,6 +243,8 @@ export class ReasonerStep {
         pendingInput: [],
         transcriptLength: cursor.transcriptLength + request.input.length + response.output.length,
         ...held,
+        ...compactionOf(cursor),
+        chainTokens: { input: response.usage.inputTokens, output: response.usage.outputTokens },
       };
       const kept = await lease.recordLlmCall(
         record,
@@ -234,6 +318,8 @@ export class ReasonerStep {
               transcriptLength: cursor.transcriptLength,
               // That input is sent again, the turn's user message with it when this was the turn's first call.
               ...held,
+              ...compactionOf(cursor),
+              ...(cursor.chainTokens !== undefined ? { chainTokens: cursor.chainTokens } : {}),
             },
           },
         });
@@ -241,6 +327,51 @@ export class ReasonerStep {
       input.text?.reset();
       newItems = orderOutputs(response.toolCalls, outputs);
     }
+  }
+
+  /**
+   * Compacts the conversation before the round's next call (DESIGN §15), telling the stream; undefined when
+   * there was nothing to compact.
+   */
+  async #compact(
+    input: ReasonerInput,
+    what: {
+      reason: "threshold" | "overflow";
+      tokensBefore: number;
+      recentTokens: number;
+      newItems: readonly TranscriptItem[];
+      sessionMode: string;
+      inTurn: boolean;
+    },
+  ): Promise<InvokeResult<Compacted | undefined>> {
+    const cursor = input.progress.cursor;
+    const compacted = await this.compactor.compact({
+      lease: input.lease,
+      provider: input.provider,
+      context: input.context,
+      system: this.composition.systemMessage(input.context, what.sessionMode),
+      principal: input.session.principal,
+      sessionId: input.session.sessionId,
+      turnId: input.turnId,
+      cursor,
+      unsent: [...cursor.pendingInput, ...what.newItems],
+      inTurn: what.inTurn,
+      reason: what.reason,
+      tokensBefore: what.tokensBefore,
+      recentTokens: what.recentTokens,
+      progress: input.progress,
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    if (compacted.successful && compacted.result) {
+      const { tokensBefore, tokensAfter, reason } = compacted.result.record;
+      input.text?.compacted?.({ tokensBefore, tokensAfter, reason });
+    }
+    return compacted;
+  }
+
+  /** The user turn's opening composed again, from the compacted chain (its retrieval run again). */
+  async #reopen(input: ReasonerInput, session: SessionRecord) {
+    return this.composition.openRound(input.opening, session, input.progress.cursor, input.context);
   }
 
   /** The welcome of the mode the turn changed to (AGN-011 §5.4); none while the turn is in its own mode. */
@@ -292,32 +423,27 @@ export class ReasonerStep {
     });
     return changed.successful ? ok(last.mode) : changed;
   }
-
-  #callRecord(
-    input: ReasonerInput,
-    request: LlmRequest,
-    startedAt: Date,
-    answered: LlmCallResult,
-  ): LlmCallRecord {
-    const { trace, ...response } = answered.successful ? answered.result : { trace: answered.trace };
-    return {
-      principal: input.session.principal,
-      sessionId: input.session.sessionId,
-      turnId: input.turnId,
-      index: input.progress.llmCallCount,
-      request: { ...request, continuation: traced(request.continuation) },
-      response: answered.successful ? (response as Omit<LlmResponse, "trace">) : null,
-      providerRequest: trace?.providerRequest ?? null,
-      providerResponse: trace?.providerResponse ?? null,
-      error: answered.successful ? null : answered.errors[0],
-      startedAt,
-      durationMs: this.clock.now().getTime() - startedAt.getTime(),
-    };
-  }
 }
 
-function traced(continuation: LlmContinuation): TracedContinuation {
-  return continuation.type === "replay"
-    ? { type: "replay", itemCount: continuation.items.length }
-    : continuation;
+/** The next call's size, when the chain's is known: its last call's tokens (input and output), then what it sends. */
+function estimateOf(cursor: ConversationCursor, sent: number): number | undefined {
+  if (cursor.chainTokens !== undefined) return cursor.chainTokens.input + cursor.chainTokens.output + sent;
+  return isFreshCursor(cursor) ? sent : undefined;
+}
+
+/** The turn's own new input cannot fit in the window, even alone: 413, and the session goes on. */
+function contextTooLarge(tokens: number, contextWindowTokens: number) {
+  return fail(
+    "CONTEXT_TOO_LARGE",
+    `This turn's input takes about ${tokens} tokens, more than the model's context window of ${contextWindowTokens}: send less (smaller files or pasted text) and try again.`,
+    { tokens, contextWindowTokens },
+  );
+}
+
+/** Where the latest compaction left the chain: carried by every cursor of that chain. */
+function compactionOf(cursor: ConversationCursor): Pick<ConversationCursor, "replayFrom" | "compactedTo"> {
+  return {
+    ...(cursor.replayFrom !== undefined ? { replayFrom: cursor.replayFrom } : {}),
+    ...(cursor.compactedTo !== undefined ? { compactedTo: cursor.compactedTo } : {}),
+  };
 }

@@ -1,5 +1,6 @@
 import type { InvokeResult } from "@aptix/contracts";
 import type { TranscriptProgress } from "../ports/session-store.js";
+import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -16,8 +17,14 @@ export interface RoundLease {
     progress?: TranscriptProgress,
     runsServerTools?: boolean,
   ): Promise<InvokeResult<void>>;
-  /** The session's first `length` transcript items, for a replay. */
-  loadTranscript(length: number): Promise<TranscriptItem[]>;
+  /** The session's transcript items from `from` (default 0) up to `length`, for a replay. */
+  loadTranscript(length: number, from?: number): Promise<TranscriptItem[]>;
+  /** Keeps a compaction, the call that wrote its summary and the compacted chain (its cursor), in one write. */
+  recordCompaction(
+    call: LlmCallRecord,
+    progress: TranscriptProgress,
+    compaction: CompactionRecord,
+  ): Promise<InvokeResult<void>>;
   /** Changes the session's mode and adds its history row, in one write. */
   changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>>;
 }

@@ -30,6 +30,19 @@ export interface ConversationCursor {
    * sending them again.
    */
   providedChunks?: ProvidedChunk[];
+  /**
+   * Where a replay starts: the first transcript item of the latest compaction (its system message, summary and
+   * recent turns), 0 when the session was never compacted. A compaction restarts the provider chain from there.
+   */
+  replayFrom?: number;
+  /** Where the latest compaction's items end: the turns from there on are new since it. */
+  compactedTo?: number;
+  /**
+   * The tokens the provider reported for the last call of this chain (its input, and its output, which the next
+   * call's input holds too): with the new items, the free estimate of the next call's size. Absent when unknown
+   * (a chain from before it was kept).
+   */
+  chainTokens?: { input: number; output: number };
 }
 
 /** A chunk sent in a `[CONTEXT]` block, as a later block names it (`Previously provided: <path>:<a>-<b>`). */

@@ -11,6 +11,8 @@ export interface StoredDelta {
   round: number;
   seq: number;
   delta: string;
+  /** Another event than a delta or a reset, kept in order among them, its data as JSON in `delta`. */
+  event?: "context.compacted";
 }
 
 /** The stored form of an `output_text.reset`. */
@@ -19,10 +21,21 @@ export const RESET_DELTA = "";
 /** Where a client stands in a turn's events: after delta `seq` of `round`, or after the round's result. */
 export type EventPosition = { round: number; seq: number } | { round: number; result: true };
 
-export function deltaEvent({ round, seq, delta }: StoredDelta): TurnEvent {
+export function deltaEvent({ round, seq, delta, event }: StoredDelta): TurnEvent {
+  const id = `${round}-${seq}`;
+  if (event === "context.compacted") return { id, event, data: JSON.parse(delta) };
   return delta === RESET_DELTA
-    ? { id: `${round}-${seq}`, event: "output_text.reset", data: {} }
-    : { id: `${round}-${seq}`, event: "output_text.delta", data: { delta } };
+    ? { id, event: "output_text.reset", data: {} }
+    : { id, event: "output_text.delta", data: { delta } };
+}
+
+/** A compaction as the event log keeps it, among the round's deltas. */
+export function compactedDelta(
+  round: number,
+  seq: number,
+  data: Extract<TurnEvent, { event: "context.compacted" }>["data"],
+): StoredDelta {
+  return { round, seq, delta: JSON.stringify(data), event: "context.compacted" };
 }
 
 /** The highest delta `seq` an event id may carry: a position after every delta a round can have. */

@@ -1,7 +1,13 @@
 import type { TurnEventLog } from "../ports/turn-event-log.js";
-import type { TextSink } from "../reasoner/answer-text.js";
+import type { CompactedEvent, TextSink } from "../reasoner/answer-text.js";
 import type { SessionKey } from "../records/session-record.js";
-import { deltaEvent, RESET_DELTA, type StoredDelta, type TurnEvent } from "../records/turn-event.js";
+import {
+  compactedDelta,
+  deltaEvent,
+  RESET_DELTA,
+  type StoredDelta,
+  type TurnEvent,
+} from "../records/turn-event.js";
 import type { TurnWakeups } from "./turn-wakeups.js";
 
 export interface TurnEventRecorderOptions {
@@ -53,8 +59,15 @@ export class TurnEventRecorder implements TextSink {
     this.#record(RESET_DELTA);
   }
 
+  compacted(compaction: CompactedEvent): void {
+    this.#keep(compactedDelta(this.#options.round, this.#seq++, compaction));
+  }
+
   #record(delta: string): void {
-    const stored = { round: this.#options.round, seq: this.#seq++, delta };
+    this.#keep({ round: this.#options.round, seq: this.#seq++, delta });
+  }
+
+  #keep(stored: StoredDelta): void {
     this.#options.onEvent(deltaEvent(stored));
     this.#pending.push(stored);
     this.#timer ??= setTimeout(() => void this.flush(), this.#options.flushMs);

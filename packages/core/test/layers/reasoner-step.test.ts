@@ -13,6 +13,7 @@ import {
 } from "../../src/index.js";
 import { LlmCallStep } from "../../src/llm-call/llm-call-step.js";
 import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
+import { Compactor } from "../../src/reasoner/compactor.js";
 import type { ReasonerInput } from "../../src/reasoner/reasoner-step.js";
 import { ReasonerStep } from "../../src/reasoner/reasoner-step.js";
 import { NO_USAGE, type TurnProgress } from "../../src/records/turn-progress.js";
@@ -34,9 +35,11 @@ async function setup(maxLlmCalls = 5) {
   const idGen = { newId: (prefix: string) => `${prefix}_${++ids}` };
   const persistence = new TurnPersistence({ store, clock, ids: idGen, leaseMs: 60_000 });
   const provider = new ScriptedLlmProvider();
+  const llmCall = new LlmCallStep();
   const reasoner = new ReasonerStep({
     composition: new CompositionStep(catalog),
-    llmCall: new LlmCallStep(),
+    llmCall,
+    compactor: new Compactor(llmCall, clock),
     serverTools: new ServerToolExecutionStep({
       registry: catalog.serverTools,
       clock,
@@ -97,12 +100,13 @@ describe("ReasonerStep (layer 4)", () => {
       errors: [],
       warnings: [],
     });
-    // The model has now been told the turn's mode.
+    // The model has now been told the turn's mode; the chain's size is what the provider reported.
     expect(progress.cursor).toEqual({
       responseId: "resp_1",
       pendingInput: [],
       transcriptLength: 3,
       mode: "general",
+      chainTokens: { input: 4, output: 2 },
     });
     expect(progress.usage).toEqual({ inputTokens: 4, outputTokens: 2, totalTokens: 6, llmCalls: 1 });
     expect(progress.llmCallCount).toBe(1);
@@ -158,6 +162,7 @@ describe("ReasonerStep (layer 4)", () => {
           responseId: "resp_1",
           pendingInput: [s1Output],
           transcriptLength: 3,
+          chainTokens: { input: 10, output: 5 },
           mode: "general",
         },
       },
@@ -170,6 +175,7 @@ describe("ReasonerStep (layer 4)", () => {
       pendingInput: [],
       transcriptLength: 8,
       mode: "general",
+      chainTokens: { input: 10, output: 5 },
     });
   });
 

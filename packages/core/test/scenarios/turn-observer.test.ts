@@ -22,6 +22,7 @@ function recordingObserver(): { observer: TurnObserver; seen: Seen[] } {
       llmCall: watch("llmCall"),
       toolRun: watch("toolRun"),
       retrieval: watch("retrieval"),
+      compaction: watch("compaction"),
     },
   };
 }

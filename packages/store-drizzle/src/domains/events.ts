@@ -121,7 +121,7 @@ export class DrizzleTurnEventLog implements TurnEventLog {
 
   async append({ key, turnId, leaseOwner, deltas }: AppendTurnEventsInput): Promise<boolean> {
     if (deltas.length === 0) return true;
-    const rows = deltas.map(({ round, seq, delta }) => ({ ...key, turnId, round, seq, delta }));
+    const rows = deltas.map(({ round, seq, delta, event }) => ({ ...key, turnId, round, seq, delta, event }));
     const appended = await this.#append.execute({
       ...key,
       owner: leaseOwner,
@@ -140,8 +140,13 @@ export class DrizzleTurnEventLog implements TurnEventLog {
   }
 
   async list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]> {
-    return this.#db
-      .select({ round: turnEvents.round, seq: turnEvents.seq, delta: turnEvents.delta })
+    const rows = await this.#db
+      .select({
+        round: turnEvents.round,
+        seq: turnEvents.seq,
+        delta: turnEvents.delta,
+        event: turnEvents.event,
+      })
       .from(turnEvents)
       .where(
         and(
@@ -153,6 +158,7 @@ export class DrizzleTurnEventLog implements TurnEventLog {
         ),
       )
       .orderBy(asc(turnEvents.seq));
+    return rows.map(({ event, ...delta }) => (event === "context.compacted" ? { ...delta, event } : delta));
   }
 
   async prune({ endedBefore, limit }: PruneTurnEventsInput): Promise<number> {

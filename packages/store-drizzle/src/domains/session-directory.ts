@@ -15,6 +15,7 @@ import type {
 } from "@aptix/core";
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import {
+  compactions,
   files,
   llmCalls,
   modeHistory,
@@ -30,9 +31,9 @@ import { keyWhere, type StoreDatabase } from "./rows.js";
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
 
-/** The status of the session's latest turn: one row of `turns_session_sequence_idx`. */
+/** The status of the session's latest turn: one row of `turns_session_sequence_idx` (its key `|| ''`). */
 const lastTurnStatus = sql<TurnStatus | null>`(select latest.status from ${turns} latest
-  where latest.principal = ${sessions}.principal and latest.session_id = ${sessions}.session_id
+  where (latest.principal || '') = ${sessions}.principal and (latest.session_id || '') = ${sessions}.session_id
   and latest.sequence = ${sessions}.turn_count limit 1)`;
 
 /**
@@ -89,7 +90,14 @@ export class SessionDirectory {
         toolCalls,
       })
       .from(turns)
-      .where(and(keyWhere(turns, key), gte(turns.sequence, fromSequence)))
+      .where(
+        and(
+          // `|| ''`: through `turns_session_sequence_idx`, in order, never the session's every turn.
+          sql`(${turns.principal} || '') = ${key.principal}`,
+          sql`(${turns.sessionId} || '') = ${key.sessionId}`,
+          gte(turns.sequence, fromSequence),
+        ),
+      )
       .orderBy(asc(turns.sequence))
       .limit(Math.max(0, Math.ceil(limit)));
     return rows.map(({ instruction, clientResults, serverRuns, answer, ...turn }) => ({
@@ -229,6 +237,7 @@ export class SessionDirectory {
         tx.delete(transcriptItems).where(keyWhere(transcriptItems, key)),
         tx.delete(llmCalls).where(keyWhere(llmCalls, key)),
         tx.delete(modeHistory).where(keyWhere(modeHistory, key)),
+        tx.delete(compactions).where(keyWhere(compactions, key)),
         tx.delete(turnEvents).where(keyWhere(turnEvents, key)),
         // The files its turns produced, listed on them or not (a failed round's).
         tx.delete(files).where(and(eq(files.principal, key.principal), eq(files.sessionId, key.sessionId))),
@@ -251,7 +260,8 @@ export class SessionDirectory {
  * list shows, and the latest turn's status by `turns_session_sequence_idx`, for the page's rows only.
  */
 export function sessionPage(db: StoreDatabase, { principal, limit, workspaceId, after }: ListSessionsInput) {
-  const where: SQL[] = [eq(sessions.principal, principal)];
+  // `|| ''`: through `sessions_principal_updated_idx` (see the schema).
+  const where: SQL[] = [sql`(${sessions.principal} || '') = ${principal}`];
   if (workspaceId !== undefined) where.push(eq(sessions.workspaceId, workspaceId));
   if (after !== undefined) {
     where.push(

@@ -1,5 +1,6 @@
 import type {
   Clock,
+  CompactionRecord,
   LlmCallRecord,
   LlmCallWrite,
   RecordLlmCallInput,
@@ -8,7 +9,7 @@ import type {
 } from "@aptix/core";
 import { and, asc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { llmCalls, sessions, toolCatalogs, transcriptItems } from "../schema.js";
+import { compactions, llmCalls, sessions, toolCatalogs, transcriptItems } from "../schema.js";
 import { ToolCatalogs, withTools } from "../tool-catalogs.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
@@ -39,6 +40,7 @@ function prepared(db: StoreDatabase) {
         and(
           eq(transcriptItems.principal, principal),
           eq(transcriptItems.sessionId, sessionId),
+          gte(transcriptItems.position, sql.placeholder("from")),
           lt(transcriptItems.position, sql.placeholder("length")),
         ),
       )
@@ -94,13 +96,14 @@ export class TranscriptAndTraces {
   }
 
   /** One statement: renews the lease (the write's guard), and writes the call, its catalogs and its transcript. */
-  async recordLlmCall({ call, progress, lease }: RecordLlmCallInput): Promise<boolean> {
+  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
+    const { call, progress } = write;
     const session = placeholders(
       sessions,
       "session_",
       progress === undefined ? {} : { cursor: progress.cursor, updatedAt: this.#clock.now() },
     );
-    const calls = this.callWrites([{ call, progress }]);
+    const calls = this.callWrites([write]);
     const rows = await this.#shapes.send(
       `${session.shape}/${calls.shape}`,
       () =>
@@ -132,7 +135,9 @@ export class TranscriptAndTraces {
     const catalogs = new Map<string, string>();
     const rows = calls.map(({ call }) => this.#callRow(call, catalogs));
     const transcript = mergedTranscript(calls);
+    const kept = calls.flatMap(({ compaction }) => (compaction ? [compactionRow(compaction)] : []));
     const values: Record<string, unknown> = { calls: rowsJson(llmCalls, rows) };
+    if (kept.length > 0) values.compactions = rowsJson(compactions, kept);
     if (catalogs.size > 0) {
       // Each catalog's text is JSON already: spliced in, not parsed to be written again.
       values.catalogs = `[${[...catalogs].map(([digest, tools]) => `{"digest":${JSON.stringify(digest)},"tools":${tools}}`).join(",")}]`;
@@ -164,16 +169,38 @@ export class TranscriptAndTraces {
                 .returning({ digest: toolCatalogs.digest }),
             ]),
         ...(transcript === undefined ? [] : transcriptWrites(this.#db, held)),
+        ...(kept.length === 0
+          ? []
+          : [
+              // A compaction run again (its round rerun) replaces the one of the same position.
+              this.#db
+                .insert(compactions)
+                .select(rowsWhere(compactions, "compactions", held))
+                .onConflictDoUpdate({
+                  target: [compactions.principal, compactions.sessionId, compactions.fromPosition],
+                  set: excluded(COMPACTION_VALUE_COLUMNS),
+                })
+                .returning({ turnId: compactions.turnId }),
+            ]),
       ],
       values,
-      shape: `calls${catalogs.size > 0 ? "+catalogs" : ""}${transcript === undefined ? "" : "+transcript"}`,
+      shape: `calls${catalogs.size > 0 ? "+catalogs" : ""}${transcript === undefined ? "" : "+transcript"}${kept.length > 0 ? "+compaction" : ""}`,
       committed: () => this.#catalogs.stored(catalogs.keys()),
     };
   }
 
-  async loadTranscript(key: SessionKey, length: number): Promise<TranscriptItem[]> {
-    const rows = await this.#prepared.loadTranscript.execute({ ...keyOf(key), length });
+  async loadTranscript(key: SessionKey, length: number, from = 0): Promise<TranscriptItem[]> {
+    const rows = await this.#prepared.loadTranscript.execute({ ...keyOf(key), length, from });
     return rows.map((row) => row.item);
+  }
+
+  async listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
+    const rows = await this.#db
+      .select()
+      .from(compactions)
+      .where(and(eq(compactions.principal, key.principal), eq(compactions.sessionId, key.sessionId)))
+      .orderBy(asc(compactions.fromPosition));
+    return rows.map(({ fromPosition, ...row }) => ({ ...row, fromPosition }));
   }
 
   async listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
@@ -280,4 +307,16 @@ function mergedTranscript(calls: readonly LlmCallWrite[]): MergedTranscript | un
     });
   }
   return floor === undefined ? undefined : { floor, items: [...items] };
+}
+
+/** The columns a compaction run again replaces: all but its key. */
+const {
+  principal: _cp,
+  sessionId: _cs,
+  fromPosition: _cf,
+  ...COMPACTION_VALUE_COLUMNS
+} = getTableColumns(compactions);
+
+function compactionRow(compaction: CompactionRecord): typeof compactions.$inferInsert {
+  return { ...compaction, createdAt: new Date(compaction.createdAt) };
 }

@@ -148,6 +148,28 @@ const deleteSession = createRoute({
   responses: { 200: success("SessionDeleted", "Deleted.", { deleted: true }), ...FAILURES },
 });
 
+const compactSession = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/compact",
+  operationId: "compactSession",
+  tags: ["Sessions"],
+  summary: "Compact a session's conversation",
+  description:
+    "Summarises the conversation now and restarts the provider's chain from the summary and the recent turns " +
+    "that fit, as happens on its own near the model's context window. `compacted: false` when no turn came " +
+    "since the latest compaction; 409 SESSION_BUSY while a turn is open.",
+  security: OWNER_ONLY,
+  request: { params: SESSION_PARAMS },
+  responses: {
+    200: success("SessionCompacted", "Compacted, or nothing to compact.", {
+      compacted: true,
+      tokensBefore: 98_000,
+      tokensAfter: 12_500,
+    }),
+    ...FAILURES,
+  },
+});
+
 const getSession = createRoute({
   method: "get",
   path: "/v1/sessions/{sessionId}",
@@ -165,6 +187,9 @@ const getSession = createRoute({
       modeDisplayName: "General",
       modeHistory: [],
       turns: [TURN],
+      contextTokens: 18_200,
+      contextWindowTokens: 400_000,
+      compactions: [],
       createdAt: CREATED_AT,
       updatedAt: UPDATED_AT,
     }),
@@ -332,6 +357,9 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
   );
   app.openapi(deleteSession, async (c) =>
     sendResult(c, await service.deleteSession(c.get("principal"), c.req.valid("param").sessionId)),
+  );
+  app.openapi(compactSession, async (c) =>
+    sendResult(c, await service.compactSession(c.get("principal"), c.req.valid("param").sessionId)),
   );
   app.openapi(getSession, async (c) =>
     sendResult(c, await service.getSession(c.get("principal"), c.req.valid("param").sessionId)),

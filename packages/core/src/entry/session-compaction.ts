@@ -1,0 +1,85 @@
+import { type InvokeResult, ok, type SessionCompacted } from "@aptix/contracts";
+import type { AgentCatalog } from "../catalog/agent-catalog.js";
+import type { CompositionStep } from "../composition/composition-step.js";
+import { countItemTokens, RECENT_SHARE } from "../composition/context-window.js";
+import type { TurnPersistence } from "../persistence/turn-persistence.js";
+import { storedProgress } from "../persistence/turn-settlement.js";
+import type { Clock } from "../ports/clock.js";
+import type { LlmProvider } from "../ports/llm-provider.js";
+import type { Compactor } from "../reasoner/compactor.js";
+import type { SessionKey } from "../records/session-record.js";
+import { sessionBusy, sessionNotFound } from "./entry-failures.js";
+
+/** Reads that find the session changed between their read and the claim before it answers busy. */
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * `POST /v1/sessions/:sessionId/compact` (DESIGN §15): the conversation compacted now, between turns, under the
+ * session's lease (SESSION_BUSY while a turn is open). The summary's call is kept with the session's last turn,
+ * whose calls and usage count it.
+ */
+export class SessionCompaction {
+  constructor(
+    private readonly persistence: TurnPersistence,
+    private readonly catalog: Pick<AgentCatalog, "conversationContext">,
+    private readonly composition: Pick<CompositionStep, "systemMessage">,
+    private readonly providers: ReadonlyMap<string, LlmProvider>,
+    private readonly compactor: Compactor,
+    private readonly clock: Clock,
+  ) {}
+
+  async compact(key: SessionKey): Promise<InvokeResult<SessionCompacted>> {
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const session = await this.persistence.getSession(key);
+      if (!session) return sessionNotFound(key.sessionId);
+      if (session.openTurnId !== null) return sessionBusy(key.sessionId);
+      const [last] = await this.persistence.listMessageTurns(key, session.turnCount, 1);
+      const turn = last && (await this.persistence.getTurn(key, last.turnId));
+      const context = this.catalog.conversationContext(session.conversationContextId);
+      const provider = context && this.providers.get(context.provider);
+      if (!turn || !context || !provider) return ok({ compacted: false });
+      const claimed = await this.persistence.apply(
+        { key, now: this.clock.now(), expectVersion: session.version },
+        false,
+      );
+      if (claimed.outcome === "busy") return sessionBusy(key.sessionId);
+      if (claimed.outcome !== "applied") continue;
+      const { lease } = claimed;
+      const progress = { ...storedProgress(turn), cursor: session.cursor };
+      const { cursor } = session;
+      const window = this.compactor.windowOf(context);
+      const done = await this.compactor.compact({
+        lease,
+        provider,
+        context,
+        system: this.composition.systemMessage(context, session.mode),
+        principal: key.principal,
+        sessionId: key.sessionId,
+        turnId: turn.turnId,
+        cursor,
+        unsent: cursor.pendingInput,
+        inTurn: false,
+        reason: "manual",
+        tokensBefore:
+          (cursor.chainTokens ? cursor.chainTokens.input + cursor.chainTokens.output : 0) +
+          countItemTokens(cursor.pendingInput),
+        recentTokens: Math.floor(window.tokens * RECENT_SHARE),
+        progress,
+      });
+      if (!done.successful || done.result === undefined) {
+        await lease.release();
+        return done.successful ? ok({ compacted: false }) : done;
+      }
+      // The turn counts the summary's call, so the next call of any turn is numbered after it.
+      const counted = await lease.updateTurn(
+        turn.turnId,
+        { llmCallCount: progress.llmCallCount, usage: progress.usage },
+        { release: true },
+      );
+      if (!counted.successful) return counted;
+      const { tokensBefore, tokensAfter } = done.result.record;
+      return ok({ compacted: true, tokensBefore, tokensAfter });
+    }
+    return sessionBusy(key.sessionId);
+  }
+}

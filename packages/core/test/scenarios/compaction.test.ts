@@ -1,0 +1,145 @@
+import { fail } from "@aptix/contracts";
+import { describe, expect, it } from "vitest";
+import { SUMMARY_INSTRUCTION } from "../../src/composition/compaction.js";
+import { CONTEXT_OVERFLOW, type LlmRequest, type TurnEvent } from "../../src/index.js";
+import { createTestAgent, PRINCIPAL, responseOf, resultOf, TEST_CATALOG } from "../support/test-agent.js";
+
+/** The test catalog with a small window on both contexts: 1,000 tokens, compacting past 800. */
+const SMALL_WINDOW = {
+  ...TEST_CATALOG,
+  conversationContexts: TEST_CATALOG.conversationContexts.map((context) => ({
+    ...context,
+    contextWindowTokens: 1_000,
+    compactionModel: "summariser",
+  })),
+};
+
+const textOf = (request: LlmRequest | undefined) => JSON.stringify(request?.input ?? []);
+const isSummaryCall = (request: LlmRequest | undefined) =>
+  textOf(request).includes("Summarise the conversation");
+
+describe("compaction keeps a conversation within its model's window (DESIGN §15)", () => {
+  it("compacts before a call whose estimate passes the threshold; the next chain starts from the summary", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    agent.provider.enqueue(
+      { text: "Noted, Ada.", usage: { inputTokens: 300, outputTokens: 100 } },
+      { text: "Still here.", usage: { inputTokens: 500, outputTokens: 290 } },
+      { text: "The user is Ada; she wants tests for cartTotal." },
+      { text: "Hello again, Ada.", usage: { inputTokens: 200, outputTokens: 10 } },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "My name is Ada." }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Remember it." }));
+    const events: TurnEvent[] = [];
+    const final = responseOf(
+      await agent.service.execute(
+        { sessionId: "s", turnId: "t3", instruction: "Who am I?", stream: true },
+        PRINCIPAL,
+        { onEvent: (event) => events.push(event) },
+      ),
+    );
+    expect(final).toMatchObject({ kind: "final", primaryOutputText: "Hello again, Ada." });
+    const [, , summary, next] = agent.provider.requests;
+    // One summarising call, on the compaction model, without tools, ending with the instruction.
+    expect(summary?.model).toBe("summariser");
+    expect(summary?.tools).toEqual([]);
+    expect(summary?.input.at(-1)).toEqual({
+      type: "user_message",
+      content: [{ type: "text", text: SUMMARY_INSTRUCTION }],
+    });
+    expect(textOf(summary)).toContain("My name is Ada.");
+    // The new chain: no previous response; the system message, the summary, the recent turns, then the turn.
+    expect(next?.continuation.type).toBe("replay");
+    const replayed = next?.continuation.type === "replay" ? next.continuation.items : [];
+    expect(replayed[0]?.type).toBe("system_message");
+    expect(JSON.stringify(replayed[1])).toContain("[CONVERSATION SUMMARY]\\nThe user is Ada");
+    expect(JSON.stringify(next?.input)).toContain("Who am I?");
+    // Told to the stream, kept on the session, counted in the turn.
+    expect(events.filter((event) => event.event === "context.compacted")).toEqual([
+      {
+        id: "0-0",
+        event: "context.compacted",
+        data: { tokensBefore: expect.any(Number), tokensAfter: expect.any(Number), reason: "threshold" },
+      },
+    ]);
+    const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(view.compactions).toEqual([expect.objectContaining({ turnId: "t3", reason: "threshold" })]);
+    expect(view.contextWindowTokens).toBe(1_000);
+    expect(view.contextTokens).toBe(200);
+    expect(view.turns[2]?.usage.llmCalls).toBe(2);
+    // The next turn continues the new chain.
+    agent.provider.enqueue({ text: "Yes." });
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t4", instruction: "Sure?" }));
+    expect(agent.provider.requests.at(-1)?.continuation).toMatchObject({ type: "previous_response" });
+  });
+
+  it("answers a provider's overflow by compacting and calling again, once", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    agent.provider.enqueue(
+      { text: "Hi." },
+      { failure: fail("PROVIDER_ERROR", "prompt is too long", { status: 400, reason: CONTEXT_OVERFLOW }) },
+      { text: "A summary." },
+      { text: "Fits now." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    const final = responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "More" }));
+    expect(final).toMatchObject({ primaryOutputText: "Fits now." });
+    expect(isSummaryCall(agent.provider.requests[2])).toBe(true);
+    const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(view.compactions.map((compaction) => compaction.reason)).toEqual(["overflow"]);
+  });
+
+  it("fails a turn whose own input cannot fit CONTEXT_TOO_LARGE, and the next turn works", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    // Each artifact alone fits (a quarter of the window at most), all five do not.
+    const artifact = (index: number) => ({
+      relativePath: `src/f${index}.ts`,
+      fileName: `f${index}.ts`,
+      contents: `export const value${index} = "${"word ".repeat(220)}";`,
+      origin: "ide" as const,
+    });
+    const failed = await agent.execute({
+      sessionId: "s",
+      turnId: "t1",
+      instruction: "Read these",
+      inputArtifacts: [0, 1, 2, 3, 4].map(artifact),
+    });
+    expect(failed.successful ? undefined : failed.errors[0]).toMatchObject({
+      code: "CONTEXT_TOO_LARGE",
+      details: { contextWindowTokens: 1_000, tokens: expect.any(Number) },
+    });
+    expect(agent.provider.requests).toHaveLength(0);
+    agent.provider.enqueue({ text: "Fine." });
+    expect(
+      responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Just this" })),
+    ).toMatchObject({
+      primaryOutputText: "Fine.",
+    });
+  });
+
+  it("cuts a single item larger than a quarter of the window when sent, saying so", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    agent.provider.enqueue({ text: "Read it." });
+    const long = "line of text ".repeat(400);
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: long }));
+    const sent = textOf(agent.provider.requests[0]);
+    expect(sent).toMatch(/\[… \d+ characters cut to fit the context window\]/);
+    expect(sent.length).toBeLessThan(long.length);
+  });
+
+  it("compacts by hand between turns, and says when there is nothing to compact", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    const missing = await agent.service.compactSession(PRINCIPAL, "missing");
+    expect(missing.successful ? undefined : missing.errors[0]?.code).toBe("SESSION_NOT_FOUND");
+    agent.provider.enqueue({ text: "One." }, { text: "Summary by hand." });
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "One" }));
+    expect(resultOf(await agent.service.compactSession(PRINCIPAL, "s"))).toEqual({
+      compacted: true,
+      tokensBefore: expect.any(Number),
+      tokensAfter: expect.any(Number),
+    });
+    expect(resultOf(await agent.service.compactSession(PRINCIPAL, "s"))).toEqual({ compacted: false });
+    const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(view.compactions).toEqual([expect.objectContaining({ turnId: "t1", reason: "manual" })]);
+    expect(view.turns[0]?.usage.llmCalls).toBe(2);
+  });
+});

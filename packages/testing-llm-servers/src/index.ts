@@ -1,5 +1,9 @@
 export { countAnthropicContextTokens } from "./anthropic/context-tokens.js";
-export type { AnthropicRecordedRequest, AnthropicScriptStep } from "./anthropic/script.js";
+export type {
+  AnthropicRecordedRequest,
+  AnthropicScriptStep,
+  AnthropicStepObject,
+} from "./anthropic/script.js";
 export { anthropicStep } from "./anthropic/script.js";
 export { type ScriptedAnthropic, startScriptedAnthropic } from "./anthropic/server.js";
 export { validateMessagesRequest } from "./anthropic/validate.js";

@@ -65,30 +65,31 @@ function summaryOf(message: UserMessageItem): string | undefined {
   return part.text.slice(SUMMARY_HEADER.length + 1);
 }
 
+/** The least a text is cut to when a conversation is squeezed into a summary's call. */
+const MIN_ITEM_TOKENS = 64;
+
 /**
- * The summarising call: the conversation since the latest compaction (its summary first), and the current
- * round's items not sent yet, rendered as text in one message, then the fixed instruction; no tools. Rendered,
- * it is the same request for every provider and needs no tool definition. Only the newest turns that fit in
- * `budgetTokens` are rendered (each text at most `maxItemTokens`); the earlier summary always is.
+ * The summarising call: the conversation since the latest compaction (its summary first) rendered as text in one
+ * message, then the fixed instruction; no tools. Rendered, it is the same request for every provider and needs
+ * no tool definition. The items not sent yet are not in it: they go to the new chain as they are. To fit in
+ * `budgetTokens`, long texts (tool outputs, pasted files) are cut shorter first, down to a few lines each, so
+ * every turn's instruction stays; only then are the oldest turns left out. The earlier summary always stays.
  */
 export function summaryRequest(input: {
   model: string;
   source: CompactionSource;
-  /** Items of the round the provider has not seen: they belong to the last turn. */
-  unsent: readonly TranscriptItem[];
   budgetTokens: number;
   maxItemTokens: number;
   maxOutputTokens: number;
 }): LlmRequest {
   const { source } = input;
-  const turns = source.turns.map((turn) => turn.map((item) => fitItem(item, input.maxItemTokens)));
-  const unsent = input.unsent.map((item) => fitItem(item, input.maxItemTokens));
-  if (unsent.length > 0) {
-    if (turns.length === 0) turns.push([]);
-    turns.at(-1)?.push(...unsent);
-  }
   const fixed = countItemTokens([message(SUMMARISER_PROMPT), message(SUMMARY_INSTRUCTION)]);
   let budget = input.budgetTokens - fixed - (source.summary ? countItemTokens([message(source.summary)]) : 0);
+  let turns: TranscriptItem[][] = [];
+  for (let itemTokens = input.maxItemTokens; ; itemTokens = Math.floor(itemTokens / 2)) {
+    turns = source.turns.map((turn) => turn.map((item) => fitItem(item, itemTokens)));
+    if (countItemTokens(turns.flat()) <= budget || itemTokens / 2 < MIN_ITEM_TOKENS) break;
+  }
   const kept: TranscriptItem[][] = [];
   for (const turn of [...turns].reverse()) {
     const tokens = countItemTokens(turn);

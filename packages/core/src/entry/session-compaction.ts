@@ -1,7 +1,7 @@
 import { type InvokeResult, ok, type SessionCompacted } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { CompositionStep } from "../composition/composition-step.js";
-import { countItemTokens, RECENT_SHARE } from "../composition/context-window.js";
+import { countItemTokens } from "../composition/context-window.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import { storedProgress } from "../persistence/turn-settlement.js";
 import type { Clock } from "../ports/clock.js";
@@ -47,7 +47,6 @@ export class SessionCompaction {
       const { lease } = claimed;
       const progress = { ...storedProgress(turn), cursor: session.cursor };
       const { cursor } = session;
-      const window = this.compactor.windowOf(context);
       const done = await this.compactor.compact({
         lease,
         provider,
@@ -63,7 +62,6 @@ export class SessionCompaction {
         tokensBefore:
           (cursor.chainTokens ? cursor.chainTokens.input + cursor.chainTokens.output : 0) +
           countItemTokens(cursor.pendingInput),
-        recentTokens: Math.floor(window.tokens * RECENT_SHARE),
         progress,
       });
       if (!done.successful || done.result === undefined) {

@@ -9,18 +9,21 @@ import {
 } from "../composition/context-window.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
-import type { LlmProvider } from "../ports/llm-provider.js";
+import { isContextOverflow, type LlmProvider } from "../ports/llm-provider.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { CompactionReason, CompactionRecord } from "../records/compaction-record.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import { callRecord } from "./call-record.js";
 import type { RoundLease } from "./round-lease.js";
 
-/** The summary's share of the window, and its cap: room for the summary, never most of the window. */
+/** The summary's share of what a call may take, and its cap: room for the summary, never most of the window. */
 const SUMMARY_SHARE = 0.1;
 const MAX_SUMMARY_TOKENS = 8_192;
+/** Summarising calls a compaction makes at most, each on half as much as the one the provider refused. */
+const SUMMARY_ATTEMPTS = 3;
 
 /** What a compaction is told of where it happens. */
 export interface CompactionInput {
@@ -44,8 +47,11 @@ export interface CompactionInput {
   reason: CompactionReason;
   /** The estimate of the call it makes room for. */
   tokensBefore: number;
-  /** The most tokens the recent turns kept verbatim may take. */
-  recentTokens: number;
+  /**
+   * For an overflow: the estimated size of the call the provider refused, when known. The recent turns kept then
+   * fit in a quarter of it, and the summary's call in half of it.
+   */
+  refusedTokens?: number;
   /** The turn's progress: the summary's call counts in its calls and usage. */
   progress: TurnProgress;
   signal?: AbortSignal;
@@ -99,45 +105,65 @@ export class Compactor {
     // Nothing happened since the latest compaction: a summary would only say it again.
     const untouched = cursor.transcriptLength === (cursor.compactedTo ?? 0) || source.turns.length === 0;
     if (untouched && input.unsent.length === 0) return ok(undefined);
-    const maxItemTokens = Math.floor(window.tokens * RECENT_SHARE);
-    const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(window.tokens * SUMMARY_SHARE));
-    const request = summaryRequest({
-      model: window.compactionModel,
-      source,
-      unsent: input.unsent,
-      budgetTokens: window.tokens - maxOutputTokens,
-      maxItemTokens,
-      maxOutputTokens,
-    });
-    const startedAt = this.clock.now();
-    const answered = await this.llmCall.run({
-      provider: input.provider,
-      request,
-      options: input.signal ? { signal: input.signal } : {},
-    });
-    const call = callRecord({
-      principal: input.principal,
-      sessionId: input.sessionId,
-      turnId: input.turnId,
-      index: progress.llmCallCount,
-      request,
-      startedAt,
-      endedAt: this.clock.now(),
-      answered,
-    });
-    progress.llmCallCount += 1;
-    if (!answered.successful) {
+    // What the provider took: the window, or, after it refused a call, less than that call (its size when known,
+    // else the chain counted here, as a chain older than its estimate): the configured window is too large.
+    const refused =
+      input.reason === "overflow"
+        ? (input.refusedTokens ?? countItemTokens(transcript) + countItemTokens(input.unsent))
+        : undefined;
+    const limit = refused === undefined ? window.tokens : Math.min(window.tokens, Math.floor(refused / 2));
+    const recentTokens = Math.floor((refused ?? window.tokens) * RECENT_SHARE);
+    const maxItemTokens = Math.floor(limit * RECENT_SHARE);
+    let answered: Awaited<ReturnType<LlmCallStep["run"]>> | undefined;
+    let summaryCall: LlmCallRecord | undefined;
+    let budget = limit;
+    // The summary's own call may be refused as too long too: asked again on half as much, a few times.
+    for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++, budget = Math.floor(budget / 2)) {
+      const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
+      const request = summaryRequest({
+        model: window.compactionModel,
+        source,
+        budgetTokens: budget - maxOutputTokens,
+        maxItemTokens,
+        maxOutputTokens,
+      });
+      const startedAt = this.clock.now();
+      answered = await this.llmCall.run({
+        provider: input.provider,
+        request,
+        options: input.signal ? { signal: input.signal } : {},
+      });
+      const call = callRecord({
+        principal: input.principal,
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        index: progress.llmCallCount,
+        request,
+        startedAt,
+        endedAt: this.clock.now(),
+        answered,
+      });
+      progress.llmCallCount += 1;
+      if (answered.successful) {
+        summaryCall = call;
+        break;
+      }
       const kept = await input.lease.recordLlmCall(call, undefined, true);
       if (!kept.successful) return kept;
+      if (!isContextOverflow(answered)) break;
+    }
+    if (answered === undefined || !answered.successful || summaryCall === undefined) {
+      const error = answered?.errors[0];
       return fail(
         "PROVIDER_ERROR",
-        `The conversation could not be compacted: ${answered.errors[0].message}`,
+        `The conversation could not be compacted: ${error?.message ?? "no answer"}`,
         {
-          ...answered.errors[0].details,
+          ...error?.details,
           compaction: input.reason,
         },
       );
     }
+    const call = summaryCall;
     progress.usage = addUsage(progress.usage, answered.result.usage);
     const summary = answered.result.text.trim();
     const items = compactedItems({
@@ -145,7 +171,7 @@ export class Compactor {
       summary: summary === "" ? "(The summary came back empty.)" : summary,
       source,
       keepLastTurn: input.inTurn,
-      recentTokens: input.recentTokens,
+      recentTokens,
       maxItemTokens,
     });
     const chain = countItemTokens(items);

@@ -5,7 +5,7 @@ import type { Mode } from "../catalog/mode.js";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { CompositionStep } from "../composition/composition-step.js";
 import { needsReplay } from "../composition/composition-step.js";
-import { countItemTokens, RECENT_SHARE } from "../composition/context-window.js";
+import { countItemTokens } from "../composition/context-window.js";
 import { orderOutputs, type RoundOpening } from "../composition/round-opening.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
@@ -151,7 +151,6 @@ export class ReasonerStep {
         const compacted = await this.#compact(input, {
           reason: "threshold",
           tokensBefore: estimate,
-          recentTokens: Math.floor(window.tokens * RECENT_SHARE),
           newItems,
           sessionMode,
           inTurn: !firstCallOfTurn,
@@ -209,12 +208,10 @@ export class ReasonerStep {
         // is older than its estimate): compact, keeping recent turns within a quarter of what was refused.
         if (isContextOverflow(answered) && !overflowCompacted) {
           overflowCompacted = true;
-          // A chain of unknown size that was refused held at least the window.
-          const refused = estimate ?? window.tokens;
           const compacted = await this.#compact(input, {
             reason: "overflow",
-            tokensBefore: refused,
-            recentTokens: Math.floor(refused * RECENT_SHARE),
+            tokensBefore: estimate ?? window.tokens,
+            ...(estimate === undefined ? {} : { refusedTokens: estimate }),
             newItems,
             sessionMode,
             inTurn: !firstCallOfTurn,
@@ -338,7 +335,7 @@ export class ReasonerStep {
     what: {
       reason: "threshold" | "overflow";
       tokensBefore: number;
-      recentTokens: number;
+      refusedTokens?: number;
       newItems: readonly TranscriptItem[];
       sessionMode: string;
       inTurn: boolean;
@@ -358,7 +355,7 @@ export class ReasonerStep {
       inTurn: what.inTurn,
       reason: what.reason,
       tokensBefore: what.tokensBefore,
-      recentTokens: what.recentTokens,
+      ...(what.refusedTokens === undefined ? {} : { refusedTokens: what.refusedTokens }),
       progress: input.progress,
       ...(input.signal ? { signal: input.signal } : {}),
     });

@@ -1,7 +1,7 @@
 import { fail } from "@aptix/contracts";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SUMMARY_INSTRUCTION } from "../../src/composition/compaction.js";
-import { CONTEXT_OVERFLOW, type LlmRequest, type TurnEvent } from "../../src/index.js";
+import { CONTEXT_OVERFLOW, DEFAULT_LEASE_MS, type LlmRequest, type TurnEvent } from "../../src/index.js";
 import { createTestAgent, PRINCIPAL, responseOf, resultOf, TEST_CATALOG } from "../support/test-agent.js";
 
 /** The test catalog with a small window on both contexts: 1,000 tokens, compacting past 800. */
@@ -141,5 +141,38 @@ describe("compaction keeps a conversation within its model's window (DESIGN §15
     const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
     expect(view.compactions).toEqual([expect.objectContaining({ turnId: "t1", reason: "manual" })]);
     expect(view.turns[0]?.usage.llmCalls).toBe(2);
+  });
+
+  it("runs a compaction again cleanly when its instance stopped after the summary; a replay of the turn calls no model", async () => {
+    const agent = await createTestAgent({ config: SMALL_WINDOW });
+    let held: Promise<unknown> | undefined;
+    agent.provider.enqueue(
+      { text: "Noted.", usage: { inputTokens: 500, outputTokens: 300 } },
+      // The first attempt's summary: the instance stops before its next call answers.
+      () => {
+        held = agent.provider.holdNextCall().entered;
+        return { text: "First attempt's summary." };
+      },
+      { text: "Second attempt's summary." },
+      { text: "Answered after the compaction." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    const request = { sessionId: "s", turnId: "t2", instruction: "Go on" };
+    const stopped = agent.execute(request);
+    await vi.waitFor(() => expect(held).toBeDefined());
+    await held;
+    agent.clock.advance(DEFAULT_LEASE_MS);
+    // The same request, once the lease lapsed: the round runs again from where it started, compaction included.
+    const retried = responseOf(await agent.execute(request));
+    expect(retried).toMatchObject({ primaryOutputText: "Answered after the compaction." });
+    const summaries = agent.provider.requests.filter(isSummaryCall);
+    expect(summaries).toHaveLength(2);
+    const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(view.compactions).toEqual([expect.objectContaining({ turnId: "t2", reason: "threshold" })]);
+    const calls = agent.provider.requests.length;
+    // Sent again, the turn answers what it stored and calls no model.
+    expect(responseOf(await agent.execute(request))).toEqual(retried);
+    expect(agent.provider.requests).toHaveLength(calls);
+    void stopped;
   });
 });

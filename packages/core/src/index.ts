@@ -75,7 +75,7 @@ export type * from "./ports/workspace-index.js";
  */
 export type { CompactionReason, CompactionRecord } from "./records/compaction-record.js";
 export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
-export type { LlmCallRecord, TracedContinuation } from "./records/llm-call-record.js";
+export type { LlmCallRecord } from "./records/llm-call-record.js";
 export type { LlmRequest } from "./records/llm-request.js";
 export type { LlmFinishReason, LlmResponse, LlmToolCall, LlmUsage } from "./records/llm-response.js";
 export type { ModeHistoryEntry } from "./records/mode-history-entry.js";

@@ -137,6 +137,47 @@ describe("serverTools, mcpServers and files in APTIX_CONFIG", () => {
   });
 });
 
+describe("approval in serverTools and mcpServers (DESIGN §16)", () => {
+  it("makes a built-in ask first when its entry says so, and leaves the others to run on the model's word", async () => {
+    const { catalog } = await load(
+      withGeneralTools(["make_file", "search"], {
+        serverTools: [
+          { name: "make_file", builtin: "create_file", approval: "always" },
+          { name: "search", builtin: "knowledge_search" },
+        ],
+      }),
+    );
+    expect(catalog.serverTools.get("make_file")?.approval).toBe("always");
+    expect(catalog.serverTools.get("search")?.approval).toBeUndefined();
+  });
+
+  it("names the entry that is neither a built-in nor an MCP tool's approval, and a bad approval", async () => {
+    const message = await problem({
+      ...DEFAULT_CATALOG,
+      serverTools: [
+        { name: "make_file" },
+        { name: "search", builtin: "knowledge_search", approval: "sometimes" },
+      ],
+      mcpServers: [{ name: "docs", transport: "http", url: "http://127.0.0.1:1/mcp", approval: "ask" }],
+    });
+    for (const expected of [
+      "serverTools[0].builtin: is required unless the entry sets the `approval` of an MCP server's tool",
+      "serverTools[1].approval:",
+      "mcpServers[0].approval:",
+    ]) {
+      expect(message).toContain(expected);
+    }
+  });
+
+  it("stops when an approval entry names a tool no MCP server offers", async () => {
+    expect(
+      await problem({ ...DEFAULT_CATALOG, serverTools: [{ name: "repo__deploy", approval: "always" }] }),
+    ).toBe(
+      'APTIX_CONFIG: serverTools[0].name: no MCP server offers a tool "repo__deploy" (an entry without `builtin` names one, as <server>__<tool>)',
+    );
+  });
+});
+
 describe("APTIX_PUBLIC_URL and APTIX_TOOL_TIMEOUT_MS", () => {
   it("defaults to the listen address and 30 s", () => {
     const env = readServerEnv({});

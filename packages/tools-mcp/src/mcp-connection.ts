@@ -47,6 +47,11 @@ export class McpConnection {
     return this.#options.config.name;
   }
 
+  /** Whether its tools ask the user first (the server entry's `approval`). */
+  get approval(): "always" | "never" {
+    return this.#options.config.approval ?? "never";
+  }
+
   /** Whether a connection is open now: false once it dropped or failed, until it is opened again. */
   get connected(): boolean {
     return this.#client !== undefined;

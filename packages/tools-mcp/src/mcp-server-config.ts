@@ -1,6 +1,12 @@
-/** An MCP server the service starts as a child process and speaks to over its stdin and stdout. */
-export interface StdioMcpServerConfig {
+/** What every MCP server entry may say, whatever its transport. */
+interface McpServerCommonConfig {
   name: string;
+  /** `always`: each call of its tools runs only once the user approved it (DESIGN §16); default `never`. */
+  approval?: "always" | "never";
+}
+
+/** An MCP server the service starts as a child process and speaks to over its stdin and stdout. */
+export interface StdioMcpServerConfig extends McpServerCommonConfig {
   transport: "stdio";
   command: string;
   args?: string[];
@@ -10,8 +16,7 @@ export interface StdioMcpServerConfig {
 }
 
 /** An MCP server reached over streamable HTTP. */
-export interface HttpMcpServerConfig {
-  name: string;
+export interface HttpMcpServerConfig extends McpServerCommonConfig {
   transport: "http";
   url: string;
   /** Sent with every request (e.g. `Authorization`); may hold secrets, which are never logged. */

@@ -33,6 +33,15 @@ export class McpServerTool implements ServerTool<Record<string, unknown>> {
     this.#last = current;
   }
 
+  /** The server's `approval` setting holds for each of its tools unless the configuration overrides it. */
+  get approval(): "always" | "never" {
+    return this.#connection.approval;
+  }
+
+  get server(): string {
+    return this.#connection.name;
+  }
+
   /** As last listed: a tool the server dropped keeps its last definition (its calls answer an error). */
   get definition(): ToolDefinition {
     this.#last = this.#current() ?? this.#last;

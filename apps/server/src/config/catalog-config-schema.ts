@@ -16,11 +16,25 @@ const mcpServerName = z
   .regex(/^[A-Za-z0-9_-]{1,32}$/, "must be 1–32 characters of letters, digits, '_' or '-'")
   .refine((name) => !name.includes("__"), "must not contain '__' (it separates the server from the tool)");
 const stringMap = z.record(z.string(), z.string());
+/** `always`: a call runs only once the user approved it (DESIGN §16). */
+const approval = z.enum(["always", "never"]);
 
 /** `serverTools`, `mcpServers` and `files` (DESIGN §8): what the server runs itself, beside the client tools. */
 const serverToolsConfig = {
   serverTools: z
-    .array(z.strictObject({ name: toolName, builtin: z.enum(BUILTIN_SERVER_TOOLS) }))
+    .array(
+      // Without `builtin`, an entry sets the approval of an MCP server's tool, named `<server>__<tool>`.
+      z
+        .strictObject({
+          name: toolName,
+          builtin: z.enum(BUILTIN_SERVER_TOOLS).optional(),
+          approval: approval.optional(),
+        })
+        .refine((entry) => entry.builtin !== undefined || entry.approval !== undefined, {
+          path: ["builtin"],
+          message: "is required unless the entry sets the `approval` of an MCP server's tool",
+        }),
+    )
     .superRefine(uniqueBy("name"))
     .optional(),
   mcpServers: z
@@ -28,6 +42,7 @@ const serverToolsConfig = {
       z.discriminatedUnion("transport", [
         z.strictObject({
           name: mcpServerName,
+          approval: approval.optional(),
           transport: z.literal("stdio"),
           command: z.string().min(1),
           args: z.array(z.string()).optional(),
@@ -36,6 +51,7 @@ const serverToolsConfig = {
         }),
         z.strictObject({
           name: mcpServerName,
+          approval: approval.optional(),
           transport: z.literal("http"),
           url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
           headers: stringMap.optional(),

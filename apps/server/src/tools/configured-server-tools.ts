@@ -39,32 +39,31 @@ export class ConfiguredServerTools {
     config: CatalogConfig,
     options: ConfiguredServerToolsOptions,
   ): Promise<ConfiguredServerTools> {
-    const builtins = (config.serverTools ?? []).map(({ name, builtin }): ServerTool => {
-      const tool =
+    const entries = config.serverTools ?? [];
+    const builtins = entries.flatMap(({ name, builtin, approval }): ServerTool[] => {
+      if (builtin === undefined) return [];
+      const tool = (
         builtin === "create_file"
           ? createCreateFileTool(name)
-          : createKnowledgeSearchTool(options.knowledge, name);
-      return tool as ServerTool;
+          : createKnowledgeSearchTool(options.knowledge, name)
+      ) as ServerTool;
+      return [approval === undefined ? tool : { ...tool, approval }];
     });
     const servers = config.mcpServers ?? [];
-    if (servers.length === 0) return new ConfiguredServerTools(builtins, undefined);
+    const mcp = servers.length === 0 ? undefined : await connectMcp(servers, options);
     try {
-      const mcp = await McpServers.connect({
-        servers,
-        clientInfo: { name: "aptix", version: "1.0.0" },
-        requestTimeoutMs: options.toolTimeoutMs,
-        connectTimeoutMs: options.connectTimeoutMs,
-        // Fields name servers and tools only: a server's env and headers may hold secrets.
-        log: (level, message, fields) => options.logger[level](fields ?? {}, message),
+      const mcpTools = (mcp?.tools ?? []).map((tool) => withApproval(tool, entries));
+      entries.forEach(({ name, builtin }, index) => {
+        if (builtin === undefined && !mcpTools.some((tool) => tool.definition.name === name)) {
+          throw new ConfigError(
+            `APTIX_CONFIG: serverTools[${index}].name: no MCP server offers a tool ${JSON.stringify(name)} (an entry without \`builtin\` names one, as <server>__<tool>)`,
+          );
+        }
       });
-      return new ConfiguredServerTools([...builtins, ...mcp.tools], mcp);
+      return new ConfiguredServerTools([...builtins, ...mcpTools], mcp);
     } catch (error) {
-      if (!(error instanceof McpServerUnavailableError)) throw error;
-      const index = servers.findIndex((server) => server.name === error.server);
-      // The operator starting the service is told why, address and all.
-      throw new ConfigError(
-        `APTIX_CONFIG: mcpServers[${index}] (${JSON.stringify(error.server)}): ${error.message}: ${error.detail}`,
-      );
+      await mcp?.close();
+      throw error;
     }
   }
 
@@ -82,4 +81,46 @@ export class ConfiguredServerTools {
   async close(): Promise<void> {
     await this.#mcp?.close();
   }
+}
+
+/** Connects the MCP servers; one that cannot be started or reached stops start-up, named. */
+async function connectMcp(
+  servers: NonNullable<CatalogConfig["mcpServers"]>,
+  options: ConfiguredServerToolsOptions,
+): Promise<McpServers> {
+  try {
+    return await McpServers.connect({
+      servers,
+      clientInfo: { name: "aptix", version: "1.0.0" },
+      requestTimeoutMs: options.toolTimeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      // Fields name servers and tools only: a server's env and headers may hold secrets.
+      log: (level, message, fields) => options.logger[level](fields ?? {}, message),
+    });
+  } catch (error) {
+    if (!(error instanceof McpServerUnavailableError)) throw error;
+    const index = servers.findIndex((server) => server.name === error.server);
+    // The operator starting the service is told why, address and all.
+    throw new ConfigError(
+      `APTIX_CONFIG: mcpServers[${index}] (${JSON.stringify(error.server)}): ${error.message}: ${error.detail}`,
+    );
+  }
+}
+
+/**
+ * An MCP tool with the approval a `serverTools` entry naming it sets, over its server's: a view of the same tool,
+ * so its definition stays live.
+ */
+function withApproval(tool: ServerTool, entries: NonNullable<CatalogConfig["serverTools"]>): ServerTool {
+  const entry = entries.find(({ name, builtin }) => builtin === undefined && name === tool.definition.name);
+  if (entry?.approval === undefined) return tool;
+  return {
+    get definition() {
+      return tool.definition;
+    },
+    approval: entry.approval,
+    ...(tool.server === undefined ? {} : { server: tool.server }),
+    parseArguments: (args) => tool.parseArguments(args),
+    execute: (args, context) => tool.execute(args, context),
+  };
 }

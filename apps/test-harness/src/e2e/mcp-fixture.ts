@@ -32,6 +32,8 @@ export interface HttpMcpFixture {
   config(name: string): HttpMcpServerConfig;
   /** How many pings the fixture has answered (all sessions). */
   pings(): Promise<number>;
+  /** How many calls of each tool the fixture has received (all sessions), by the tool's MCP name. */
+  calls(): Promise<Record<string, number>>;
   /** Kills the fixture and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -65,6 +67,10 @@ export async function startHttpMcpFixture(
     async pings() {
       const answer = await fetch(new URL("/pings", url));
       return ((await answer.json()) as { pings: number }).pings;
+    },
+    async calls() {
+      const answer = await fetch(new URL("/calls", url));
+      return ((await answer.json()) as { calls: Record<string, number> }).calls;
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

@@ -103,6 +103,8 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
         toolCallId: z.string(),
         name: z.string(),
         argumentsJson: z.string(),
+        /** For a tool that asks first: the user's answer, and the principal who gave it. */
+        approval: z.strictObject({ approved: z.boolean(), decidedBy: z.string() }).optional(),
         resultJson: z.string().optional(),
         errorMessage: z.string().optional(),
         executionMs: z.number().min(0),

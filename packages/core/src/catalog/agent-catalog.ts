@@ -1,6 +1,7 @@
 import { type FieldError, fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ServerTool } from "../ports/server-tool.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
+import { APPROVAL_TOOL_NAME } from "./approval-tool.js";
 import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "./change-mode-tool.js";
 import { type ConversationContext, DEFAULT_MODE_ID } from "./conversation-context.js";
 import type { Mode } from "./mode.js";
@@ -105,6 +106,14 @@ function checkCatalog(config: AgentCatalogConfig, serverTools: readonly ServerTo
   ]);
   const toolNames = new Set([...serverToolNames, ...config.clientTools.map((tool) => tool.name)]);
 
+  serverTools.forEach((tool) => {
+    if (tool.definition.name === APPROVAL_TOOL_NAME) {
+      errors.push({
+        path: "serverTools",
+        message: `may not name a tool ${APPROVAL_TOOL_NAME}, which is reserved`,
+      });
+    }
+  });
   if (config.conversationContexts.length === 0) {
     errors.push({ path: "conversationContexts", message: "must hold at least one conversation context" });
   }
@@ -121,6 +130,12 @@ function checkCatalog(config: AgentCatalogConfig, serverTools: readonly ServerTo
     "clientTools",
   );
   config.clientTools.forEach((tool, index) => {
+    if (tool.name === APPROVAL_TOOL_NAME) {
+      errors.push({
+        path: `clientTools[${index}].name`,
+        message: `is reserved: ${APPROVAL_TOOL_NAME} is how the service asks a client to approve a call`,
+      });
+    }
     if (serverToolNames.has(tool.name)) {
       errors.push({
         path: `clientTools[${index}].name`,

@@ -52,8 +52,9 @@ export class TurnSettlement {
         usage: progress.usage,
       };
       if (progress.files.length > 0) final.files = progress.files;
-      if (progress.toolExecutions.length > 0)
-        final.toolResults = progress.toolExecutions.map(executedToolResult);
+      // A call the user declined never ran: the trace keeps it, with who declined it.
+      const ran = progress.toolExecutions.filter((execution) => execution.approval?.approved !== false);
+      if (ran.length > 0) final.toolResults = ran.map(executedToolResult);
       const userWarnings = finishWarnings(outcome.finishReason);
       if (userWarnings.length > 0) final.userWarnings = userWarnings;
       response = final;

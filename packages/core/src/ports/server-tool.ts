@@ -52,6 +52,13 @@ export type ArgumentsCheck<A> = { ok: true; value: A } | { ok: false; message: s
  */
 export interface ServerTool<A = unknown> {
   readonly definition: ToolDefinition;
+  /**
+   * `always`: a call of it runs only once the user approved it (DESIGN §16): the round hands the client an
+   * `aptix_approve` call in its place. Default `never`.
+   */
+  readonly approval?: "always" | "never";
+  /** The MCP server it comes from, named in the approval the user is asked for; none for a built-in. */
+  readonly server?: string;
   parseArguments(args: unknown): ArgumentsCheck<A>;
   execute(args: A, context: ServerToolContext): Promise<ServerToolResult>;
 }

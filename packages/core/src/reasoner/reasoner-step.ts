@@ -21,7 +21,10 @@ import type { SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
-import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
+import type {
+  ServerToolExecutionInput,
+  ServerToolExecutionStep,
+} from "../server-tools/server-tool-execution-step.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
 import { callRecord } from "./call-record.js";
 import type { Compacted, Compactor } from "./compactor.js";
@@ -102,8 +105,11 @@ export class ReasonerStep {
 
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     const { lease, provider, session, progress } = input;
+    // The user's answers to the calls that asked first: approved ones run now, before the model hears of them.
+    const approved = await this.#answerApprovals(input);
+    if (!approved.successful) return approved;
     // Composed once: a replay after a lost continuation resends the same items.
-    const opened = await this.composition.openRound(input.opening, session, progress.cursor, input.context);
+    const opened = await this.composition.openRound(approved.result, session, progress.cursor, input.context);
     if (!opened.successful) return opened;
     let newItems = opened.result.items;
     // The session's mode as the round's mode changes move it; the turn keeps its own (`input.mode`).
@@ -273,17 +279,10 @@ export class ReasonerStep {
         // What this call offered, and so all a call of its response may use (DESIGN §11).
         offered: request.tools,
         ...(input.signal ? { signal: input.signal } : {}),
-        context: {
-          principal: session.principal,
-          sessionId: session.sessionId,
-          turnId: input.turnId,
-          mode: input.mode.id,
-          // The cursor holds the turn's workspace once its user message is sent (the request's, else the session's).
-          ...(progress.cursor.workspaceId !== undefined ? { workspaceId: progress.cursor.workspaceId } : {}),
-        },
+        context: toolContext(input, session),
       });
       if (!executed.successful) return executed;
-      const { outputs, executions, clientCalls, files, results } = executed.result;
+      const { outputs, executions, clientCalls, approvals, files, results } = executed.result;
       progress.toolExecutions.push(...executions);
       progress.files.push(...files);
 
@@ -306,6 +305,7 @@ export class ReasonerStep {
             calls: response.toolCalls,
             clientCallIds: clientCalls.map((call) => call.callId),
             serverOutputs: outputs,
+            ...(approvals.length > 0 ? { approvals } : {}),
             // Before the call that asked for these tools, with that call's input still to send: an abandoned
             // turn restores it, so the provider never sees these calls without outputs.
             resumeCursor: {
@@ -364,6 +364,36 @@ export class ReasonerStep {
       input.text?.compacted?.({ tokensBefore, tokensAfter, reason });
     }
     return compacted;
+  }
+
+  /**
+   * A continuation's opening with the user's answers to the calls that asked first (DESIGN §16) turned into those
+   * calls' outputs: an approved call runs (its run among the turn's tool runs), a declined one tells the model so.
+   * Any other opening as it is.
+   */
+  async #answerApprovals(input: ReasonerInput): Promise<InvokeResult<RoundOpening>> {
+    const { opening, session, progress } = input;
+    const approvals = opening.type === "tool_results" ? (opening.pending.approvals ?? []) : [];
+    if (opening.type !== "tool_results" || approvals.length === 0) return ok(opening);
+    const answered = await this.serverTools.runApproved({
+      approvals,
+      results: opening.toolResults,
+      decidedBy: session.principal,
+      context: toolContext(input, session),
+      ...(input.signal ? { signal: input.signal } : {}),
+    });
+    if (!answered.successful) return answered;
+    progress.toolExecutions.push(...answered.result.executions);
+    progress.files.push(...answered.result.files);
+    const asked = new Set(approvals.map((call) => call.callId));
+    return ok({
+      ...opening,
+      toolResults: opening.toolResults.filter((result) => !asked.has(result.toolCallId)),
+      pending: {
+        ...opening.pending,
+        serverOutputs: [...opening.pending.serverOutputs, ...answered.result.outputs],
+      },
+    });
   }
 
   /** The user turn's opening composed again, from the compacted chain (its retrieval run again). */
@@ -442,5 +472,19 @@ function compactionOf(cursor: ConversationCursor): Pick<ConversationCursor, "rep
   return {
     ...(cursor.replayFrom !== undefined ? { replayFrom: cursor.replayFrom } : {}),
     ...(cursor.compactedTo !== undefined ? { compactedTo: cursor.compactedTo } : {}),
+  };
+}
+
+/** Who a server tool runs for, and where. */
+function toolContext(input: ReasonerInput, session: SessionRecord): ServerToolExecutionInput["context"] {
+  return {
+    principal: session.principal,
+    sessionId: session.sessionId,
+    turnId: input.turnId,
+    mode: input.mode.id,
+    // The cursor holds the turn's workspace once its user message is sent (the request's, else the session's).
+    ...(input.progress.cursor.workspaceId !== undefined
+      ? { workspaceId: input.progress.cursor.workspaceId }
+      : {}),
   };
 }

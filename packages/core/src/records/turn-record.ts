@@ -41,6 +41,11 @@ export interface PendingToolCalls {
   clientCallIds: string[];
   /** Outputs of that response's server calls, held until the client's results arrive. */
   serverOutputs: FunctionCallOutputItem[];
+  /**
+   * Calls of server tools that ask first (DESIGN §16), as read, awaiting the client's `aptix_approve` answer (their
+   * ids are among `clientCallIds`): run when approved, answered as declined otherwise.
+   */
+  approvals?: LlmToolCall[];
   /** The session's cursor before the call that asked for these tools, restored if the turn is abandoned. */
   resumeCursor: ConversationCursor;
   /**
@@ -55,6 +60,8 @@ export interface ServerToolExecution {
   toolCallId: string;
   name: string;
   argumentsJson: string;
+  /** For a tool that asks first: the user's answer, and who gave it (the principal). */
+  approval?: { approved: boolean; decidedBy: string };
   resultJson?: string;
   errorMessage?: string;
   executionMs: number;

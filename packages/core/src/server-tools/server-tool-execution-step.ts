@@ -5,7 +5,9 @@ import {
   type InvokeResult,
   ok,
   summarizeFieldErrors,
+  type ToolResult,
 } from "@aptix/contracts";
+import { approvalCall, approvalOf, declinedOutput } from "../catalog/approval-tool.js";
 import type { ServerToolRegistry } from "../catalog/server-tool-registry.js";
 import { errorMessage } from "../error-message.js";
 import type { Clock } from "../ports/clock.js";
@@ -46,8 +48,10 @@ export interface ServerToolExecutionOutcome {
   outputs: FunctionCallOutputItem[];
   /** The runs of server tools (argument refusals included), for the final response's `toolResults`. */
   executions: ServerToolExecution[];
-  /** The calls left for the client, in call order. */
+  /** The calls left for the client, in call order (approvals in their calls' places). */
   clientCalls: LlmToolCall[];
+  /** The calls of tools that ask first, awaiting the client's approval (DESIGN §16). */
+  approvals: LlmToolCall[];
   /** The files the tools stored, in the order they were kept. */
   files: FileRef[];
   /** Successful executions' parsed results by call id, for the Reasoner to act on (mode changes). */
@@ -82,7 +86,10 @@ export class ServerToolExecutionStep {
    */
   handsRoundToClient(calls: readonly LlmToolCall[], offered: readonly ToolDefinition[]): boolean {
     const routes = calls.map((call) => this.#route(call, offered));
-    return routes.every((route) => route.to !== "server") && routes.some((route) => route.to === "client");
+    return (
+      routes.every((route) => route.to !== "server") &&
+      routes.some((route) => route.to === "client" || route.to === "approval")
+    );
   }
 
   async run({
@@ -91,20 +98,19 @@ export class ServerToolExecutionStep {
     context,
     signal,
   }: ServerToolExecutionInput): Promise<InvokeResult<ServerToolExecutionOutcome>> {
-    const outcome: ServerToolExecutionOutcome = {
-      outputs: [],
-      executions: [],
-      clientCalls: [],
-      files: [],
-      results: new Map(),
-    };
+    const outcome = emptyOutcome();
     for (const call of calls) {
       const route = this.#route(call, offered);
-      if (route.to === "client") {
+      if (route.to === "client" || route.to === "approval") {
         // A client answers at most maxToolResults calls a round (the contracts refuse more): the rest go back to
         // the model, to call again once these have answered.
-        if (outcome.clientCalls.length < MAX_CLIENT_CALLS) outcome.clientCalls.push(route.call);
-        else this.#refuse(outcome, call, tooManyClientCalls(call));
+        if (outcome.clientCalls.length >= MAX_CLIENT_CALLS) {
+          this.#refuse(outcome, call, tooManyClientCalls(call));
+          continue;
+        }
+        outcome.clientCalls.push(route.call);
+        // A server tool that asks first: the client gets its approval in its place (DESIGN §16).
+        if (route.to === "approval") outcome.approvals.push(route.approved);
         continue;
       }
       if (route.to === "not_offered") {
@@ -116,51 +122,115 @@ export class ServerToolExecutionStep {
         this.#refuse(outcome, call, invalidArguments(call, route.reason), route.tool ? 0 : undefined);
         continue;
       }
-      const { tool, args } = route;
-      const started = this.clock.now().getTime();
-      const parsed = tool.parseArguments(args);
-      if (!parsed.ok) {
-        this.#refuse(
-          outcome,
-          call,
-          invalidArguments(call, parsed.message),
-          this.clock.now().getTime() - started,
-        );
-        continue;
-      }
-      const ran = await this.observer.toolRun({ name: call.name, callId: call.callId }, () =>
-        this.#execute(tool, parsed.value, call, context, outcome.files, signal),
-      );
+      const ran = await this.#runServer(route.tool, route.args, call, { context, outcome, signal });
       if (!ran.successful) return ran;
-      const executionMs = this.clock.now().getTime() - started;
-      const base = {
-        toolCallId: call.callId,
-        name: call.name,
-        argumentsJson: call.argumentsJson,
-        executionMs,
-      };
-      if ("errorMessage" in ran.result) {
-        const { errorMessage } = ran.result;
-        outcome.outputs.push({
-          type: "function_call_output",
-          callId: call.callId,
-          output: errorMessage,
-          isError: true,
+    }
+    return ok(outcome);
+  }
+
+  /**
+   * Answers the calls of tools that ask first (`approvals`, as `run` put them aside) with the client's results of
+   * their `aptix_approve` calls: an approved one runs now, as `run` runs a server tool; any other is declined,
+   * the model told so. The user's answer and `decidedBy` are kept with each run.
+   */
+  async runApproved({
+    approvals,
+    results,
+    decidedBy,
+    context,
+    signal,
+  }: {
+    approvals: readonly LlmToolCall[];
+    results: readonly ToolResult[];
+    decidedBy: string;
+    context: ServerToolExecutionInput["context"];
+    signal?: AbortSignal;
+  }): Promise<InvokeResult<ServerToolExecutionOutcome>> {
+    const outcome = emptyOutcome();
+    for (const call of approvals) {
+      const answer = approvalOf(results.find((result) => result.toolCallId === call.callId));
+      const tool = this.registry.get(call.name);
+      if (!answer.approved || tool === undefined) {
+        const output = declinedOutput(call.name, answer.message);
+        outcome.outputs.push({ type: "function_call_output", callId: call.callId, output, isError: true });
+        outcome.executions.push({
+          toolCallId: call.callId,
+          name: call.name,
+          argumentsJson: call.argumentsJson,
+          approval: { approved: false, decidedBy },
+          errorMessage: output,
+          executionMs: 0,
         });
-        outcome.executions.push({ ...base, errorMessage });
         continue;
       }
-      const { result, resultJson } = ran.result;
+      const args = parseArgumentsObject(call.argumentsJson) ?? {};
+      const ran = await this.#runServer(tool, args, call, {
+        context,
+        outcome,
+        signal,
+        approval: { approved: true, decidedBy },
+      });
+      if (!ran.successful) return ran;
+    }
+    return ok(outcome);
+  }
+
+  /** One server tool's run of `call`: its own check of the arguments, then the tool, bounded in time. */
+  async #runServer(
+    tool: ServerTool,
+    args: Record<string, unknown>,
+    call: LlmToolCall,
+    into: {
+      context: ServerToolExecutionInput["context"];
+      outcome: ServerToolExecutionOutcome;
+      signal: AbortSignal | undefined;
+      approval?: ServerToolExecution["approval"];
+    },
+  ): Promise<InvokeResult<void>> {
+    const { outcome } = into;
+    const started = this.clock.now().getTime();
+    const parsed = tool.parseArguments(args);
+    if (!parsed.ok) {
+      this.#refuse(
+        outcome,
+        call,
+        invalidArguments(call, parsed.message),
+        this.clock.now().getTime() - started,
+      );
+      return ok(undefined);
+    }
+    const ran = await this.observer.toolRun({ name: call.name, callId: call.callId }, () =>
+      this.#execute(tool, parsed.value, call, into.context, outcome.files, into.signal),
+    );
+    if (!ran.successful) return ran;
+    const base = {
+      toolCallId: call.callId,
+      name: call.name,
+      argumentsJson: call.argumentsJson,
+      ...(into.approval ? { approval: into.approval } : {}),
+      executionMs: this.clock.now().getTime() - started,
+    };
+    if ("errorMessage" in ran.result) {
+      const { errorMessage } = ran.result;
       outcome.outputs.push({
         type: "function_call_output",
         callId: call.callId,
-        output: resultJson,
-        isError: false,
+        output: errorMessage,
+        isError: true,
       });
-      outcome.executions.push({ ...base, resultJson });
-      outcome.results.set(call.callId, result);
+      outcome.executions.push({ ...base, errorMessage });
+      return ok(undefined);
     }
-    return ok(outcome);
+    const { result, resultJson } = ran.result;
+    outcome.outputs.push({
+      type: "function_call_output",
+      callId: call.callId,
+      output: resultJson,
+      isError: false,
+    });
+    outcome.executions.push({ ...base, resultJson });
+    outcome.results.set(call.callId, result);
+    return ok(undefined);
   }
 
   /** Where a call goes: the one place that decides what may run or reach a client (DESIGN §11). */
@@ -174,6 +244,14 @@ export class ServerToolExecutionStep {
     const read = check(args);
     if (read.problems.length > 0)
       return { to: "refused", tool, reason: summarizeFieldErrors("arguments", read.problems) };
+    if (tool?.approval === "always") {
+      const argumentsJson = read.args === args ? call.argumentsJson : JSON.stringify(read.args);
+      return {
+        to: "approval",
+        call: approvalCall(call, tool, argumentsJson),
+        approved: { ...call, argumentsJson },
+      };
+    }
     if (tool) return { to: "server", tool, args: read.args };
     // The client gets the arguments as read, so it sees every property its schema requires.
     return {
@@ -271,7 +349,9 @@ type Route =
   | { to: "not_offered" }
   | { to: "refused"; tool: ServerTool | undefined; reason: string }
   | { to: "server"; tool: ServerTool; args: Record<string, unknown> }
-  | { to: "client"; call: LlmToolCall };
+  | { to: "client"; call: LlmToolCall }
+  /** A server tool that asks first: `call` (`aptix_approve`) goes to the client, `approved` runs once approved. */
+  | { to: "approval"; call: LlmToolCall; approved: LlmToolCall };
 
 /** The most tool calls one round hands a client: as many results as a tool continuation may carry. */
 const MAX_CLIENT_CALLS = DEFAULT_REQUEST_LIMITS.maxToolResults;
@@ -295,4 +375,8 @@ function parseArgumentsObject(argumentsJson: string): Record<string, unknown> | 
   } catch {
     return undefined;
   }
+}
+
+function emptyOutcome(): ServerToolExecutionOutcome {
+  return { outputs: [], executions: [], clientCalls: [], approvals: [], files: [], results: new Map() };
 }

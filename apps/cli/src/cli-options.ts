@@ -28,8 +28,9 @@ Options:
                          sha256 of its real path
   --session ID           the session to continue (default: a new one)
   --continue             continue this workspace's latest session (chat, run)
-  -y, --yes              apply patches without asking, but those that change files that run
-                         code when an editor or tool opens the project (.vscode/, .envrc, …)
+  -y, --yes              apply patches and approve the service's tools that ask first without
+                         asking, but patches that change files that run code when an editor
+                         or tool opens the project (.vscode/, .envrc, …)
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run, acp; .git stays closed)
   --json                 print one JSON object as the last line of stdout

@@ -1,49 +1,15 @@
-import { stripVTControlCharacters } from "node:util";
 import { step } from "@aptix/testing-llm-servers";
-import * as pty from "node-pty";
 import { describe, expect, it } from "vitest";
-import { APTIX_BIN } from "./support/aptix-process.js";
 import { API_KEY } from "./support/aptix-server.js";
+import { openTerminal } from "./support/open-terminal.js";
 import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
 /** `aptix` in a real pseudo-terminal (node-pty): what a person at a terminal sees and types. */
 const aptix = useAptixServer();
 
-/** A terminal running `aptix <args>`, with what it has shown so far. */
-function inTerminal(args: string[], cwd: string) {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env))
-    if (value !== undefined && name !== "NO_COLOR") env[name] = value;
-  const terminal = pty.spawn(process.execPath, [APTIX_BIN, ...args, "--url", aptix.server.url], {
-    cwd,
-    cols: 120,
-    rows: 40,
-    env: { ...env, TERM: "xterm-256color", APTIX_API_KEY: API_KEY },
-  });
-  let screen = "";
-  terminal.onData((data) => {
-    screen += data;
-  });
-  const exited = new Promise<number>((resolve) => terminal.onExit(({ exitCode }) => resolve(exitCode)));
-  return {
-    type: (text: string) => terminal.write(text),
-    raw: () => screen,
-    text: () => stripVTControlCharacters(screen),
-    exited,
-    /** Waits until the terminal shows `text` (after `from` characters of it); fails with the screen if it never does. */
-    async waitFor(text: string, from = 0) {
-      for (let waited = 0; !stripVTControlCharacters(screen).slice(from).includes(text); waited += 20) {
-        if (waited > 30_000)
-          throw new Error(
-            `the terminal never showed ${JSON.stringify(text)}:\n${stripVTControlCharacters(screen)}`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
-    kill: () => terminal.kill(),
-  };
-}
+/** A terminal running `aptix <args>` against the file's server. */
+const inTerminal = (args: string[], cwd: string) => openTerminal(aptix.server.url, args, cwd);
 
 describe("aptix chat in a terminal", () => {
   it("streams the answer, shows a line per tool call and a coloured diff, asks, applies, and goes on", async () => {

@@ -7,6 +7,7 @@ import {
   isToolContinuationRequest,
   type ModeList,
 } from "@aptix/contracts";
+import { APPROVAL_TOOL_NAME, approvalHandler } from "./approval-request.js";
 import type { AptixClientOptions } from "./aptix-client-options.js";
 import { AptixProtocolError } from "./aptix-protocol-error.js";
 import type { AptixResult } from "./aptix-result.js";
@@ -111,6 +112,7 @@ export class AptixClient {
   async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
     const {
       tools,
+      approve,
       onTextDelta,
       onTextReset,
       onCompacted,
@@ -124,7 +126,8 @@ export class AptixClient {
     const stop = this.#cancelOnAbort(request, signal);
     try {
       return await this.#runRounds(request, {
-        tools,
+        // The service's approvals are answered by `approve`, whatever `tools` holds.
+        tools: { ...tools, [APPROVAL_TOOL_NAME]: approvalHandler(approve) },
         onTextDelta,
         onTextReset,
         onCompacted,

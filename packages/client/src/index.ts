@@ -1,3 +1,4 @@
+export type { ApprovalAnswer, ApprovalRequest } from "./approval-request.js";
 export { AptixClient, type CallOptions } from "./aptix-client.js";
 export type { AptixClientOptions } from "./aptix-client-options.js";
 export { AptixProtocolError } from "./aptix-protocol-error.js";

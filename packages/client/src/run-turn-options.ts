@@ -1,4 +1,5 @@
 import type { AgentExecuteResponse, UserTurnRequest } from "@aptix/contracts";
+import type { ApprovalAnswer, ApprovalRequest } from "./approval-request.js";
 import type { ToolHandler } from "./tool-handler.js";
 import type { TurnStreamEvent } from "./turn-stream-event.js";
 
@@ -8,6 +9,11 @@ export type RunTurnOptions = Omit<UserTurnRequest, "turnId" | "stream"> & {
   turnId?: string;
   /** The client tools this client runs, by name. A call of any other tool is answered with `errorMessage`. */
   tools: Readonly<Record<string, ToolHandler>>;
+  /**
+   * Asked for each call of a server tool configured to ask first (the service's `aptix_approve` call): answer
+   * `true` to run it, `false` or `{ approved: false, message }` to decline. Without it, every such call is declined.
+   */
+  approve?: (request: ApprovalRequest) => ApprovalAnswer | Promise<ApprovalAnswer>;
   /**
    * With either callback the turn streams: `onTextDelta` gets each piece of text as it arrives (and the text
    * shown so far), `onTextReset` says the text shown so far was dropped.

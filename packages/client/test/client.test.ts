@@ -235,6 +235,55 @@ describe("runTurn", () => {
     expect(continuation?.turnId).toBe(turn?.turnId);
   });
 
+  it.each([
+    ["approves", true, true],
+    ["declines, with a message", { approved: false, message: "Not today." }, false],
+    ["declines by default, with no approve given", undefined, false],
+  ] as const)("asks approve for a server tool that asks first, and %s", async (_, answer, runs) => {
+    const makeFile = {
+      name: "notes.md",
+      mimeType: "text/markdown",
+      content: "# Notes",
+      encoding: null,
+      description: null,
+    };
+    server.openai.script(
+      step.functionCalls({ name: "make_file", arguments: makeFile, callId: "call_file" }),
+      step.text("Done."),
+    );
+    const asked: unknown[] = [];
+    const { fetch, calls } = recordingFetch();
+    const result = await clientWith(fetch).runTurn({
+      sessionId: uniqueId("approve"),
+      instruction: "Write notes",
+      tools: {},
+      ...(answer === undefined
+        ? {}
+        : {
+            approve: (request) => {
+              asked.push(request);
+              return answer;
+            },
+          }),
+    });
+    expect(result).toMatchObject({ successful: true, result: { primaryOutputText: "Done." } });
+    if (answer !== undefined) {
+      expect(asked).toEqual([
+        expect.objectContaining({ tool: "make_file", server: null, toolCallId: "call_file" }),
+      ]);
+      expect(JSON.parse((asked[0] as { argumentsJson: string }).argumentsJson)).toMatchObject({
+        name: "notes.md",
+      });
+    }
+    const [, continuation] = calls.map((call) => call.body as { toolResults?: ToolResult[] });
+    const sent = JSON.parse(continuation?.toolResults?.[0]?.resultJson ?? "null") as { approved: boolean };
+    expect(sent.approved).toBe(runs);
+    // The file exists only when the call ran.
+    expect(result.successful && result.result.files?.map((file) => file.name)).toEqual(
+      runs ? ["notes.md"] : undefined,
+    );
+  });
+
   it("answers the warnings of every round: a user turn's come before its tool calls", async () => {
     server.openai.script(
       step.functionCalls({

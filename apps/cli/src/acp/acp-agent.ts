@@ -31,6 +31,7 @@ import {
 import { describeFailure } from "../commands/describe-failure.js";
 import { workspaceIdOf } from "../workspace/workspace-id.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
+import { acpApprove } from "./acp-approvals.js";
 import type { AcpSession } from "./acp-session.js";
 import { acpTools } from "./acp-tools.js";
 import { editorTextFiles } from "./editor-text-files.js";
@@ -187,6 +188,8 @@ export class AcpAgent {
       modeId: "",
       modeDisplayName: "",
       allowsEveryPatch: false,
+      toolsApproved: new Set(),
+      approvalsShown: new Set(),
       running: undefined,
     };
   }
@@ -239,6 +242,7 @@ export class AcpAgent {
           workspaceId: session.workspaceId,
           ...input,
           tools: acpTools(session, client, signal),
+          approve: acpApprove(session, client, signal),
           onTextDelta: (delta) => void updates.text(delta),
           onTextReset: () => void updates.text(REVISED_NOTE),
           onResponse: (response) => void updates.after(() => this.#followMode(session, response)),
@@ -283,14 +287,22 @@ export class AcpAgent {
   async #reportServerTools(result: FinalResponse, session: AcpSession): Promise<void> {
     for (const executed of result.toolResults ?? []) {
       const failed = executed.errorMessage !== undefined;
-      await session.updates.send({
-        sessionUpdate: "tool_call",
+      const outcome = {
         toolCallId: executed.toolCallId,
-        title: toolTitleOf(executed.name, {}),
-        kind: toolKindOf(executed.name),
-        status: failed ? "failed" : "completed",
+        status: failed ? ("failed" as const) : ("completed" as const),
         content: [textContent(executed.errorMessage ?? executed.resultJson ?? "")],
-      });
+      };
+      // A call whose approval was asked is on the editor's screen already: it is updated, not shown again.
+      await session.updates.send(
+        session.approvalsShown.delete(executed.toolCallId)
+          ? { sessionUpdate: "tool_call_update", ...outcome }
+          : {
+              sessionUpdate: "tool_call",
+              title: toolTitleOf(executed.name, {}),
+              kind: toolKindOf(executed.name),
+              ...outcome,
+            },
+      );
     }
   }
 

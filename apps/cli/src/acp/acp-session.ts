@@ -27,5 +27,9 @@ export interface AcpSession {
    * those that change project hooks.
    */
   allowsEveryPatch: boolean;
+  /** The server tools the user allowed "for this session" when the service asked first. */
+  toolsApproved: Set<string>;
+  /** The calls shown to the editor when their approval was asked: their results update those tool calls. */
+  approvalsShown: Set<string>;
   running: RunningPrompt | undefined;
 }

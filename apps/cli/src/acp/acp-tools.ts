@@ -1,11 +1,16 @@
-import type { AgentContext, RequestPermissionResponse, ToolCallContent } from "@agentclientprotocol/sdk";
+import type {
+  AgentContext,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  ToolCallContent,
+} from "@agentclientprotocol/sdk";
 import type { ToolContext, ToolHandler } from "@aptix/client";
 import { defaultClientTools } from "@aptix/contracts";
 import { workspaceTools } from "../tools/workspace-tools.js";
 import type { AcpSession } from "./acp-session.js";
 import { diffContentsOf, locationsOf, textContent, toolKindOf, toolTitleOf } from "./tool-call-view.js";
 
-const PERMISSION_OPTIONS = [
+export const PERMISSION_OPTIONS = [
   { optionId: "allow_once", name: "Allow", kind: "allow_once" },
   { optionId: "allow_always", name: "Allow for this session", kind: "allow_always" },
   { optionId: "reject_once", name: "Reject", kind: "reject_once" },
@@ -103,31 +108,45 @@ async function allowed(request: PermissionRequest): Promise<boolean> {
   await session.updates.send({ sessionUpdate: "tool_call_update", toolCallId: context.toolCallId, content });
   const hooks = projectHooks.length > 0;
   if (session.allowsEveryPatch && !hooks) return true;
-  let answer: RequestPermissionResponse;
-  try {
-    answer = await client.request(
-      "session/request_permission",
-      {
-        sessionId: session.sessionId,
-        toolCall: {
-          toolCallId: context.toolCallId,
-          title: hooks
-            ? `Apply a patch to files that run code when the project is opened (${projectHooks.join(", ")})`
-            : toolTitleOf(context.name, {}),
-          kind: "edit",
-          status: "pending",
-          content,
-        },
-        options: PERMISSION_OPTIONS.filter((option) => !hooks || option.kind !== "allow_always"),
+  const optionId = await askPermission(
+    client,
+    {
+      sessionId: session.sessionId,
+      toolCall: {
+        toolCallId: context.toolCallId,
+        title: hooks
+          ? `Apply a patch to files that run code when the project is opened (${projectHooks.join(", ")})`
+          : toolTitleOf(context.name, {}),
+        kind: "edit",
+        status: "pending",
+        content,
       },
-      { cancellationSignal: signal, stopWaitingOnCancel: true },
-    );
-  } catch (error) {
-    if (signal.aborted) return false;
-    throw error;
-  }
-  if (answer.outcome.outcome !== "selected") return false;
-  const { optionId } = answer.outcome;
+      options: PERMISSION_OPTIONS.filter((option) => !hooks || option.kind !== "allow_always"),
+    },
+    signal,
+  );
   if (optionId === "allow_always" && !hooks) session.allowsEveryPatch = true;
   return optionId === "allow_once" || (optionId === "allow_always" && !hooks);
+}
+
+/**
+ * Asks the editor (`session/request_permission`) and answers the option the user picked; none when the dialog
+ * was dismissed or the prompt cancelled meanwhile.
+ */
+export async function askPermission(
+  client: AgentContext,
+  params: RequestPermissionRequest,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  let answer: RequestPermissionResponse;
+  try {
+    answer = await client.request("session/request_permission", params, {
+      cancellationSignal: signal,
+      stopWaitingOnCancel: true,
+    });
+  } catch (error) {
+    if (signal.aborted) return undefined;
+    throw error;
+  }
+  return answer.outcome.outcome === "selected" ? answer.outcome.optionId : undefined;
 }

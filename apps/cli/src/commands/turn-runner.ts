@@ -1,4 +1,4 @@
-import type { AptixResult } from "@aptix/client";
+import type { ApprovalRequest, AptixResult } from "@aptix/client";
 import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
@@ -18,6 +18,8 @@ export class TurnRunner {
   readonly #reader: () => LineReader;
   /** The session the turns run in: `--session`'s, or a new one; chat's `/new` moves on to another. */
   sessionId: string;
+  /** The tools the user answered "always" for, and the session that holds for (chat's `/new` ends it). */
+  #alwaysApproved = { sessionId: "", tools: new Set<string>() };
 
   private constructor(context: CliContext, root: WorkspaceRoot, reader: () => LineReader) {
     this.#context = context;
@@ -51,6 +53,7 @@ export class TurnRunner {
         instruction,
         workspaceId: options.workspaceId,
         tools,
+        approve: (request) => this.#approve(request),
         onTextDelta: (delta) => terminal.write(delta),
         onTextReset: () => terminal.endLine(),
         ...(signal ? { signal } : {}),
@@ -95,6 +98,29 @@ export class TurnRunner {
   }
 
   /**
+   * Asks whether a server tool that asks first may run (DESIGN §16), unless `--yes` or an earlier "always" for
+   * the tool in this session. No answer (stdin closed) declines.
+   */
+  async #approve({ tool, argumentsJson, server }: ApprovalRequest): Promise<boolean> {
+    const { options, terminal } = this.#context;
+    if (this.#alwaysApproved.sessionId !== this.sessionId)
+      this.#alwaysApproved = { sessionId: this.sessionId, tools: new Set() };
+    const where = server === null ? "" : ` (MCP server ${server})`;
+    // The arguments come from the model: `compose` shows their control and invisible characters escaped.
+    const call = terminal.compose`${terminal.style("bold", tool)}${where} ${shortened(argumentsJson)}`;
+    if (options.yes || this.#alwaysApproved.tools.has(tool)) {
+      terminal.line(terminal.compose`${terminal.style("dim", "approved")} ${call}`);
+      return true;
+    }
+    const answer = await this.#reader().next(
+      terminal.compose`Run ${call}? ${terminal.style("yellow", "[y]es / [n]o / [a]lways this session ")}`,
+    );
+    const choice = answer?.trim().toLowerCase() ?? "";
+    if (/^a(lways)?$/.test(choice)) this.#alwaysApproved.tools.add(tool);
+    return /^(y(es)?|a(lways)?)$/.test(choice);
+  }
+
+  /**
    * The answer's warnings, each with what fixes it where the CLI knows, on stderr: stdout keeps the answer alone
    * (`aptix run … > answer.md`).
    */
@@ -112,4 +138,10 @@ export class TurnRunner {
       }
     }
   }
+}
+
+/** A call's arguments as the prompt shows them: whole when short, else their start. */
+function shortened(argumentsJson: string): string {
+  const MAX = 200;
+  return argumentsJson.length <= MAX ? argumentsJson : `${argumentsJson.slice(0, MAX)}…`;
 }

@@ -3,10 +3,12 @@ import { createAgentExecuteRequestValidator } from "@aptix/contracts";
 import {
   AgentCatalog,
   AgentService,
+  createCreateFileTool,
   InMemoryFileStore,
   InMemorySessionStore,
   InMemoryWorkspaceIndex,
   randomIdGenerator,
+  type ServerTool,
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "@aptix/core";
@@ -35,7 +37,14 @@ export interface LiveServer {
  */
 export async function startLiveServer(): Promise<LiveServer> {
   const openai = await startScriptedOpenAI();
-  const catalog = AgentCatalog.create(DEFAULT_CATALOG);
+  // `make_file` asks first (DESIGN §16): every mode offers it, so `runTurn`'s `approve` can be tested.
+  const catalog = AgentCatalog.create(
+    {
+      ...DEFAULT_CATALOG,
+      modes: DEFAULT_CATALOG.modes.map((mode) => ({ ...mode, tools: [...mode.tools, "make_file"] })),
+    },
+    [{ ...createCreateFileTool("make_file"), approval: "always" } as ServerTool],
+  );
   if (!catalog.successful) throw new Error(JSON.stringify(catalog.errors));
   const files = new InMemoryFileStore();
   const knowledge = new WorkspaceKnowledge({

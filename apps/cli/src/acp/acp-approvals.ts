@@ -1,0 +1,58 @@
+import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { ApprovalRequest } from "@aptix/client";
+import type { AcpSession } from "./acp-session.js";
+import { askPermission, PERMISSION_OPTIONS } from "./acp-tools.js";
+import { textContent, toolKindOf } from "./tool-call-view.js";
+
+/**
+ * `runTurn`'s `approve` in `aptix acp`: a server tool that asks first (DESIGN §16) is shown as a pending
+ * `tool_call` and asked about with `session/request_permission` (allow once, allow for this session, reject).
+ * "Allow for this session" holds for that tool for the rest of the ACP session. A dismissed dialog or a cancelled
+ * prompt declines.
+ */
+export function acpApprove(
+  session: AcpSession,
+  client: AgentContext,
+  signal: AbortSignal,
+): (request: ApprovalRequest) => Promise<boolean> {
+  return async ({ tool, argumentsJson, server, toolCallId }) => {
+    const title = server === null ? `Run ${tool}` : `Run ${tool} (MCP server ${server})`;
+    const toolCall = { toolCallId, title, kind: toolKindOf(tool), rawInput: parsed(argumentsJson) };
+    await session.updates.send({ sessionUpdate: "tool_call", ...toolCall, status: "pending" });
+    session.approvalsShown.add(toolCallId);
+    let approved = session.toolsApproved.has(tool);
+    if (!approved) {
+      const optionId = await askPermission(
+        client,
+        {
+          sessionId: session.sessionId,
+          toolCall: { ...toolCall, status: "pending" },
+          options: [...PERMISSION_OPTIONS],
+        },
+        signal,
+      );
+      if (optionId === "allow_always") session.toolsApproved.add(tool);
+      approved = optionId === "allow_once" || optionId === "allow_always";
+    }
+    // An approved call runs on the service: its result comes with the turn's final answer.
+    await session.updates.send(
+      approved
+        ? { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" }
+        : {
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "failed",
+            content: [textContent("Not approved: the model is told so.")],
+          },
+    );
+    return approved;
+  };
+}
+
+function parsed(argumentsJson: string): unknown {
+  try {
+    return JSON.parse(argumentsJson);
+  } catch {
+    return argumentsJson;
+  }
+}

@@ -32,6 +32,7 @@ import { describeFailure } from "../commands/describe-failure.js";
 import { workspaceIdOf } from "../workspace/workspace-id.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import { acpApprove } from "./acp-approvals.js";
+import { ACP_COMMANDS, acpCommandOf, runCompact } from "./acp-commands.js";
 import type { AcpSession } from "./acp-session.js";
 import { acpTools } from "./acp-tools.js";
 import { editorTextFiles } from "./editor-text-files.js";
@@ -129,6 +130,7 @@ export class AcpAgent {
     session.modeId = defaultModeId;
     session.modeDisplayName = displayNameOf(modes, defaultModeId);
     this.#sessions.set(session.sessionId, session);
+    offerCommands(session);
     return { sessionId: session.sessionId, modes: modeState(modes, defaultModeId) };
   }
 
@@ -157,6 +159,7 @@ export class AcpAgent {
       ?.running?.controller.abort(new Error("The session was loaded again."));
     this.#sessions.set(session.sessionId, session);
     if (found.successful) await this.#replay(session);
+    offerCommands(session);
     return { modes: modeState(modes, session.modeId) };
   }
 
@@ -226,6 +229,10 @@ export class AcpAgent {
         undefined,
         "A prompt of this session is still running: cancel it first.",
       );
+    if (acpCommandOf(params.prompt) === "compact") {
+      await runCompact(session, this.#options.client);
+      return { stopReason: "end_turn" };
+    }
     const input = promptInput(params.prompt, session.editorRoot);
     const turnId = crypto.randomUUID();
     const controller = new AbortController();
@@ -316,6 +323,18 @@ export class AcpAgent {
       await session.updates.text(`\n\n> Warning ${warning.code}: ${warning.message}${fix}\n`);
     }
   }
+}
+
+/** Tells the editor the session's commands once it knows the session (after the answer that names it). */
+function offerCommands(session: AcpSession): void {
+  setTimeout(
+    () =>
+      void session.updates.send({
+        sessionUpdate: "available_commands_update",
+        availableCommands: ACP_COMMANDS,
+      }),
+    0,
+  );
 }
 
 function displayNameOf(modes: ModeList["modes"], modeId: string): string {

@@ -6,7 +6,7 @@ import { TurnRunner } from "./turn-runner.js";
 
 /**
  * `aptix chat`: reads instructions line by line and runs each as a turn of the session, until the input ends
- * (Ctrl-D) or `/exit`; slash commands (`/help`, `/new`, `/sessions`, `/resume <id>`, …: chat-commands.ts) are answered here. Ctrl-C cancels
+ * (Ctrl-D) or `/exit`; slash commands (`/help`, `/new`, `/sessions`, `/resume <id>`, `/compact`, …: chat-commands.ts) are answered here. Ctrl-C cancels
  * the running turn on the service and returns to the prompt; a second Ctrl-C, or one between turns, ends the
  * chat. A failed turn is shown and the chat goes on; the exit code is the last turn's.
  */
@@ -39,6 +39,7 @@ export async function chatCommand(context: CliContext): Promise<number> {
       resumeSession: (sessionId) => {
         runner.sessionId = sessionId;
       },
+      sessionId: () => runner.sessionId,
     };
     for (;;) {
       const line = await reader.next(terminal.style("bold", "> "));

@@ -10,6 +10,8 @@ export interface ChatControl {
   newSession(): string;
   /** Moves the chat on to the session `sessionId`: the next instruction is its next turn. */
   resumeSession(sessionId: string): void;
+  /** The session the next instruction goes to. */
+  sessionId(): string;
 }
 
 interface ChatCommand {
@@ -67,6 +69,25 @@ const COMMANDS: ChatCommand[] = [
       }
       chat.resumeSession(sessionId);
       terminal.line(terminal.style("dim", `session ${sessionId} · ${session.result.turns.length} turns`));
+      return undefined;
+    },
+  },
+  {
+    name: "compact",
+    summary: "summarise the conversation now, so later turns send the model less",
+    run: async (_argument, { terminal, client, sessionId }) => {
+      const compacted = await client.sessions.compact(sessionId());
+      if (!compacted.successful) {
+        for (const error of compacted.errors)
+          terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
+      } else if (!compacted.result.compacted) {
+        terminal.line(terminal.style("dim", "Nothing to compact: no turn since the last compaction."));
+      } else {
+        const { tokensBefore, tokensAfter } = compacted.result;
+        terminal.line(
+          terminal.style("dim", `Compacted: ${tokensBefore} → ${tokensAfter} tokens of context.`),
+        );
+      }
       return undefined;
     },
   },

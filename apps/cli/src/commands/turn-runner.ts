@@ -56,6 +56,15 @@ export class TurnRunner {
         approve: (request) => this.#approve(request),
         onTextDelta: (delta) => terminal.write(delta),
         onTextReset: () => terminal.endLine(),
+        onCompacted: ({ tokensBefore, tokensAfter }) => {
+          terminal.endLine();
+          terminal.line(
+            terminal.style(
+              "dim",
+              `(conversation compacted: ${tokensBefore} → ${tokensAfter} tokens of context)`,
+            ),
+          );
+        },
         ...(signal ? { signal } : {}),
       })
       .catch(async (error: unknown) => {

@@ -10,6 +10,7 @@ import {
   WireTools,
 } from "@aptix/core";
 import { keepAliveFetch, LazySdkClient } from "@aptix/llm-transport";
+import { EPHEMERAL, withCacheBreakpoints } from "./cache-breakpoints.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { providerError } from "./provider-error.js";
 import { toAnthropicMessages } from "./to-anthropic-messages.js";
@@ -41,11 +42,14 @@ export class AnthropicMessagesProvider implements LlmProvider {
   readonly storesResponses = false;
   readonly #options: AnthropicMessagesProviderOptions;
   readonly #client: LazySdkClient<Anthropic>;
+  // The last tool carries a prompt-cache breakpoint (withCacheBreakpoints says why), so the catalog's wire
+  // array stays one array per catalog.
   readonly #wireTools = new WireTools(
-    (tool): Anthropic.Messages.Tool => ({
+    (tool, index, tools): Anthropic.Messages.Tool => ({
       name: tool.name,
       description: tool.description,
       input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+      ...(index === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
     }),
   );
 
@@ -103,7 +107,7 @@ export class AnthropicMessagesProvider implements LlmProvider {
     } else if (request.tools.length > 0) {
       body.tool_choice = { type: "auto" };
     }
-    return body;
+    return withCacheBreakpoints(body);
   }
 
   async #stream(

@@ -129,9 +129,28 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     expect(received?.body).toEqual({
       model: "claude-test",
       max_tokens: 500,
-      system: "You are Aptix.",
-      messages: [{ role: "user", content: [{ type: "text", text: "[MODE: general]\n\n[INSTRUCTION]\nHi" }] }],
-      tools: [{ name: "read_file", description: "Read a file.", input_schema: readFile.parameters }],
+      // Prompt-cache breakpoints on the system block, the last tool and the last message's last block.
+      system: [{ type: "text", text: "You are Aptix.", cache_control: { type: "ephemeral" } }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            {
+              type: "text",
+              text: "[MODE: general]\n\n[INSTRUCTION]\nHi",
+              cache_control: { type: "ephemeral" },
+            },
+          ],
+        },
+      ],
+      tools: [
+        {
+          name: "read_file",
+          description: "Read a file.",
+          input_schema: readFile.parameters,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
       tool_choice: { type: "auto" },
     });
   });
@@ -213,7 +232,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     );
     expect(result.successful).toBe(true);
     expect(body()).toMatchObject({
-      system: "You are Aptix.\n\n[MODE: general] instructions",
+      system: [{ type: "text", text: "You are Aptix.\n\n[MODE: general] instructions" }],
       messages: [
         { role: "user", content: [{ type: "text", text: "Read a.ts and b.ts" }] },
         {
@@ -238,7 +257,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
           role: "user",
           content: [
             { type: "text", text: "Thanks." },
-            { type: "text", text: "Now c.ts?" },
+            { type: "text", text: "Now c.ts?", cache_control: { type: "ephemeral" } },
           ],
         },
       ],
@@ -269,7 +288,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
       role: "user",
       content: [
         { type: "tool_result", tool_use_id: "toolu_a", content: "timeout", is_error: true },
-        { type: "text", text: "(the file is big)" },
+        { type: "text", text: "(the file is big)", cache_control: { type: "ephemeral" } },
       ],
     });
   });
@@ -308,7 +327,11 @@ describe("AnthropicMessagesProvider over HTTP", () => {
             source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" },
             title: "spec.pdf",
           },
-          { type: "text", text: "File a.cs (text/x-csharp):\n\nclass A {}" },
+          {
+            type: "text",
+            text: "File a.cs (text/x-csharp):\n\nclass A {}",
+            cache_control: { type: "ephemeral" },
+          },
         ],
       },
     ]);
@@ -582,7 +605,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
 });
 
 type Block = { type: string; text?: string };
-type SentBody = { system?: string; messages: Array<{ role: string; content: Block[] }> };
+type SentBody = { system?: Array<{ text: string }>; messages: Array<{ role: string; content: Block[] }> };
 
 /** The first block of the last user message that opens a user turn (not one made of tool results). */
 const turnOpening = (sent: SentBody | undefined) =>
@@ -622,7 +645,7 @@ describe("a mode change on Anthropic, through AgentService", () => {
     const sent = server.messageRequests().map((request) => request.body as SentBody);
     const general = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
     const review = `${BOOT_PROMPT}\n\n${REVIEW_INSTRUCTIONS}`;
-    expect(sent.map((body) => body.system)).toEqual([general, review, review, review, review]);
+    expect(sent.map((body) => body.system?.[0]?.text)).toEqual([general, review, review, review, review]);
     const told = (instruction: string) =>
       `[MODE: review]\n\n[MODE INSTRUCTIONS]\n${REVIEW_INSTRUCTIONS}\n\n[INSTRUCTION]\n${instruction}`;
     expect(sent.map(turnOpening)).toEqual([

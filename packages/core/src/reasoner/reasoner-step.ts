@@ -133,6 +133,7 @@ export class ReasonerStep {
           : undefined;
         return this.composition.run({
           context: input.context,
+          session,
           mode: input.mode,
           currentModeId: sessionMode,
           cursor: at,

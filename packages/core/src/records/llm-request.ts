@@ -23,4 +23,9 @@ export interface LlmRequest {
   tools: ToolDefinition[];
   toolChoice: ToolChoice;
   maxOutputTokens?: number;
+  /**
+   * The same for every call of a session, different between sessions and principals, and no identifier in clear:
+   * a provider that routes by it (OpenAI `prompt_cache_key`) lands a session's calls on the cache holding its prefix.
+   */
+  cacheKey?: string;
 }

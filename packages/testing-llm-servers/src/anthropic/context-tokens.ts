@@ -59,10 +59,15 @@ function withoutCacheControl(value: unknown): { content: unknown; cacheControl?:
 }
 
 /**
- * An item (the system prompt, a message) as segments: the whole of it when its content is text, else one per block
- * (an empty list: one of nothing), the item's overhead counted with its first.
+ * An item (the system prompt, a message) as segments: one per block (a text is one text block; an empty list, one
+ * of nothing), the item's overhead counted with its first.
  */
 function itemSegments(path: string, role: unknown, content: unknown): AnthropicContextSegment[] {
+  if (typeof content === "string") {
+    // A text is read as one text block: the same prefix as that block.
+    const block = { type: "text", text: content };
+    return [{ path, content: [role, true, block], tokens: ITEM_OVERHEAD_TOKENS + blockTokens(block) }];
+  }
   if (!Array.isArray(content)) {
     return [{ path, content: [role, content], tokens: ITEM_OVERHEAD_TOKENS + valueTokens(content) }];
   }

@@ -21,8 +21,6 @@ export interface AnthropicValidationOptions {
   sameRoleMessages?: "reject" | "merge";
 }
 
-import { anthropicContextSegments } from "./context-tokens.js";
-
 type Json = Record<string, unknown>;
 
 interface Turn {
@@ -124,12 +122,22 @@ const MAX_CACHE_BREAKPOINTS = 4;
 
 /** `cache_control` markers: each an `ephemeral` one with a TTL of 5 minutes or an hour, and no more than 4. */
 function cacheControlError(body: Json): string | undefined {
-  const markers = anthropicContextSegments(body)
-    .filter((segment) => segment.cacheControl !== undefined)
-    .map((segment) => ({
-      at: segment.path.replace(/\[(\d+)\]/g, ".$1"),
-      cacheControl: segment.cacheControl,
-    }));
+  const markers: Array<{ at: string; cacheControl: unknown }> = [];
+  const collect = (at: string, blocks: unknown) => {
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((block, index) => {
+      if (isObject(block) && block.cache_control !== undefined && block.cache_control !== null) {
+        markers.push({ at: `${at}.${index}`, cacheControl: block.cache_control });
+      }
+    });
+  };
+  collect("tools", body.tools);
+  collect("system", body.system);
+  if (Array.isArray(body.messages)) {
+    body.messages.forEach((message, index) => {
+      collect(`messages.${index}.content`, isObject(message) ? message.content : undefined);
+    });
+  }
   if (body.cache_control !== undefined && body.cache_control !== null) {
     markers.push({ at: "", cacheControl: body.cache_control });
   }

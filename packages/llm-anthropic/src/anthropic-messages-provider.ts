@@ -32,6 +32,18 @@ export interface AnthropicMessagesProviderOptions {
 
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
+/** Wire tools of a catalog, the last one with a prompt-cache breakpoint when `cached`. */
+function wireToolsOf(cached: boolean): WireTools<Anthropic.Messages.Tool> {
+  return new WireTools(
+    (tool, index, tools): Anthropic.Messages.Tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+      ...(cached && index === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+    }),
+  );
+}
+
 /**
  * An LlmProvider over `client.messages.create` (docs/wire-mapping.md). Anthropic keeps no conversation state, so core
  * replays the session's transcript on every call (`storesResponses` is false). The client is made on the
@@ -42,16 +54,12 @@ export class AnthropicMessagesProvider implements LlmProvider {
   readonly storesResponses = false;
   readonly #options: AnthropicMessagesProviderOptions;
   readonly #client: LazySdkClient<Anthropic>;
-  // The last tool carries a prompt-cache breakpoint (withCacheBreakpoints says why), so the catalog's wire
-  // array stays one array per catalog.
-  readonly #wireTools = new WireTools(
-    (tool, index, tools): Anthropic.Messages.Tool => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
-      ...(index === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
-    }),
-  );
+  // A catalog's wire tools, converted once: with the prompt-cache breakpoint on the last tool (withCacheBreakpoints
+  // says why) for the calls of a session's conversation, without it for a call sent once.
+  readonly #wireTools = {
+    cached: wireToolsOf(true),
+    once: wireToolsOf(false),
+  };
 
   constructor(options: AnthropicMessagesProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
@@ -99,7 +107,10 @@ export class AnthropicMessagesProvider implements LlmProvider {
       messages,
     };
     if (system !== undefined) body.system = system;
-    if (request.tools.length > 0) body.tools = this.#wireTools.of(request.tools);
+    const cached = request.cacheKey !== undefined;
+    if (request.tools.length > 0) {
+      body.tools = this.#wireTools[cached ? "cached" : "once"].of(request.tools);
+    }
     // The API accepts `tool_choice` only along with `tools`; a forced tool is sent even without them, so the
     // API names the mistake instead of the call quietly running without the tool.
     if (request.toolChoice.type === "tool") {
@@ -107,7 +118,8 @@ export class AnthropicMessagesProvider implements LlmProvider {
     } else if (request.tools.length > 0) {
       body.tool_choice = { type: "auto" };
     }
-    return withCacheBreakpoints(body);
+    // Only a call whose prompt the session's next calls send again is worth writing to the cache.
+    return cached ? withCacheBreakpoints(body) : body;
   }
 
   async #stream(

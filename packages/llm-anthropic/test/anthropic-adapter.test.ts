@@ -82,6 +82,7 @@ function request(overrides: Partial<LlmRequest> = {}): LlmRequest {
     ],
     tools: [readFile],
     toolChoice: { type: "auto" },
+    cacheKey: "session-key",
     ...overrides,
   };
 }
@@ -153,6 +154,15 @@ describe("AnthropicMessagesProvider over HTTP", () => {
       ],
       tool_choice: { type: "auto" },
     });
+  });
+
+  it("marks no prompt-cache breakpoint on a request without a cache key: its prompt is sent once", async () => {
+    server.script(step.text("Summary."));
+    const { cacheKey: _cacheKey, ...once } = request();
+    const result = await provider().call(once);
+    expect(result.successful).toBe(true);
+    expect(server.messageRequests()[0]?.rawBody).not.toContain("cache_control");
+    expect(body()).toMatchObject({ system: "You are Aptix." });
   });
 
   it("uses the configured max_tokens when the request sets none, and sends no tools when there are none", async () => {

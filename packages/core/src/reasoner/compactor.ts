@@ -7,7 +7,6 @@ import {
   countItemTokens,
   RECENT_SHARE,
 } from "../composition/context-window.js";
-import { sessionCacheKey } from "../composition/session-cache-key.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
 import { isContextOverflow, type LlmProvider } from "../ports/llm-provider.js";
@@ -15,7 +14,6 @@ import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { CompactionReason, CompactionRecord } from "../records/compaction-record.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
-import type { LlmRequest } from "../records/llm-request.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import { callRecord } from "./call-record.js";
@@ -122,16 +120,14 @@ export class Compactor {
     // The summary's own call may be refused as too long too: asked again on half as much, a few times.
     for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++, budget = Math.floor(budget / 2)) {
       const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
-      const request: LlmRequest = {
-        ...summaryRequest({
-          model: window.compactionModel,
-          source,
-          budgetTokens: budget - maxOutputTokens,
-          maxItemTokens,
-          maxOutputTokens,
-        }),
-        cacheKey: sessionCacheKey(input),
-      };
+      // No cache key: nothing sends this prompt again, so a provider's cache would only be written.
+      const request = summaryRequest({
+        model: window.compactionModel,
+        source,
+        budgetTokens: budget - maxOutputTokens,
+        maxItemTokens,
+        maxOutputTokens,
+      });
       const startedAt = this.clock.now();
       answered = await this.llmCall.run({
         provider: input.provider,

@@ -10,6 +10,7 @@ import {
   WireTools,
 } from "@aptix/core";
 import { keepAliveFetch, LazySdkClient } from "@aptix/llm-transport";
+import { EPHEMERAL, withCacheBreakpoints } from "./cache-breakpoints.js";
 import { fromAnthropicMessage } from "./from-anthropic-message.js";
 import { providerError } from "./provider-error.js";
 import { toAnthropicMessages } from "./to-anthropic-messages.js";
@@ -31,6 +32,18 @@ export interface AnthropicMessagesProviderOptions {
 
 const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 
+/** Wire tools of a catalog, the last one with a prompt-cache breakpoint when `cached`. */
+function wireToolsOf(cached: boolean): WireTools<Anthropic.Messages.Tool> {
+  return new WireTools(
+    (tool, index, tools): Anthropic.Messages.Tool => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
+      ...(cached && index === tools.length - 1 ? { cache_control: EPHEMERAL } : {}),
+    }),
+  );
+}
+
 /**
  * An LlmProvider over `client.messages.create` (docs/wire-mapping.md). Anthropic keeps no conversation state, so core
  * replays the session's transcript on every call (`storesResponses` is false). The client is made on the
@@ -41,13 +54,12 @@ export class AnthropicMessagesProvider implements LlmProvider {
   readonly storesResponses = false;
   readonly #options: AnthropicMessagesProviderOptions;
   readonly #client: LazySdkClient<Anthropic>;
-  readonly #wireTools = new WireTools(
-    (tool): Anthropic.Messages.Tool => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: tool.parameters as Anthropic.Messages.Tool.InputSchema,
-    }),
-  );
+  // A catalog's wire tools, converted once: with the prompt-cache breakpoint on the last tool (withCacheBreakpoints
+  // says why) for the calls of a session's conversation, without it for a call sent once.
+  readonly #wireTools = {
+    cached: wireToolsOf(true),
+    once: wireToolsOf(false),
+  };
 
   constructor(options: AnthropicMessagesProviderOptions = {}) {
     this.id = options.id ?? "anthropic";
@@ -95,7 +107,10 @@ export class AnthropicMessagesProvider implements LlmProvider {
       messages,
     };
     if (system !== undefined) body.system = system;
-    if (request.tools.length > 0) body.tools = this.#wireTools.of(request.tools);
+    const cached = request.cacheKey !== undefined;
+    if (request.tools.length > 0) {
+      body.tools = this.#wireTools[cached ? "cached" : "once"].of(request.tools);
+    }
     // The API accepts `tool_choice` only along with `tools`; a forced tool is sent even without them, so the
     // API names the mistake instead of the call quietly running without the tool.
     if (request.toolChoice.type === "tool") {
@@ -103,7 +118,8 @@ export class AnthropicMessagesProvider implements LlmProvider {
     } else if (request.tools.length > 0) {
       body.tool_choice = { type: "auto" };
     }
-    return body;
+    // Only a call whose prompt the session's next calls send again is worth writing to the cache.
+    return cached ? withCacheBreakpoints(body) : body;
   }
 
   async #stream(

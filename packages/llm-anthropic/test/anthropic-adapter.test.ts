@@ -82,6 +82,7 @@ function request(overrides: Partial<LlmRequest> = {}): LlmRequest {
     ],
     tools: [readFile],
     toolChoice: { type: "auto" },
+    cacheKey: "session-key",
     ...overrides,
   };
 }
@@ -129,11 +130,39 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     expect(received?.body).toEqual({
       model: "claude-test",
       max_tokens: 500,
-      system: "You are Aptix.",
-      messages: [{ role: "user", content: [{ type: "text", text: "[MODE: general]\n\n[INSTRUCTION]\nHi" }] }],
-      tools: [{ name: "read_file", description: "Read a file.", input_schema: readFile.parameters }],
+      // Prompt-cache breakpoints on the system block, the last tool and the last message's last block.
+      system: [{ type: "text", text: "You are Aptix.", cache_control: { type: "ephemeral" } }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            {
+              type: "text",
+              text: "[MODE: general]\n\n[INSTRUCTION]\nHi",
+              cache_control: { type: "ephemeral" },
+            },
+          ],
+        },
+      ],
+      tools: [
+        {
+          name: "read_file",
+          description: "Read a file.",
+          input_schema: readFile.parameters,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
       tool_choice: { type: "auto" },
     });
+  });
+
+  it("marks no prompt-cache breakpoint on a request without a cache key: its prompt is sent once", async () => {
+    server.script(step.text("Summary."));
+    const { cacheKey: _cacheKey, ...once } = request();
+    const result = await provider().call(once);
+    expect(result.successful).toBe(true);
+    expect(server.messageRequests()[0]?.rawBody).not.toContain("cache_control");
+    expect(body()).toMatchObject({ system: "You are Aptix." });
   });
 
   it("uses the configured max_tokens when the request sets none, and sends no tools when there are none", async () => {
@@ -213,7 +242,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
     );
     expect(result.successful).toBe(true);
     expect(body()).toMatchObject({
-      system: "You are Aptix.\n\n[MODE: general] instructions",
+      system: [{ type: "text", text: "You are Aptix.\n\n[MODE: general] instructions" }],
       messages: [
         { role: "user", content: [{ type: "text", text: "Read a.ts and b.ts" }] },
         {
@@ -238,7 +267,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
           role: "user",
           content: [
             { type: "text", text: "Thanks." },
-            { type: "text", text: "Now c.ts?" },
+            { type: "text", text: "Now c.ts?", cache_control: { type: "ephemeral" } },
           ],
         },
       ],
@@ -269,7 +298,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
       role: "user",
       content: [
         { type: "tool_result", tool_use_id: "toolu_a", content: "timeout", is_error: true },
-        { type: "text", text: "(the file is big)" },
+        { type: "text", text: "(the file is big)", cache_control: { type: "ephemeral" } },
       ],
     });
   });
@@ -308,7 +337,11 @@ describe("AnthropicMessagesProvider over HTTP", () => {
             source: { type: "base64", media_type: "application/pdf", data: "JVBERi0=" },
             title: "spec.pdf",
           },
-          { type: "text", text: "File a.cs (text/x-csharp):\n\nclass A {}" },
+          {
+            type: "text",
+            text: "File a.cs (text/x-csharp):\n\nclass A {}",
+            cache_control: { type: "ephemeral" },
+          },
         ],
       },
     ]);
@@ -582,7 +615,7 @@ describe("AnthropicMessagesProvider over HTTP", () => {
 });
 
 type Block = { type: string; text?: string };
-type SentBody = { system?: string; messages: Array<{ role: string; content: Block[] }> };
+type SentBody = { system?: Array<{ text: string }>; messages: Array<{ role: string; content: Block[] }> };
 
 /** The first block of the last user message that opens a user turn (not one made of tool results). */
 const turnOpening = (sent: SentBody | undefined) =>
@@ -622,7 +655,7 @@ describe("a mode change on Anthropic, through AgentService", () => {
     const sent = server.messageRequests().map((request) => request.body as SentBody);
     const general = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
     const review = `${BOOT_PROMPT}\n\n${REVIEW_INSTRUCTIONS}`;
-    expect(sent.map((body) => body.system)).toEqual([general, review, review, review, review]);
+    expect(sent.map((body) => body.system?.[0]?.text)).toEqual([general, review, review, review, review]);
     const told = (instruction: string) =>
       `[MODE: review]\n\n[MODE INSTRUCTIONS]\n${REVIEW_INSTRUCTIONS}\n\n[INSTRUCTION]\n${instruction}`;
     expect(sent.map(turnOpening)).toEqual([

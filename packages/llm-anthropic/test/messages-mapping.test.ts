@@ -2,6 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock, Message } from "@anthropic-ai/sdk/resources/messages";
 import type { TranscriptItem } from "@aptix/core";
 import { describe, expect, it } from "vitest";
+import { withCacheBreakpoints } from "../src/cache-breakpoints.js";
 import { finishReason, fromAnthropicMessage, usageOf } from "../src/from-anthropic-message.js";
 import { providerError } from "../src/provider-error.js";
 import { toAnthropicMessages } from "../src/to-anthropic-messages.js";
@@ -220,6 +221,52 @@ describe("toAnthropicMessages", () => {
         text: "File x.bin (application/octet-stream, 1 bytes) was attached. It is a binary file, so its content cannot be shown here.",
       },
       { type: "text", text: "An image (image/svg+xml):\n\n<svg/>" },
+    ]);
+  });
+});
+
+describe("withCacheBreakpoints", () => {
+  const ephemeral = { type: "ephemeral" };
+
+  it("marks the system block and the last block of the last message, and changes nothing it was given", () => {
+    const { system, messages } = toAnthropicMessages([
+      { type: "system_message", text: "Boot." },
+      user("Read a.ts"),
+      call("toolu_a"),
+      output("toolu_a", "export {}"),
+      output("toolu_b", "missing", true),
+    ]);
+    const body = { model: "claude-test", max_tokens: 10, system, messages };
+    const given = structuredClone(body);
+    const marked = withCacheBreakpoints(body);
+    expect(marked.system).toEqual([{ type: "text", text: "Boot.", cache_control: ephemeral }]);
+    expect(marked.messages.at(-1)?.content).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_a", content: "export {}", is_error: false },
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_b",
+        content: "missing",
+        is_error: true,
+        cache_control: ephemeral,
+      },
+    ]);
+    // Only the last message: the earlier ones are the prefix a later call reads from the cache.
+    expect(marked.messages.slice(0, -1)).toEqual(given.messages.slice(0, -1));
+    expect(body).toEqual(given);
+  });
+
+  it("never marks a thinking block, and leaves out a system prompt there is none of", () => {
+    const thinking = { type: "thinking", thinking: "Hmm.", signature: "sig" };
+    const { messages } = toAnthropicMessages([
+      user("Hi"),
+      { type: "assistant_message", text: "Let me think." },
+      { type: "reasoning", provider: "anthropic", data: thinking },
+    ]);
+    const marked = withCacheBreakpoints({ model: "claude-test", max_tokens: 10, messages });
+    expect(marked).not.toHaveProperty("system");
+    expect(marked.messages.at(-1)?.content).toEqual([
+      { type: "text", text: "Let me think.", cache_control: ephemeral },
+      thinking,
     ]);
   });
 });

@@ -119,6 +119,8 @@ export class OpenAIResponsesProvider implements LlmProvider {
     };
     if (continuation.type === "previous_response") body.previous_response_id = continuation.responseId;
     if (request.maxOutputTokens !== undefined) body.max_output_tokens = request.maxOutputTokens;
+    // One key per session: OpenAI routes calls with one key and prefix to one cache (docs/wire-mapping.md).
+    if (request.cacheKey !== undefined) body.prompt_cache_key = request.cacheKey;
     if (!this.storesResponses) body.include = ["reasoning.encrypted_content"];
     return body;
   }

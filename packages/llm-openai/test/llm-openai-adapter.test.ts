@@ -119,7 +119,7 @@ describe("OpenAIResponsesProvider over HTTP", () => {
         },
       }),
     );
-    const result = await provider().call(request({ maxOutputTokens: 500 }));
+    const result = await provider().call(request({ maxOutputTokens: 500, cacheKey: "session-key" }));
 
     expect(result.successful && result.result.text).toBe("Hello.");
     expect(result.successful && result.result.usage).toEqual({
@@ -161,7 +161,14 @@ describe("OpenAIResponsesProvider over HTTP", () => {
       tool_choice: "auto",
       store: true,
       max_output_tokens: 500,
+      prompt_cache_key: "session-key",
     });
+  });
+
+  it("sends no prompt_cache_key for a request without a cache key", async () => {
+    server.script(step.reply({ text: "Hello." }));
+    await provider().call(request());
+    expect(server.responseRequests()[0]?.body).not.toHaveProperty("prompt_cache_key");
   });
 
   it("converts a catalog once: calls offering the same tools array trace the same wire tools", async () => {

@@ -53,6 +53,8 @@ const answer = (k: number) => `${k} squared is ${k * k}.`;
 // The request body as the adapter writes it (docs/wire-mapping.md), built from the catalog and the script alone.
 const SYSTEM = `${BOOT_PROMPT}\n\n${GENERAL_INSTRUCTIONS}`;
 const readFile = E2E_CATALOG.clientTools[0];
+/** The adapter's prompt-cache breakpoint, on the system block, the last tool and the last message's last block. */
+const CACHED = { type: "ephemeral" };
 const TOOLS = [
   { name: readFile?.name, description: readFile?.description, input_schema: readFile?.parameters },
   {
@@ -73,6 +75,7 @@ const TOOLS = [
       required: ["mode", "reason", "branch"],
       additionalProperties: false,
     },
+    cache_control: CACHED,
   },
 ];
 
@@ -82,11 +85,23 @@ type Block =
   | { type: "tool_result"; tool_use_id: string; content: string; is_error: boolean };
 type Message = { role: "user" | "assistant"; content: Block[] };
 
+type Marked<T> = T & { cache_control?: typeof CACHED };
+
+/** The messages with the breakpoint on the last block of the last one. */
+const withBreakpoint = (messages: Message[]): Array<{ role: Message["role"]; content: Marked<Block>[] }> => {
+  const last = messages.at(-1);
+  if (!last) return messages;
+  const blocks: Marked<Block>[] = [...last.content];
+  const block = blocks.at(-1);
+  if (block) blocks[blocks.length - 1] = { ...block, cache_control: CACHED };
+  return [...messages.slice(0, -1), { ...last, content: blocks }];
+};
+
 const expectedBody = (messages: Message[]) => ({
   model: ANTHROPIC_TEST_MODEL,
   max_tokens: 4096,
-  messages,
-  system: SYSTEM,
+  messages: withBreakpoint(messages),
+  system: [{ type: "text", text: SYSTEM, cache_control: CACHED }],
   tools: TOOLS,
   tool_choice: { type: "auto" },
 });

@@ -5,14 +5,17 @@ import type { Mode } from "../catalog/mode.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
 import { type ConversationCursor, isFreshCursor } from "../records/conversation-cursor.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
-import type { SessionRecord } from "../records/session-record.js";
+import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
 import { contextWindowOf, fitItem, RECENT_SHARE } from "./context-window.js";
 import { composeRoundOpening, type OpenedRound, type RoundOpening } from "./round-opening.js";
+import { sessionCacheKey } from "./session-cache-key.js";
 import { modeInstructionsToTell } from "./user-message.js";
 
 export interface CompositionInput {
   context: ConversationContext;
+  /** Whose session the call is for: it names the request's `cacheKey`. */
+  session: SessionKey;
   /** The turn's mode: it picks the tools and the forced tool choice (AGN-011 §4.4). */
   mode: Mode;
   /**
@@ -113,6 +116,7 @@ export class CompositionStep {
       // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
       tools: this.catalog.toolsFor(mode),
       toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
+      cacheKey: sessionCacheKey(input.session),
     };
     if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
     return ok(request);

@@ -1,5 +1,12 @@
 import type { ToolDefinition } from "../records/tool-definition.js";
 
+/** One tool in wire form; its place in the catalog lets an adapter mark the last one (a prompt-cache breakpoint). */
+type WireToolConverter<Wire> = (
+  tool: ToolDefinition,
+  index: number,
+  tools: readonly ToolDefinition[],
+) => Wire;
+
 /**
  * A provider adapter's wire form of tool catalogs, converted once per catalog array. A mode's catalog is one
  * array on every call (`AgentCatalog.toolsFor`), so its wire tools are one array too: converted once, and the
@@ -7,9 +14,9 @@ import type { ToolDefinition } from "../records/tool-definition.js";
  */
 export class WireTools<Wire> {
   readonly #converted = new WeakMap<readonly ToolDefinition[], Wire[]>();
-  readonly #convert: (tool: ToolDefinition) => Wire;
+  readonly #convert: WireToolConverter<Wire>;
 
-  constructor(convert: (tool: ToolDefinition) => Wire) {
+  constructor(convert: WireToolConverter<Wire>) {
     this.#convert = convert;
   }
 

@@ -120,6 +120,7 @@ export class Compactor {
     // The summary's own call may be refused as too long too: asked again on half as much, a few times.
     for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++, budget = Math.floor(budget / 2)) {
       const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
+      // No cache key: nothing sends this prompt again, so a provider's cache would only be written.
       const request = summaryRequest({
         model: window.compactionModel,
         source,

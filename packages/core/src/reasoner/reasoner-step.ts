@@ -139,6 +139,7 @@ export class ReasonerStep {
           : undefined;
         return this.composition.run({
           context: input.context,
+          session,
           mode: input.mode,
           currentModeId: sessionMode,
           cursor: at,

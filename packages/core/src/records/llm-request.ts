@@ -23,4 +23,12 @@ export interface LlmRequest {
   tools: ToolDefinition[];
   toolChoice: ToolChoice;
   maxOutputTokens?: number;
+  /**
+   * Set on the calls of a session's conversation, whose prompt the session's next calls send again: the same for
+   * every such call of a session, different between sessions and principals, and no identifier in clear. A provider
+   * that routes by it (OpenAI `prompt_cache_key`) lands a session's calls on the cache holding its prefix; one that
+   * caches on request (Anthropic's breakpoints) caches the prompts of the calls that have it. Absent on a call whose
+   * prompt is sent once (a compaction's summary).
+   */
+  cacheKey?: string;
 }

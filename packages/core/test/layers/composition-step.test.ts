@@ -51,10 +51,13 @@ const toolOutput: TranscriptItem = {
   isError: false,
 };
 
+const alice = { principal: "alice", sessionId: "s1" };
+
 async function compose(overrides: Partial<CompositionInput> = {}): Promise<LlmRequest> {
   const modes = new ModeCatalog([general, review, quiet]);
   const result = await new CompositionStep({ toolsFor: () => tools, modes }).run({
     context,
+    session: alice,
     mode: general,
     currentModeId: overrides.mode?.id ?? "general",
     cursor: EMPTY_CURSOR,
@@ -77,8 +80,27 @@ describe("CompositionStep (layer 1)", () => {
       input: [{ type: "system_message", text: "You are Aptix.\n\nHelp with anything." }, userMessage],
       tools,
       toolChoice: { type: "auto" },
+      cacheKey: expect.any(String),
     });
     expect("maxOutputTokens" in request).toBe(false);
+  });
+
+  it("gives every call of a session one cache key, another for another session or principal, naming neither", async () => {
+    const { cacheKey } = await compose();
+    expect(
+      (await compose({ cursor: continued, firstCallOfTurn: false, newItems: [toolOutput] })).cacheKey,
+    ).toBe(cacheKey);
+    const others = [
+      await compose({ session: { principal: "alice", sessionId: "s2" } }),
+      await compose({ session: { principal: "bob", sessionId: "s1" } }),
+      // Joined naively, these two would name one session.
+      await compose({ session: { principal: "alice:s", sessionId: "1" } }),
+    ].map((request) => request.cacheKey);
+    expect(new Set([cacheKey, ...others]).size).toBe(4);
+    for (const key of [cacheKey, ...others]) {
+      expect(key).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(key).not.toContain("alice");
+    }
   });
 
   it("sends the boot prompt alone when the mode has no instructions", async () => {

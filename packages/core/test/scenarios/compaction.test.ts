@@ -47,6 +47,12 @@ describe("compaction keeps a conversation within its model's window (DESIGN §15
       content: [{ type: "text", text: SUMMARY_INSTRUCTION }],
     });
     expect(textOf(summary)).toContain("My name is Ada.");
+    // Its prompt is sent once: no cache key, while the conversation's calls before and after share one.
+    expect(summary?.cacheKey).toBeUndefined();
+    expect(next?.cacheKey).toEqual(expect.any(String));
+    expect(new Set(agent.provider.requests.map((request) => request.cacheKey))).toEqual(
+      new Set([next?.cacheKey, undefined]),
+    );
     // The new chain: no previous response; the system message, the summary, the recent turns, then the turn.
     expect(next?.continuation.type).toBe("replay");
     const replayed = next?.continuation.type === "replay" ? next.continuation.items : [];

@@ -93,6 +93,7 @@ describe("the turn trace and usage", () => {
         ],
         tools: agent.provider.requests[1]?.tools,
         toolChoice: { type: "auto" },
+        cacheKey: agent.provider.requests[0]?.cacheKey,
       },
       response: {
         responseId: "resp_2",

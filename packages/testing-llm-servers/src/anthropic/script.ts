@@ -28,7 +28,11 @@ type ThinkingSpec =
     }
   | { redactedData: string };
 
-/** Usage to report; omitted counts are the request's context tokens (`input_tokens`), the content's tokens (`output_tokens`) or 0. */
+/**
+ * Usage to report. Without any input count, the input counts are the server's prompt-cache accounting of the
+ * request; with one, the omitted ones are the request's context tokens (`input_tokens`) or 0. An omitted
+ * `output_tokens` is the content's tokens.
+ */
 export interface AnthropicUsageSpec {
   input_tokens?: number;
   output_tokens?: number;
@@ -111,6 +115,12 @@ export interface AnthropicRecordedRequest
   extends ScriptedRequestRecord<AnthropicRecordedAnswer, AnthropicStreamEvent> {
   /** The 400 message of the first rule the body broke (`POST /v1/messages` only; also in `record` mode). */
   validationError?: string;
+  /**
+   * Where the body put prompt-cache breakpoints (`cache_control`), in the order the API caches them: `tools[1]`,
+   * `system[0]`, `messages[3].content[1]`; `cache_control` for the request's own. Set on create requests that
+   * passed the checks.
+   */
+  cacheBreakpoints?: string[];
 }
 
 const ERROR_TYPES: Record<number, string> = {

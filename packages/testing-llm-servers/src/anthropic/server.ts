@@ -4,6 +4,7 @@
  */
 import { answerStep } from "../scripted/answer-step.js";
 import { checkedContextWindow } from "../scripted/context-tokens.js";
+import { PromptCache } from "../scripted/prompt-cache.js";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
 import {
   postsTo,
@@ -13,7 +14,8 @@ import {
 } from "../scripted/scripted-llm-server.js";
 import { type PlannedSseEvent, writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
-import { countAnthropicContextTokens } from "./context-tokens.js";
+import { anthropicCacheUsage } from "./cache-usage.js";
+import { type AnthropicContextSegment, anthropicContextSegments } from "./context-tokens.js";
 import {
   type AnthropicRecordedAnswer,
   type AnthropicRecordedRequest,
@@ -49,6 +51,11 @@ export interface ScriptedAnthropicOptions extends AnthropicValidationOptions {
    * Default: no window. `setContextWindow` changes it.
    */
   contextWindowTokens?: number;
+  /**
+   * The shortest prefix the prompt cache keeps: a breakpoint with fewer tokens before it writes nothing, as on the
+   * real API. Default 1024 (Claude Sonnet's and Opus's minimum).
+   */
+  minCacheableTokens?: number;
 }
 
 /**
@@ -59,6 +66,7 @@ export interface ScriptedAnthropic
   extends ScriptedLlmServer<AnthropicScriptStep, AnthropicRecordedRequest, ScriptedAnthropic> {
   /** The recorded `POST /v1/messages` requests. */
   messageRequests(): AnthropicRecordedRequest[];
+
   /**
    * Sets the context window for the requests that come next (`undefined`: none). Throws unless it is a positive
    * whole number of tokens.
@@ -67,6 +75,8 @@ export interface ScriptedAnthropic
 }
 
 type Exchange = ScriptedExchange<AnthropicRecordedRequest>;
+
+const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
 
 const MESSAGES_PATH = /^\/v1\/messages\/?(\?|$)/;
 
@@ -101,6 +111,8 @@ export async function startScriptedAnthropic(
   });
   const { prefix, next: id } = scriptedIds(8);
   let contextWindow = checkedContextWindow(options.contextWindowTokens);
+  const promptCache = new PromptCache();
+  const minCacheableTokens = options.minCacheableTokens ?? DEFAULT_MIN_CACHEABLE_TOKENS;
   const requestId = (record: AnthropicRecordedRequest) =>
     `req_${prefix}${record.index.toString().padStart(6, "0")}`;
 
@@ -132,10 +144,19 @@ export async function startScriptedAnthropic(
     exchange: Exchange,
     body: AnthropicRequestBody,
     stepObject: AnthropicReplyStep,
+    segments: AnthropicContextSegment[],
     contextTokens: number,
   ): Promise<void> {
     const { record } = exchange;
-    const message = buildMessage(stepObject, body, { id, defaultModel, contextTokens });
+    // The model runs: the prompt cache is read and written, whatever usage the step scripts.
+    const cache = anthropicCacheUsage({
+      cache: promptCache,
+      scope: typeof body.model === "string" ? body.model : defaultModel,
+      segments,
+      topLevel: body.cache_control,
+      minCacheableTokens,
+    });
+    const message = buildMessage(stepObject, body, { id, defaultModel, contextTokens, cache });
     if (!record.stream) {
       sendJson(exchange, 200, message, "reply");
       record.answer = { status: 200, kind: "reply", messageId: message.id, body: message };
@@ -174,7 +195,12 @@ export async function startScriptedAnthropic(
     }
 
     // The whole conversation is in every request; past the window the API refuses it before the model runs.
-    const contextTokens = countAnthropicContextTokens(body);
+    const segments = anthropicContextSegments(body);
+    record.cacheBreakpoints = [
+      ...segments.filter((segment) => segment.cacheControl !== undefined).map((segment) => segment.path),
+      ...(body.cache_control !== undefined && body.cache_control !== null ? ["cache_control"] : []),
+    ];
+    const contextTokens = segments.reduce((total, segment) => total + segment.tokens, 0);
     record.contextTokens = contextTokens;
     record.contextWindowTokens = contextWindow;
     record.contextOverflow = contextWindow !== undefined && contextTokens > contextWindow;
@@ -204,7 +230,7 @@ export async function startScriptedAnthropic(
         const id = headers["request-id"] ?? requestId(record);
         sendJson(exchange, stepObject.status, errorBody(stepObject, id), "error", headers);
       },
-      reply: (stepObject) => reply(exchange, body, stepObject, contextTokens),
+      reply: (stepObject) => reply(exchange, body, stepObject, segments, contextTokens),
     });
   }
 
@@ -229,12 +255,14 @@ export async function startScriptedAnthropic(
     basePath: "",
     handle,
     internalErrorBody: (message) => ({ type: "error", error: { type: "harness_error", message } }),
+    onReset: () => promptCache.clear(),
     self: () => api,
   });
 
   const api: ScriptedAnthropic = {
     ...server,
     messageRequests: () => postsTo(server.requests, MESSAGES_PATH),
+
     setContextWindow(tokens) {
       contextWindow = checkedContextWindow(tokens);
     },

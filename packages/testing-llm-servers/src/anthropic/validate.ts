@@ -114,7 +114,46 @@ export function validateMessagesRequest(
       turn.role === "user" ? toolResultError(turn, turns[t - 1]) : toolUseError(turn, turns[t + 1]);
     if (error) return error;
   }
-  return toolsError(body.tools, body.tool_choice);
+  return toolsError(body.tools, body.tool_choice) ?? cacheControlError(body);
+}
+
+/** At most 4 breakpoints; the top-level `cache_control` is one of them. */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/** `cache_control` markers: each an `ephemeral` one with a TTL of 5 minutes or an hour, and no more than 4. */
+function cacheControlError(body: Json): string | undefined {
+  const markers: Array<{ at: string; cacheControl: unknown }> = [];
+  const collect = (at: string, blocks: unknown) => {
+    if (!Array.isArray(blocks)) return;
+    blocks.forEach((block, index) => {
+      if (isObject(block) && block.cache_control !== undefined && block.cache_control !== null) {
+        markers.push({ at: `${at}.${index}`, cacheControl: block.cache_control });
+      }
+    });
+  };
+  collect("tools", body.tools);
+  collect("system", body.system);
+  if (Array.isArray(body.messages)) {
+    body.messages.forEach((message, index) => {
+      collect(`messages.${index}.content`, isObject(message) ? message.content : undefined);
+    });
+  }
+  if (body.cache_control !== undefined && body.cache_control !== null) {
+    markers.push({ at: "", cacheControl: body.cache_control });
+  }
+  for (const { at, cacheControl } of markers) {
+    const field = at === "" ? "cache_control" : `${at}.cache_control`;
+    if (!isObject(cacheControl) || cacheControl.type !== "ephemeral") {
+      return `${field}: Input tag found using 'type' does not match any of the expected tags: 'ephemeral'`;
+    }
+    if (cacheControl.ttl !== undefined && cacheControl.ttl !== "5m" && cacheControl.ttl !== "1h") {
+      return `${field}.ttl: Input should be '5m' or '1h'`;
+    }
+  }
+  if (markers.length > MAX_CACHE_BREAKPOINTS) {
+    return `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${markers.length}.`;
+  }
+  return undefined;
 }
 
 function systemError(system: unknown): string | undefined {

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { ContentBlock, Message, StopReason, Usage } from "@anthropic-ai/sdk/resources/messages";
 import type { PlannedSseEvent } from "../scripted/sse-writer.js";
 import { joinedText, jsonChunks, StreamPlan, wordChunks } from "../scripted/stream-plan.js";
+import type { AnthropicCacheUsage } from "./cache-usage.js";
 import { countAnthropicOutputTokens } from "./context-tokens.js";
 import type { AnthropicReplyStep, AnthropicStreamEvent, AnthropicUsageSpec } from "./script.js";
 
@@ -41,18 +42,30 @@ function buildContent(stepObject: AnthropicReplyStep, id: AnthropicIdFactory): C
   return content;
 }
 
-/** The scripted usage, its missing counts filled in with the request's context tokens and the content's tokens. */
+/**
+ * The usage of a reply: the scripted input counts when the step gives any (the others 0, `input_tokens` the
+ * request's context tokens), else the cache's split of the context tokens; the output tokens scripted or counted.
+ */
 function usageFor(
   spec: AnthropicUsageSpec | undefined,
-  contextTokens: number,
+  context: MessageContext,
   content: ContentBlock[],
 ): Usage {
+  const scripted =
+    spec?.input_tokens !== undefined ||
+    spec?.cache_creation_input_tokens !== undefined ||
+    spec?.cache_read_input_tokens !== undefined;
   const cacheCreation = spec?.cache_creation_input_tokens ?? 0;
+  const input = scripted
+    ? {
+        input_tokens: spec?.input_tokens ?? context.contextTokens,
+        cache_creation_input_tokens: cacheCreation,
+        cache_read_input_tokens: spec?.cache_read_input_tokens ?? 0,
+        cache_creation: { ephemeral_5m_input_tokens: cacheCreation, ephemeral_1h_input_tokens: 0 },
+      }
+    : context.cache;
   return {
-    input_tokens: spec?.input_tokens ?? contextTokens,
-    cache_creation_input_tokens: cacheCreation,
-    cache_read_input_tokens: spec?.cache_read_input_tokens ?? 0,
-    cache_creation: { ephemeral_5m_input_tokens: cacheCreation, ephemeral_1h_input_tokens: 0 },
+    ...input,
     output_tokens: spec?.output_tokens ?? countAnthropicOutputTokens(content),
     output_tokens_details: spec?.output_tokens_details ?? null,
     server_tool_use: null,
@@ -66,8 +79,10 @@ function usageFor(
 export interface MessageContext {
   id: AnthropicIdFactory;
   defaultModel: string;
-  /** The usage's `input_tokens` unless the step scripts it. */
+  /** The usage's `input_tokens` when the step scripts other input counts only. */
   contextTokens: number;
+  /** The usage's input counts unless the step scripts them. */
+  cache: AnthropicCacheUsage;
 }
 
 /** The Message for a reply to `body`. */
@@ -89,7 +104,7 @@ export function buildMessage(
     stop_reason: stopReason,
     stop_sequence: stopReason === "stop_sequence" ? (stepObject.stopSequence ?? null) : null,
     stop_details: null,
-    usage: usageFor(stepObject.usage, context.contextTokens, content),
+    usage: usageFor(stepObject.usage, context, content),
     container: null,
     diagnostics: null,
     ...stepObject.overrides,

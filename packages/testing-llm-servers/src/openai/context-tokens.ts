@@ -5,12 +5,14 @@
 import {
   contentTokens,
   fieldsOf,
+  ITEM_OVERHEAD_TOKENS,
   itemListTokens,
   MEDIA_PART_TOKENS,
   optionalItemTokens,
   sumTokens,
   valueTokens,
 } from "../scripted/context-tokens.js";
+import type { CacheSegment } from "../scripted/prompt-cache.js";
 
 /** What the model's context holds for one request. */
 export interface OpenAIContext {
@@ -69,6 +71,26 @@ function itemTextTokens(item: unknown): number {
     default:
       return valueTokens(item);
   }
+}
+
+/**
+ * The context of a Responses API request as prompt-cache segments, in order: the instructions, each tool
+ * definition, each item of the conversation. Their tokens add up to `countOpenAIContextTokens`.
+ */
+export function openAIContextSegments(context: OpenAIContext): CacheSegment[] {
+  const segment = (kind: string, value: unknown, tokens: number): CacheSegment => ({
+    content: [kind, value],
+    tokens: ITEM_OVERHEAD_TOKENS + tokens,
+  });
+  return [
+    ...(context.instructions === undefined || context.instructions === null
+      ? []
+      : [segment("instructions", context.instructions, valueTokens(context.instructions))]),
+    ...(Array.isArray(context.tools) ? context.tools : []).map((tool) =>
+      segment("tool", tool, valueTokens(tool)),
+    ),
+    ...context.items.map((item) => segment("item", item, itemTextTokens(item))),
+  ];
 }
 
 /**

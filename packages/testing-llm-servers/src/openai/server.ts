@@ -5,6 +5,7 @@
 import type { ResponseStreamEvent } from "openai/resources/responses/responses";
 import { answerStep } from "../scripted/answer-step.js";
 import { checkedContextWindow } from "../scripted/context-tokens.js";
+import { PromptCache } from "../scripted/prompt-cache.js";
 import type { ScriptedExchange } from "../scripted/scripted-exchange.js";
 import {
   postsTo,
@@ -14,7 +15,8 @@ import {
 } from "../scripted/scripted-llm-server.js";
 import { type PlannedSseEvent, writeEventStream } from "../scripted/sse-writer.js";
 import { StepQueue } from "../scripted/step-queue.js";
-import { countOpenAIContextTokens } from "./context-tokens.js";
+import { openAICachedTokens } from "./cached-tokens.js";
+import { countOpenAIContextTokens, openAIContextSegments } from "./context-tokens.js";
 import { hashedEmbedding, parseEmbeddingsRequest } from "./embeddings.js";
 import { preloadOpenAISchemas, type SchemaViolation, validateCreateResponse } from "./openapi.js";
 import {
@@ -58,7 +60,11 @@ export interface ScriptedOpenAIOptions {
    * it (`context_length_exceeded`). Default: no window. `setContextWindow` changes it.
    */
   contextWindowTokens?: number;
+  /** The shortest prefix the prompt cache keeps, as on the real API. Default 1024. */
+  minCacheableTokens?: number;
 }
+
+const DEFAULT_MIN_CACHEABLE_TOKENS = 1024;
 
 /** A response the server keeps for `previous_response_id` (requests with `store` !== false). */
 interface StoredResponse {
@@ -138,6 +144,8 @@ interface CountedContext {
   chainTokens: number;
   /** The context tokens the model reads: all of them, or what `truncation: "auto"` keeps. */
   modelTokens: number;
+  /** The conversation's items, oldest first: the chain's, then this input. */
+  conversation(): Record<string, unknown>[];
 }
 
 function notStored(responseId: string): Error {
@@ -156,6 +164,8 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
   const store = new Map<string, StoredResponse>();
   const { prefix, next: id } = scriptedIds(6);
   let contextWindow = checkedContextWindow(options.contextWindowTokens);
+  const promptCache = new PromptCache();
+  const minCacheableTokens = options.minCacheableTokens ?? DEFAULT_MIN_CACHEABLE_TOKENS;
 
   function sendJson(
     exchange: Exchange,
@@ -207,6 +217,20 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
       defaultModel,
       now: Math.floor(Date.now() / 1000),
       contextTokens: context.modelTokens,
+      // The model runs: the prompt cache is read and written, whatever usage the step scripts.
+      cachedTokens: Math.min(
+        context.modelTokens,
+        openAICachedTokens({
+          cache: promptCache,
+          scope: JSON.stringify([body.model ?? defaultModel, body.prompt_cache_key ?? null]),
+          segments: openAIContextSegments({
+            instructions: body.instructions,
+            tools: body.tools,
+            items: context.conversation(),
+          }),
+          minCacheableTokens,
+        }),
+      ),
     });
     if (body.store !== false) {
       const chainTokens = context.chainTokens + countOpenAIContextTokens({ items: response.output });
@@ -238,18 +262,18 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     record.contextTokens = contextTokens;
     record.contextWindowTokens = contextWindow;
     record.contextOverflow = false;
+    const conversation = () => [...(previous ? chainItems(previous) : []), ...items];
     if (contextWindow === undefined || contextTokens <= contextWindow) {
-      return { chainTokens, modelTokens: contextTokens };
+      return { chainTokens, modelTokens: contextTokens, conversation };
     }
     if (body.truncation === "auto") {
       // The real API drops items from the beginning of the conversation until the rest fits.
       let modelTokens = contextTokens;
-      const conversation = [...(previous ? chainItems(previous) : []), ...items];
-      for (const item of conversation) {
+      for (const item of conversation()) {
         if (modelTokens <= contextWindow) break;
         modelTokens -= countOpenAIContextTokens({ items: [item] });
       }
-      if (modelTokens <= contextWindow) return { chainTokens, modelTokens };
+      if (modelTokens <= contextWindow) return { chainTokens, modelTokens, conversation };
     }
     record.contextOverflow = true;
     return undefined;
@@ -264,6 +288,7 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
       defaultModel,
       now: Math.floor(Date.now() / 1000),
       contextTokens: 0,
+      cachedTokens: 0,
     });
     await writeStream(exchange, planRefusedStream(started, { ...CONTEXT_LENGTH_EXCEEDED }));
   }
@@ -453,7 +478,10 @@ export async function startScriptedOpenAI(options: ScriptedOpenAIOptions = {}): 
     internalErrorBody: (message) => ({
       error: { message, type: "harness_error", param: null, code: "harness_internal_error" },
     }),
-    onReset: () => store.clear(),
+    onReset: () => {
+      store.clear();
+      promptCache.clear();
+    },
     self: () => api,
   });
 

@@ -38,18 +38,21 @@ export function inputItems(body: RequestBody): Record<string, unknown>[] {
   return [];
 }
 
-/** The scripted usage, its missing counts filled in with the request's context tokens and the output's tokens. */
+/**
+ * The scripted usage, its missing counts filled in with the request's context tokens, the cache's share of them and
+ * the output's tokens.
+ */
 function usageFor(
   spec: UsageSpec | undefined,
-  contextTokens: number,
+  context: ResponseContext,
   output: ResponseOutputItem[],
 ): ResponseUsage {
-  const input_tokens = spec?.input_tokens ?? contextTokens;
+  const input_tokens = spec?.input_tokens ?? context.contextTokens;
   const output_tokens = spec?.output_tokens ?? countOpenAIOutputTokens(output);
   return {
     input_tokens,
     input_tokens_details: {
-      cached_tokens: spec?.input_tokens_details?.cached_tokens ?? 0,
+      cached_tokens: spec?.input_tokens_details?.cached_tokens ?? context.cachedTokens,
       cache_write_tokens: spec?.input_tokens_details?.cache_write_tokens ?? 0,
     },
     output_tokens,
@@ -105,6 +108,8 @@ export interface ResponseContext {
   now: number;
   /** The request's context tokens: the usage's `input_tokens` unless the step scripts it. */
   contextTokens: number;
+  /** What of them the prompt cache held: the usage's `cached_tokens` unless the step scripts it. */
+  cachedTokens: number;
 }
 
 /** The Response object for a reply to `body` (request parameters are echoed as the real API does). */
@@ -145,7 +150,7 @@ export function buildResponse(step: ReplyStep, body: RequestBody, context: Respo
     top_logprobs: body.top_logprobs ?? 0,
     top_p: body.top_p ?? 1,
     truncation: body.truncation ?? "disabled",
-    usage: usageFor(step.usage, context.contextTokens, output),
+    usage: usageFor(step.usage, context, output),
     metadata: body.metadata ?? {},
     ...step.overrides,
   };

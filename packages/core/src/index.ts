@@ -27,9 +27,9 @@ export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
+export { interruptedFailure } from "./lifecycle/turn-endings.js";
 export { WireTools } from "./llm-call/wire-tools.js";
 export { TurnPersistence } from "./persistence/turn-persistence.js";
-export { interruptedFailure } from "./persistence/turn-settlement.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
 export type { ContextRetriever } from "./ports/context-retriever.js";

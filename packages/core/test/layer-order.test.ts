@@ -11,6 +11,8 @@ import { importsUnder } from "./support/source-imports.js";
  */
 const LEVELS: readonly (readonly string[])[] = [
   ["records", "ports", "catalog", "retrieval", "defaults", "in-memory", "error-message.ts"],
+  // The turn lifecycle: the table every status change is decided from, and the patches that end a turn.
+  ["lifecycle"],
   // Layers 1–3 (AGN-027): the steps the Reasoner runs in turn; only the Reasoner goes from one to the next.
   ["composition", "llm-call", "server-tools"],
   // Layer 4: the loop, writing through the lease interface it names (`RoundLease`).

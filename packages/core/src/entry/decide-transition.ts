@@ -10,7 +10,8 @@ import {
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
-import { cancelledTurn, interruptedFailure, interruptedTurn } from "../persistence/turn-settlement.js";
+import { cancelledTurn, interruptedFailure, interruptedTurn } from "../lifecycle/turn-endings.js";
+import { nextStatus } from "../lifecycle/turn-lifecycle.js";
 import type { TurnState } from "../ports/session-store.js";
 import { type ConversationCursor, EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -139,7 +140,8 @@ function userTurn(input: TransitionInput, request: UserTurnRequest): TurnTransit
   let closeOpenTurn: TurnWrite | undefined;
   const open = state.openTurn;
   if (open?.status === "awaiting_client_tools" && open.pending) {
-    closeOpenTurn = { turnId: open.turnId, patch: { status: "abandoned", pending: null, completedAt: now } };
+    const status = nextStatus(open.status, "abandon");
+    closeOpenTurn = { turnId: open.turnId, patch: { status, pending: null, completedAt: now } };
     cursor = open.pending.resumeCursor;
   } else if (open?.status === "running") {
     closeOpenTurn = { turnId: open.turnId, patch: interruptedTurn(open, now).turnPatch };
@@ -194,7 +196,7 @@ function continuation(input: TransitionInput, request: ToolContinuationRequest):
     const failure = contextGone(session);
     return { type: "fail_round", busy: "session_busy", round, turn: { ...turn, rounds }, failure };
   }
-  const patch = { status: "running", pending, rounds } as const satisfies TurnPatch;
+  const patch = { status: nextStatus(turn.status, "continuation"), pending, rounds } satisfies TurnPatch;
   return {
     type: "resume_turn",
     busy: "session_busy",
@@ -255,7 +257,7 @@ function reopened(turn: TurnRecord, index: number): TurnPatch {
   const rounds = turn.rounds.map((kept, at) =>
     at === index ? { request: kept.request, requestHash: kept.requestHash } : kept,
   );
-  return { status: "running", error: null, completedAt: null, rounds };
+  return { status: nextStatus(turn.status, "rerun"), error: null, completedAt: null, rounds };
 }
 
 /**
@@ -315,7 +317,7 @@ function turnStart(input: {
     sessionId: key.sessionId,
     turnId: request.turnId,
     sequence: input.sequence,
-    status: "running",
+    status: nextStatus("new", "start"),
     mode,
     stream: request.stream ?? false,
     rounds: [{ request, requestHash: hash }],

@@ -1,8 +1,9 @@
 import { type AgentExecuteResponse, fail, type InvokeResult } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import { errorMessage } from "../error-message.js";
+import { storedProgress } from "../lifecycle/turn-endings.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
-import { storedProgress, type TurnSettlement } from "../persistence/turn-settlement.js";
+import type { TurnSettlement } from "../persistence/turn-settlement.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";

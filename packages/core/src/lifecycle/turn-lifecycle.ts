@@ -1,0 +1,75 @@
+import type { TurnStatus } from "@aptix/contracts";
+
+/**
+ * What changes a turn's status (DESIGN §16): its start; the outcome of a round (final, awaiting client tools,
+ * failed); a continuation answering its client calls; a cancel; its instance's lease lost (the reaper, or a
+ * request taking the session over); a new user turn abandoning it; a round sent again after its instance
+ * stopped (`rerun`, which also reopens a turn the reaper failed).
+ */
+export const TURN_EVENTS = [
+  "start",
+  "round_final",
+  "round_awaiting",
+  "round_failed",
+  "continuation",
+  "cancel",
+  "lease_lost",
+  "abandon",
+  "rerun",
+] as const;
+export type TurnEvent = (typeof TURN_EVENTS)[number];
+
+/** A turn before it exists: only its start applies. */
+export type TurnStatusOrNew = TurnStatus | "new";
+
+const none = {
+  start: null,
+  round_final: null,
+  round_awaiting: null,
+  round_failed: null,
+  continuation: null,
+  cancel: null,
+  lease_lost: null,
+  abandon: null,
+  rerun: null,
+} as const satisfies Record<TurnEvent, null>;
+
+/**
+ * The turn lifecycle: every status × event, the next status, or null where the event cannot reach a turn in that
+ * status (the request is refused before any write). Typed over every status, so a new one does not compile until
+ * its row is written; `docs/architecture.md` shows this table.
+ */
+export const TURN_LIFECYCLE: {
+  readonly [S in TurnStatusOrNew]: { readonly [E in TurnEvent]: TurnStatus | null };
+} = {
+  new: { ...none, start: "running" },
+  running: {
+    ...none,
+    round_final: "completed",
+    round_awaiting: "awaiting_client_tools",
+    round_failed: "failed",
+    cancel: "cancelled",
+    lease_lost: "failed",
+    rerun: "running",
+  },
+  awaiting_client_tools: {
+    ...none,
+    continuation: "running",
+    // Results that do not answer its calls fail the round they open, before it runs.
+    round_failed: "failed",
+    cancel: "cancelled",
+    abandon: "abandoned",
+  },
+  completed: none,
+  // Only a turn the reaper failed (TURN_INTERRUPTED) is reopened, by its round sent again.
+  failed: { ...none, rerun: "running" },
+  cancelled: none,
+  abandoned: none,
+};
+
+/** The status `event` moves a turn in `from` to; a pair the table refuses is a bug of the caller's decision. */
+export function nextStatus(from: TurnStatusOrNew, event: TurnEvent): TurnStatus {
+  const to = TURN_LIFECYCLE[from][event];
+  if (to === null) throw new Error(`A turn that is ${from} cannot take the event ${event}.`);
+  return to;
+}

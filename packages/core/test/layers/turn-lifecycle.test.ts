@@ -1,0 +1,80 @@
+import { TURN_STATUSES, type TurnStatus } from "@aptix/contracts";
+import { describe, expect, it } from "vitest";
+import {
+  nextStatus,
+  TURN_EVENTS,
+  TURN_LIFECYCLE,
+  type TurnEvent,
+  type TurnStatusOrNew,
+} from "../../src/lifecycle/turn-lifecycle.js";
+
+/**
+ * The turn lifecycle (DESIGN §16), cell by cell: every status the contracts know × every event. A status added to
+ * `TURN_STATUSES` without its row fails here (and does not compile), as does an event without its column.
+ */
+const FROM: readonly TurnStatusOrNew[] = ["new", ...TURN_STATUSES];
+const ENDED: readonly TurnStatus[] = ["completed", "cancelled", "abandoned"];
+
+const transitions = FROM.flatMap((from) =>
+  TURN_EVENTS.map((event) => [from, event, TURN_LIFECYCLE[from]?.[event]] as const),
+);
+
+describe("the turn lifecycle table", () => {
+  it("has a row for every status and a cell for every event, naming only known statuses", () => {
+    expect(Object.keys(TURN_LIFECYCLE).sort()).toEqual([...FROM].sort());
+    for (const from of FROM) expect(Object.keys(TURN_LIFECYCLE[from]).sort()).toEqual([...TURN_EVENTS].sort());
+    for (const [from, event, to] of transitions) {
+      expect(to === null || TURN_STATUSES.includes(to as TurnStatus), `${from} × ${event}`).toBe(true);
+    }
+  });
+
+  it.each(TURN_STATUSES)("lets a %s turn reach an end, or is one", (status) => {
+    const reached = new Set<TurnStatusOrNew>([status]);
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const [from, , to] of transitions) {
+        if (to !== null && to !== undefined && reached.has(from) && !reached.has(to)) {
+          reached.add(to);
+          grown = true;
+        }
+      }
+    }
+    expect(ENDED.some((ended) => reached.has(ended)) || status === "failed").toBe(true);
+  });
+
+  it("leaves completed, cancelled and abandoned turns as they are, whatever happens", () => {
+    for (const [from, event, to] of transitions)
+      if (ENDED.includes(from as TurnStatus)) expect(to, `${from} × ${event}`).toBeNull();
+  });
+
+  it("cancels every open turn, and only open ones", () => {
+    const cancellable = FROM.filter((from) => TURN_LIFECYCLE[from].cancel !== null);
+    expect(cancellable).toEqual(["running", "awaiting_client_tools"]);
+    for (const from of cancellable) expect(nextStatus(from, "cancel")).toBe("cancelled");
+  });
+
+  it.each([
+    ["new", "start", "running"],
+    ["running", "round_final", "completed"],
+    ["running", "round_awaiting", "awaiting_client_tools"],
+    ["running", "round_failed", "failed"],
+    ["running", "lease_lost", "failed"],
+    ["running", "rerun", "running"],
+    ["awaiting_client_tools", "continuation", "running"],
+    ["awaiting_client_tools", "abandon", "abandoned"],
+    ["awaiting_client_tools", "round_failed", "failed"],
+    ["failed", "rerun", "running"],
+  ] as const)("moves a %s turn on %s to %s", (from, event, to) => {
+    expect(nextStatus(from, event)).toBe(to);
+  });
+
+  it("throws on a pair the table refuses: the caller's decision let through what it must refuse", () => {
+    const refused: Array<[TurnStatusOrNew, TurnEvent]> = [
+      ["completed", "continuation"],
+      ["awaiting_client_tools", "round_final"],
+      ["new", "cancel"],
+    ];
+    for (const [from, event] of refused)
+      expect(() => nextStatus(from, event)).toThrow(`A turn that is ${from} cannot take the event ${event}.`);
+  });
+});

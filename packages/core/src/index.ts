@@ -92,6 +92,7 @@ export type {
   TurnRound,
   TurnStatus,
 } from "./records/turn-record.js";
+export { type UsageEntry, usageOf } from "./records/usage-entry.js";
 export { chunkDocument } from "./retrieval/chunk-document.js";
 export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";

@@ -15,7 +15,7 @@ export type { SessionSummary } from "@aptix/contracts";
 export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls" | "toolExecutions"> {
   /** Each request the turn answered (the user turn, then its continuations) with its stored answer. */
   rounds: TurnRound[];
-  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId">>;
+  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId" | "provider">>;
   toolExecutions: ServerToolExecution[];
 }
 
@@ -58,7 +58,7 @@ export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): Tu
   return {
     ...summarizeTurn(turn),
     rounds: turn.rounds,
-    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, ...call }) => call),
+    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, provider: _v, ...call }) => call),
     toolExecutions: turn.toolExecutions,
   };
 }

@@ -58,6 +58,7 @@ export async function startServer(
     retriever: knowledge,
     store,
     files: config.files,
+    prices: config.prices,
     publicUrl: () => publicUrl,
     observer: telemetry.observer,
   });

@@ -103,3 +103,7 @@ export { createCreateFileTool } from "./server-tools/create-file-tool.js";
 export { FileKeeper } from "./server-tools/file-keeper.js";
 export { createKnowledgeSearchTool } from "./server-tools/knowledge-search-tool.js";
 export { isMediaType, OPAQUE_MEDIA_TYPE } from "./server-tools/media-type.js";
+export { DEFAULT_PRICES, DEFAULT_PRICES_DATE } from "./usage/default-prices.js";
+export type { ModelPrice, PriceTable } from "./usage/model-price.js";
+export { PriceList } from "./usage/price-list.js";
+export { type Spent, type TimeRange, UsageReports } from "./usage/usage-reports.js";

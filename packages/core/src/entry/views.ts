@@ -1,4 +1,9 @@
-import type { TurnTrace as ContractTurnTrace, SessionSummary, TurnSummary } from "@aptix/contracts";
+import type {
+  TurnTrace as ContractTurnTrace,
+  SessionSummary,
+  SessionUsage,
+  TurnSummary,
+} from "@aptix/contracts";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -29,6 +34,7 @@ export function summarizeSession(input: {
   turns: readonly TurnRecord[];
   history: readonly ModeHistoryEntry[];
   compactions: readonly CompactionRecord[];
+  usage: SessionUsage;
   contextWindowTokens: number;
   displayNameOf: (modeId: string) => string;
 }): SessionSummary {
@@ -40,6 +46,7 @@ export function summarizeSession(input: {
     modeDisplayName: input.displayNameOf(session.mode),
     modeHistory: input.history.map(({ principal: _p, sessionId: _s, ...entry }) => entry),
     turns: input.turns.map(summarizeTurn),
+    usage: input.usage,
     contextTokens: session.cursor.chainTokens?.input ?? null,
     contextWindowTokens: input.contextWindowTokens,
     compactions: input.compactions.map(({ turnId, reason, tokensBefore, tokensAfter, createdAt }) => ({

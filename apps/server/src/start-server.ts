@@ -67,7 +67,15 @@ export async function startServer(
     { database: () => store.readiness(), mcp: tools, listener: () => store.listenerHeard() },
     logger,
   );
-  const app = appFromEnv(env, { service, knowledge, preparation, readiness, logger, telemetry });
+  const app = appFromEnv(env, {
+    service,
+    knowledge,
+    preparation,
+    readiness,
+    logger,
+    telemetry,
+    budgets: config.budgets,
+  });
   const listening = await listen(app.fetch, env);
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);

@@ -1,4 +1,4 @@
-import type { LlmProvider } from "@aptix/core";
+import { type LlmProvider, PriceList } from "@aptix/core";
 import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
@@ -48,6 +48,7 @@ export async function startServer(
   const knowledge = workspaceKnowledgeFromEnv(env, store, preparation, config.embeddings);
   const telemetry = startTelemetry(env, {
     dbPoolInUse: () => store.poolInUse(),
+    prices: new PriceList(config.prices),
     warn: (message) => logger.warn(message),
   });
   // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.

@@ -14,7 +14,8 @@ const TAGS = [
   },
   {
     name: "Usage",
-    description: "What the caller's LLM calls used and cost, by day, model or session; budgets refuse turns past it.",
+    description:
+      "What the caller's LLM calls used and cost, by day, model or session; budgets refuse turns past it.",
   },
   { name: "Files", description: "The files a turn's answer refers to (FileRef)." },
   {

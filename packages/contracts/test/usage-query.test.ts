@@ -31,6 +31,7 @@ describe("GET /v1/usage query", () => {
   it("names the field for a bad from, to or groupBy, and for a range that is backwards or too long", () => {
     expect(refused({ from: "yesterday", to: "2026-03-01" })).toEqual(["from"]);
     expect(refused({ from: "2026-02-01", to: "2026-02-30" })).toEqual(["to"]);
+    expect(refused({ from: "2026-02-30", to: "2026-03-01" })).toEqual(["from"]);
     expect(refused({ from: "2026-02-01" })).toEqual(["to"]);
     expect(refused({ to: "2026-02-01" })).toEqual(["from"]);
     expect(refused({ groupBy: "week" })).toEqual(["groupBy"]);

@@ -25,7 +25,8 @@ export const UsageQuerySchema = z
     if (query.from !== undefined && query.to === undefined) {
       context.addIssue({ code: "custom", path: ["to"], message: "is required with `from`" });
     }
-    if (query.from === undefined || query.to === undefined) return;
+    // A date refused on its own is named once, not again as a bad range.
+    if (!isDay(query.from) || !isDay(query.to)) return;
     const days = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS + 1;
     if (days < 1) context.addIssue({ code: "custom", path: ["to"], message: "must not be before `from`" });
     if (days > USAGE_MAX_DAYS) {
@@ -36,6 +37,12 @@ export const UsageQuerySchema = z
       });
     }
   });
+
+/** Whether `text` is a real UTC day as `YYYY-MM-DD` (`2026-02-30` is not). */
+function isDay(text: string | undefined): text is string {
+  const time = text === undefined ? Number.NaN : Date.parse(text);
+  return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
+}
 
 export type UsageQuery = z.output<typeof UsageQuerySchema>;
 export const validateUsageQuery = queryValidator(UsageQuerySchema);

@@ -5,8 +5,8 @@ import type { PriceList } from "./price-list.js";
 
 const DAY_MS = 86_400_000;
 const NANOS_PER_USD = 1_000_000_000;
-/** Since the first call any store can hold, until after the last: a session's whole life. */
-const ALL_TIME = { from: new Date(0), to: new Date(8_640_000_000_000_000) };
+/** A session's whole life: from before its first call until long after its last (a year every store can write). */
+const ALL_TIME = { from: new Date(0), to: new Date("9999-12-31T00:00:00.000Z") };
 
 /** A range of time: `from` included, `to` excluded. */
 export interface TimeRange {

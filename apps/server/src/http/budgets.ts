@@ -2,7 +2,7 @@ import { fail, type InvokeFailure } from "@aptix/contracts";
 import type { AgentService, Clock } from "@aptix/core";
 
 /** A principal's budgets (DESIGN §17): USD a UTC month, tokens (input and output) a UTC day. */
-export interface BudgetLimits {
+interface BudgetLimits {
   usdMonthly?: number;
   tokensDaily?: number;
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { queryValidator } from "../validation/query-validator.js";
 
 /** The longest range `GET /v1/usage` sums over, in days, both ends included. */
-export const USAGE_MAX_DAYS = 366;
+const USAGE_MAX_DAYS = 366;
 
 const DAY_MS = 86_400_000;
 const isoDate = z.iso.date({ message: "must be an ISO 8601 date (YYYY-MM-DD)" });

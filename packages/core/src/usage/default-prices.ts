@@ -2,7 +2,7 @@ import type { PriceTable } from "./model-price.js";
 
 /**
  * The built-in prices (USD per million tokens, standard tier), as the providers' pricing pages gave them on
- * `DEFAULT_PRICES_DATE` (docs/configuration.md names the pages). Dated model ids (`claude-sonnet-4-5-20250929`)
+ * 2026-11-28 (docs/configuration.md names the pages and the date: change both together). Dated model ids (`claude-sonnet-4-5-20250929`)
  * fall under their prefix. A model missing here is unpriced: its cost is null until `APTIX_CONFIG` `prices` names it.
  */
 export const DEFAULT_PRICES: PriceTable = {
@@ -31,6 +31,3 @@ export const DEFAULT_PRICES: PriceTable = {
   "claude-haiku-4-5*": { inputPerMTok: 1, cachedInputPerMTok: 0.1, outputPerMTok: 5 },
   "claude-3-5-haiku*": { inputPerMTok: 0.8, cachedInputPerMTok: 0.08, outputPerMTok: 4 },
 };
-
-/** When `DEFAULT_PRICES` was read from the providers' pricing pages. */
-export const DEFAULT_PRICES_DATE = "2026-11-28";

@@ -14,6 +14,9 @@ Commands:
                          from the git repository's root down (default dir: the workspace)
   session <id>           show a session: its mode and its turns
   sessions               list your most recently active sessions
+  usage                  your LLM usage and its cost, by UTC day (default), model or session;
+                         --from and --to (UTC dates YYYY-MM-DD, both included) come together,
+                         else the current UTC month; --group-by day|model|session
   acp                    serve the Agent Client Protocol on stdin/stdout, for editors
                          (Zed, JetBrains IDEs, Neovim, Emacs) that start aptix as their agent;
                          each session's workspace is the folder the editor opens
@@ -53,6 +56,7 @@ type Command =
   | { name: "index" }
   | { name: "session"; sessionId: string }
   | { name: "sessions" }
+  | { name: "usage"; from?: string; to?: string; groupBy?: string }
   | { name: "acp" }
   | { name: "help" };
 
@@ -92,6 +96,13 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
   const { values, positionals } = parsed;
   const [name, ...rest] = positionals;
   const command = commandOf(values.help ? "help" : name, rest);
+  const range = { from: values.from, to: values.to, groupBy: values["group-by"] };
+  if (command.name !== "usage" && Object.values(range).some((value) => value !== undefined))
+    throw new UsageError("--from, --to and --group-by apply to usage only.");
+  if (command.name === "usage") {
+    for (const [key, value] of Object.entries(range))
+      if (value !== undefined) Object.assign(command, { [key]: value });
+  }
   const workspaceArgument = command.name === "index" ? rest[0] : undefined;
   const given = workspaceArgument ?? values.workspace;
   const workspace: DefaultWorkspace =
@@ -149,6 +160,9 @@ function parse(argv: readonly string[]) {
       yes: { type: "boolean", short: "y" },
       "allow-ignored": { type: "boolean" },
       json: { type: "boolean" },
+      from: { type: "string" },
+      to: { type: "string" },
+      "group-by": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -185,6 +199,9 @@ function commandOf(name: string | undefined, rest: string[]): Command {
     case "sessions":
       atMost(0);
       return { name: "sessions" };
+    case "usage":
+      atMost(0);
+      return { name: "usage" };
     case "acp":
       atMost(0);
       return { name: "acp" };

@@ -10,6 +10,7 @@ import { latestSessionOf } from "./commands/latest-session.js";
 import { runCommand } from "./commands/run-command.js";
 import { sessionCommand } from "./commands/session-command.js";
 import { sessionsCommand } from "./commands/sessions-command.js";
+import { usageCommand } from "./commands/usage-command.js";
 import { Terminal } from "./terminal/terminal.js";
 import { visible } from "./terminal/visible.js";
 
@@ -58,6 +59,10 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
         return await sessionCommand(context, command.sessionId);
       case "sessions":
         return await sessionsCommand(context);
+      case "usage": {
+        const { name: _name, ...query } = command;
+        return await usageCommand(context, query);
+      }
       case "acp":
         return await acpCommand(context);
     }

@@ -1,4 +1,4 @@
-import type { LlmProvider } from "@aptix/core";
+import { type LlmProvider, PriceList } from "@aptix/core";
 import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
@@ -48,6 +48,7 @@ export async function startServer(
   const knowledge = workspaceKnowledgeFromEnv(env, store, preparation, config.embeddings);
   const telemetry = startTelemetry(env, {
     dbPoolInUse: () => store.poolInUse(),
+    prices: new PriceList(config.prices),
     warn: (message) => logger.warn(message),
   });
   // Known once listening (PORT=0 picks one): FileRef urls are made as files are kept, long after.
@@ -58,6 +59,7 @@ export async function startServer(
     retriever: knowledge,
     store,
     files: config.files,
+    prices: config.prices,
     publicUrl: () => publicUrl,
     observer: telemetry.observer,
   });
@@ -66,7 +68,15 @@ export async function startServer(
     { database: () => store.readiness(), mcp: tools, listener: () => store.listenerHeard() },
     logger,
   );
-  const app = appFromEnv(env, { service, knowledge, preparation, readiness, logger, telemetry });
+  const app = appFromEnv(env, {
+    service,
+    knowledge,
+    preparation,
+    readiness,
+    logger,
+    telemetry,
+    budgets: config.budgets,
+  });
   const listening = await listen(app.fetch, env);
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);

@@ -82,6 +82,28 @@ describe("the APTIX_CONFIG file", () => {
     expect(message).toContain("embeddings.model:");
   });
 
+  it("takes prices and budgets, and names a bad price or budget field", async () => {
+    const prices = { "gpt-5.1": { inputPerMTok: 1, cachedInputPerMTok: 0.1, outputPerMTok: 8 } };
+    const budgets = { alice: { usdMonthly: 25, tokensDaily: 1_000_000 } };
+    const { config } = await loadCatalog(configFile({ prices, budgets }));
+    expect(config.prices).toEqual(prices);
+    expect(config.budgets).toEqual(budgets);
+    const message = await configError(
+      configFile({
+        prices: {
+          "gpt-*-mini*": { inputPerMTok: 1, cachedInputPerMTok: 1, outputPerMTok: 1 },
+          m: { inputPerMTok: -1 },
+        },
+        budgets: { bob: { tokensDaily: 1.5, usd: 3 } },
+      }),
+    );
+    expect(message).toContain("prices.gpt-*-mini*:");
+    expect(message).toContain("prices.m.inputPerMTok:");
+    expect(message).toContain("prices.m.outputPerMTok:");
+    expect(message).toContain("budgets.bob.tokensDaily:");
+    expect(message).toContain("budgets.bob.usd: is not a known key");
+  });
+
   it("names a reference to a mode or tool that does not exist", async () => {
     const message = await configError(
       configFile({

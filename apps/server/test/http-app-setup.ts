@@ -10,12 +10,14 @@ import {
   randomIdGenerator,
   type SessionStore,
   sha256ContentHashService,
+  systemClock,
   type TurnEventLog,
   WorkspaceKnowledge,
 } from "@aptix/core";
-import { ScriptedLlmProvider } from "@aptix/core/testing";
+import { type ManualClock, ScriptedLlmProvider } from "@aptix/core/testing";
 import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { Budgets, type BudgetsOptions } from "../src/http/budgets.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
@@ -42,7 +44,13 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** The request limits the app validates with, over a 1,000-character instruction limit. */
   limits?: Partial<RequestLimits>;
   /** Short polls and flushes make the streaming tests quick. */
-  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs">;
+  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs" | "prices">;
+  /** The budgets new user turns are admitted under; none when absent. */
+  budgets?: BudgetsOptions;
+  /** The model of the default catalog's contexts; the catalog's when absent. */
+  model?: string;
+  /** The service's, the in-memory store's and the budgets' clock; the system's when absent. */
+  clock?: ManualClock;
 }
 
 export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(options: SetupOptions<P> = {}) {
@@ -51,6 +59,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     conversationContexts: DEFAULT_CATALOG.conversationContexts.map((context) => ({
       ...context,
       provider: "scripted",
+      ...(options.model ? { model: options.model } : {}),
     })),
   });
   if (!created.successful) throw new Error("catalog");
@@ -64,9 +73,10 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     retriever: knowledge,
     catalog: created.result,
     providers: [provider],
-    store: options.store ?? new InMemorySessionStore(),
+    store: options.store ?? new InMemorySessionStore(options.clock),
     files: options.files ?? new InMemoryFileStore(),
     ...(options.events ? { events: options.events } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
     ...options.service,
   });
   const app = createApp({
@@ -80,6 +90,10 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
       options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
     logger: options.logger ?? silentLogger,
     metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
+    ...(options.budgets
+      ? { budgets: new Budgets(options.budgets, service, options.clock ?? systemClock) }
+      : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
     app.request("/v1/agent/execute", {

@@ -6,6 +6,8 @@ import {
   type InvokeWarning,
   isToolContinuationRequest,
   type ModeList,
+  type UsageQuery,
+  type UsageReport,
 } from "@aptix/contracts";
 import { APPROVAL_TOOL_NAME, approvalHandler } from "./approval-request.js";
 import type { AptixClientOptions } from "./aptix-client-options.js";
@@ -21,6 +23,7 @@ import {
   readSessionResult,
   readTraceResult,
   readTurnSummaryResult,
+  readUsageResult,
   type SessionSummaryJson,
   type TurnSummaryJson,
   type TurnTraceJson,
@@ -38,6 +41,13 @@ export interface CallOptions {
    * `execute`, `stream` and `runTurn`, it also cancels the turn on the server (`cancel`) unless it has ended.
    */
   signal?: AbortSignal;
+}
+
+/** `usage`'s range (UTC dates `YYYY-MM-DD`, both included, given together) and grouping. */
+export interface UsageOptions extends CallOptions {
+  from?: string;
+  to?: string;
+  groupBy?: UsageQuery["groupBy"];
 }
 
 /**
@@ -213,6 +223,18 @@ export class AptixClient {
   /** The session's mode, mode history and turns (`GET /v1/sessions/:sessionId`). */
   getSession(sessionId: string, options: CallOptions = {}): Promise<AptixResult<SessionSummaryJson>> {
     return this.#getJson(`/v1/sessions/${encodeURIComponent(sessionId)}`, readSessionResult, options);
+  }
+
+  /**
+   * The caller's LLM usage and its cost (`GET /v1/usage`), by UTC day (default), model or session, with the
+   * total; `from` and `to` (UTC dates, both included) come together, else the current UTC month.
+   */
+  usage(options: UsageOptions = {}): Promise<AptixResult<UsageReport>> {
+    const { signal, ...query } = options;
+    const params = new URLSearchParams(
+      Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ).toString();
+    return this.#getJson(`/v1/usage${params === "" ? "" : `?${params}`}`, readUsageResult, { signal });
   }
 
   /** What the turn sent to the provider and got back (`GET …/turns/:turnId/trace`), for diagnostics. */

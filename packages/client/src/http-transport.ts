@@ -12,7 +12,7 @@ export interface SendOptions {
 
 /**
  * Sends requests to the service and retries the answers that say "later": `SESSION_BUSY` (409), 429 (the
- * service's `RATE_LIMITED`, or a proxy's) and 503, after `Retry-After` and a jittered exponential backoff, at most
+ * service's `RATE_LIMITED`, or a proxy's; not `BUDGET_EXCEEDED`) and 503, after `Retry-After` and a jittered exponential backoff, at most
  * `maxAttempts` times. `TURN_INTERRUPTED` (503) is a failed turn's stored answer, the same on every retry, so it
  * is returned at once. Nothing else is retried.
  */
@@ -55,8 +55,9 @@ export class HttpTransport {
 }
 
 async function isRetryable(response: Response): Promise<boolean> {
-  // Too many requests, whoever says so, means "later", whatever the body.
-  if (response.status === 429) return true;
+  // Too many requests, whoever says so, means "later", whatever the body; but a spent budget frees up only when
+  // it resets (as late as next month): its refusal goes back to the caller at once.
+  if (response.status === 429) return (await firstErrorCode(response)) !== "BUDGET_EXCEEDED";
   if (response.status !== 409 && response.status !== 503) return false;
   const code = await firstErrorCode(response);
   return response.status === 409 ? code === "SESSION_BUSY" : code !== "TURN_INTERRUPTED";

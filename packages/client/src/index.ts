@@ -1,5 +1,5 @@
 export type { ApprovalAnswer, ApprovalRequest } from "./approval-request.js";
-export { AptixClient, type CallOptions } from "./aptix-client.js";
+export { AptixClient, type CallOptions, type UsageOptions } from "./aptix-client.js";
 export type { AptixClientOptions } from "./aptix-client-options.js";
 export { AptixProtocolError } from "./aptix-protocol-error.js";
 export type { AptixResult, AptixResultError } from "./aptix-result.js";

@@ -11,6 +11,7 @@ import type {
   SessionSummarySchema,
   TurnSummarySchema,
   TurnTraceSchema,
+  UsageReport,
   WorkspaceSearchResponse,
   WorkspaceSummarySchema,
 } from "@aptix/contracts";
@@ -41,6 +42,8 @@ const envelopeSchema = z.discriminatedUnion("successful", [
     warnings: z.array(warningSchema).optional(),
   }),
 ]);
+
+const count = z.number();
 
 const turnIds = { sessionId: z.string(), turnId: z.string(), modeDisplayName: z.string() };
 
@@ -76,9 +79,20 @@ const modeListSchema = z.looseObject({
 });
 const turnSummarySchema = z.looseObject({ turnId: z.string(), status: z.string() });
 
+const usageTotals = z.looseObject({
+  inputTokens: count,
+  cachedInputTokens: count,
+  outputTokens: count,
+  llmCalls: count,
+  costUsd: count.nullable(),
+});
+const usageSchema = z.looseObject({
+  buckets: z.array(usageTotals.extend({ key: z.string() })),
+  total: usageTotals,
+});
+
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
 
-const count = z.number();
 const putDocumentsSchema = z.looseObject({
   workspaceId: z.string(),
   upserted: count,
@@ -138,6 +152,7 @@ export const readCompactedResult = resultReader<SessionCompacted>(compactedSchem
 export const readModeListResult = resultReader<ModeList>(modeListSchema);
 export const readTurnSummaryResult = resultReader<TurnSummaryJson>(turnSummarySchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
+export const readUsageResult = resultReader<UsageReport>(usageSchema);
 export const readPutDocumentsResult = resultReader<PutWorkspaceDocumentsResponse>(putDocumentsSchema);
 export const readDeleteDocumentsResult =
   resultReader<DeleteWorkspaceDocumentsResponse>(deleteDocumentsSchema);

@@ -92,6 +92,31 @@ describe("a 429 answer", () => {
     expect(arrivals).toHaveLength(2);
   });
 
+  it("is not retried when it is a spent budget: that frees up only at the budget's reset", async () => {
+    const spent = json(
+      429,
+      {
+        successful: false,
+        errors: [
+          {
+            code: "BUDGET_EXCEEDED",
+            message: "The tokensDaily budget is spent.",
+            details: { budget: "tokensDaily", used: 10, limit: 10, resetsAt: "2026-03-11T00:00:00.000Z" },
+          },
+        ],
+        warnings: [],
+      },
+      { "retry-after": "3600" },
+    );
+    const { url, arrivals } = await answering([spent, session]);
+    const client = new AptixClient({ baseUrl: url, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+    expect(await client.getSession("s1")).toMatchObject({
+      successful: false,
+      errors: [{ code: "BUDGET_EXCEEDED", details: { budget: "tokensDaily" } }],
+    });
+    expect(arrivals).toHaveLength(1);
+  });
+
   it("stops waiting for its Retry-After as soon as the signal aborts", async () => {
     const { url, arrivals } = await answering([rateLimited(60), session]);
     const controller = new AbortController();

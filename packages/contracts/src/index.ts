@@ -79,6 +79,14 @@ export {
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
 export { type ClientToolDefinition, defaultClientTools } from "./tools/default-client-tools.js";
+export {
+  type SessionUsage,
+  type UsageQuery,
+  UsageQuerySchema,
+  type UsageReport,
+  UsageReportSchema,
+  validateUsageQuery,
+} from "./usage/usage-report.js";
 export { type FieldError, formatFieldPath } from "./validation/field-error.js";
 export { summarizeFieldErrors } from "./validation/to-field-errors.js";
 export { WORKSPACE_LIMITS } from "./workspace/workspace-limits.js";

@@ -92,6 +92,7 @@ export type {
   TurnRound,
   TurnStatus,
 } from "./records/turn-record.js";
+export { usageOf } from "./records/usage-entry.js";
 export { chunkDocument } from "./retrieval/chunk-document.js";
 export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";
@@ -102,3 +103,5 @@ export { createCreateFileTool } from "./server-tools/create-file-tool.js";
 export { FileKeeper } from "./server-tools/file-keeper.js";
 export { createKnowledgeSearchTool } from "./server-tools/knowledge-search-tool.js";
 export { isMediaType, OPAQUE_MEDIA_TYPE } from "./server-tools/media-type.js";
+export { PriceList } from "./usage/price-list.js";
+export { UsageReports } from "./usage/usage-reports.js";

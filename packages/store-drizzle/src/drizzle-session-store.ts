@@ -17,6 +17,7 @@ import {
   type SessionListing,
   type SessionRecord,
   type SessionStore,
+  type SumUsageInput,
   systemClock,
   type TakeResponseDeletionsInput,
   type TranscriptItem,
@@ -26,6 +27,7 @@ import {
   type TurnRecord,
   type TurnState,
   type UpdateTurnInput,
+  type UsageSum,
 } from "@aptix/core";
 import { LeaseClock } from "./domains/lease.js";
 import type { StoreDatabase } from "./domains/rows.js";
@@ -33,6 +35,7 @@ import { SessionDirectory } from "./domains/session-directory.js";
 import { SessionsAndTurns } from "./domains/sessions-and-turns.js";
 import { TranscriptAndTraces } from "./domains/transcript-and-traces.js";
 import { TurnTransitions } from "./domains/turn-transitions.js";
+import { UsageSums } from "./domains/usage-sums.js";
 
 export type { StoreDatabase } from "./domains/rows.js";
 
@@ -50,6 +53,7 @@ export class DrizzleSessionStore implements SessionStore {
   readonly #transitions: TurnTransitions;
   readonly #traces: TranscriptAndTraces;
   readonly #directory: SessionDirectory;
+  readonly #usage: UsageSums;
 
   /**
    * `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`).
@@ -62,6 +66,7 @@ export class DrizzleSessionStore implements SessionStore {
     this.#sessions = new SessionsAndTurns(db, clock, leaseClock, this.#traces);
     this.#transitions = new TurnTransitions(db, leaseClock);
     this.#directory = new SessionDirectory(db, leaseClock);
+    this.#usage = new UsageSums(db);
   }
 
   readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
@@ -130,6 +135,10 @@ export class DrizzleSessionStore implements SessionStore {
 
   pruneTraces(input: PruneTracesInput): Promise<number> {
     return this.#directory.pruneTraces(input);
+  }
+
+  sumUsage(input: SumUsageInput): Promise<UsageSum[]> {
+    return this.#usage.sumUsage(input);
   }
 
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {

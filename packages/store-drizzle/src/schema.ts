@@ -166,6 +166,8 @@ export const llmCalls = pgTable(
     sessionId: text("session_id").notNull(),
     turnId: text("turn_id").notNull(),
     callIndex: integer("call_index").notNull(),
+    /** The provider called; null on calls kept before it was recorded. */
+    provider: text("provider"),
     /** Null once the trace retention dropped it, with the raw payloads (APTIX_TRACE_RETENTION_DAYS). */
     request: jsonb("request").$type<NonNullable<LlmCallRecord["request"]>>(),
     response: jsonb("response").$type<NonNullable<LlmCallRecord["response"]>>(),
@@ -263,6 +265,36 @@ export const compactions = pgTable(
   },
   (table) => [
     primaryKey({ name: "compactions_pkey", columns: [table.principal, table.sessionId, table.fromPosition] }),
+  ],
+);
+
+/**
+ * Each successful LLM call's usage (DESIGN §17), kept with its call's trace in the same statement but apart from
+ * it: a deleted session's usage still counts against its principal's budgets and shows in its usage. Read by
+ * principal and time (`GET /v1/usage`, the budgets) and by session (the session view).
+ */
+export const llmUsage = pgTable(
+  "llm_usage",
+  {
+    principal: text("principal").notNull(),
+    sessionId: text("session_id").notNull(),
+    turnId: text("turn_id").notNull(),
+    callIndex: integer("call_index").notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    cachedInputTokens: integer("cached_input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+    reasoningTokens: integer("reasoning_tokens").notNull(),
+    startedAt: timestamptz("started_at").notNull(),
+  },
+  (table) => [
+    primaryKey({
+      name: "llm_usage_pkey",
+      columns: [table.principal, table.sessionId, table.turnId, table.callIndex],
+    }),
+    // A principal's usage over a time range: the usage route's and every budget check's.
+    index("llm_usage_principal_started_idx").on(table.principal, table.startedAt),
   ],
 );
 

@@ -156,6 +156,7 @@ describe("opening one schema from two processes at once", () => {
           "compactions",
           "files",
           "llm_calls",
+          "llm_usage",
           "mode_history",
           "response_deletions",
           "sessions",

@@ -1,7 +1,9 @@
-import type { SessionKey, SessionStore, TurnRecord } from "@aptix/core";
+import type { SessionKey, SessionStore, TurnRecord, UsageSum } from "@aptix/core";
 import {
+  FIXTURE_TIME,
   type ManualClock,
   newCallRecord,
+  newFailedCallRecord,
   newFinalResult,
   newLease,
   newModeHistoryEntry,
@@ -15,10 +17,20 @@ import type { SessionStoreHarness } from "./session-store-contract.js";
 
 const LEASE_MS = 60_000;
 const CREATE = { conversationContextId: "conv-1", agentContextId: null, mode: "code" } as const;
+const DAY_MS = 86_400_000;
+const EVER = { from: new Date(0), to: new Date("2100-01-01T00:00:00.000Z") };
+
+/** Usage sums in one order, whatever order the store answered them in. */
+function sorted(sums: readonly UsageSum[]): UsageSum[] {
+  return [...sums].sort((a, b) =>
+    `${a.key}/${a.provider}/${a.model}`.localeCompare(`${b.key}/${b.provider}/${b.model}`),
+  );
+}
 
 /**
- * The session store's listings and deletion (`listSessions`, `listTurnPage`, `deleteSession`), which every
- * `SessionStore` shares. Call it at the top level of a test file; each check starts from an empty store.
+ * The session store's listings, usage and deletion (`listSessions`, `listTurnPage`, `sumUsage`, `deleteSession`),
+ * which every `SessionStore` shares. Usage is kept with each successful call, summed by day, model or session over
+ * a principal's own calls between two times, and kept when its session is deleted (DESIGN §17). Call it at the top level of a test file; each check starts from an empty store.
  */
 export function describeSessionDirectoryContract(
   name: string,
@@ -425,6 +437,150 @@ export function describeSessionDirectoryContract(
       expect(await store.getSession(key)).toStrictEqual(held);
       clock.advance(LEASE_MS);
       expect(await store.deleteSession({ key, expectVersion: held.version, fileIds: [] })).toBe("deleted");
+    });
+
+    /** Starts turn `turnId` of `key` and keeps `calls` of it, the first alone and the rest with its settlement. */
+    async function turnWithCalls(
+      key: SessionKey,
+      turnId: string,
+      calls: ReturnType<typeof newCallRecord>[],
+    ): Promise<void> {
+      const read = await store.getSession(key);
+      const lease = newLease(`owner-${turnId}`, LEASE_MS);
+      await startTurnFor(
+        store,
+        newTurnRecord(key, turnId, { sequence: (read?.turnCount ?? 0) + 1, createdAt: clock.now() }),
+        lease,
+      );
+      const [first, ...rest] = calls;
+      if (first !== undefined) expect(await store.recordLlmCall({ call: first, lease })).toBe(true);
+      const settled = await store.updateTurn({
+        key,
+        turnId,
+        turnPatch: { status: "completed" },
+        sessionPatch: { openTurnId: null },
+        leaseOwner: lease.owner,
+        releaseLease: true,
+        llmCalls: rest.map((call) => ({ call })),
+      });
+      expect(settled).toBe(true);
+    }
+
+    it("sums a principal's successful calls by model, day and session, with their provider and model", async () => {
+      const key = newSessionKey("s-1", "principal-a");
+      const other = newSessionKey("s-2", "principal-a");
+      const day2 = new Date(FIXTURE_TIME.getTime() + DAY_MS);
+      const claude = newCallRecord(key, "t1", 1, { provider: "anthropic" });
+      if (claude.request) claude.request.model = "claude-test";
+      await turnWithCalls(key, "t1", [
+        newCallRecord(key, "t1", 0),
+        claude,
+        // A failed call reported no usage: it counts for nothing.
+        newFailedCallRecord(key, "t1", 2),
+      ]);
+      await turnWithCalls(other, "t1", [newCallRecord(other, "t1", 0, { startedAt: day2 })]);
+
+      const byModel = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "model" });
+      expect(sorted(byModel)).toEqual([
+        {
+          key: "claude-test",
+          provider: "anthropic",
+          model: "claude-test",
+          inputTokens: 120,
+          cachedInputTokens: 100,
+          outputTokens: 30,
+          reasoningTokens: 12,
+          llmCalls: 1,
+        },
+        {
+          key: "gpt-test",
+          provider: "openai",
+          model: "gpt-test",
+          inputTokens: 240,
+          cachedInputTokens: 200,
+          outputTokens: 60,
+          reasoningTokens: 24,
+          llmCalls: 2,
+        },
+      ]);
+      const byDay = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "day" });
+      expect(sorted(byDay).map(({ key: day, model, llmCalls }) => [day, model, llmCalls])).toEqual([
+        [FIXTURE_TIME.toISOString().slice(0, 10), "claude-test", 1],
+        [FIXTURE_TIME.toISOString().slice(0, 10), "gpt-test", 1],
+        [day2.toISOString().slice(0, 10), "gpt-test", 1],
+      ]);
+      const bySession = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
+      expect(
+        sorted(bySession).map(({ key: session, model, llmCalls }) => [session, model, llmCalls]),
+      ).toEqual([
+        ["s-1", "claude-test", 1],
+        ["s-1", "gpt-test", 1],
+        ["s-2", "gpt-test", 1],
+      ]);
+      const oneSession = await store.sumUsage({
+        principal: "principal-a",
+        ...EVER,
+        groupBy: "model",
+        sessionId: "s-2",
+      });
+      expect(oneSession.map(({ key: model, llmCalls }) => [model, llmCalls])).toEqual([["gpt-test", 1]]);
+    });
+
+    it("counts calls that started at or after `from` and before `to`, and only the principal's own", async () => {
+      const key = newSessionKey("s-1", "principal-a");
+      const theirs = newSessionKey("s-1", "principal-b");
+      const later = new Date(FIXTURE_TIME.getTime() + 1_000);
+      await turnWithCalls(key, "t1", [
+        newCallRecord(key, "t1", 0),
+        newCallRecord(key, "t1", 1, { startedAt: later }),
+      ]);
+      await turnWithCalls(theirs, "t1", [newCallRecord(theirs, "t1", 0)]);
+
+      const calls = async (from: Date, to: Date) =>
+        (await store.sumUsage({ principal: "principal-a", from, to, groupBy: "model" })).reduce(
+          (total, sum) => total + sum.llmCalls,
+          0,
+        );
+      expect(await calls(FIXTURE_TIME, later)).toBe(1);
+      expect(await calls(later, new Date(later.getTime() + 1))).toBe(1);
+      expect(await calls(EVER.from, FIXTURE_TIME)).toBe(0);
+      expect(await calls(EVER.from, EVER.to)).toBe(2);
+      expect(await store.sumUsage({ principal: "principal-c", ...EVER, groupBy: "day" })).toEqual([]);
+    });
+
+    it("replaces a call's usage when the call is kept again under its index, and keeps it when its session is deleted", async () => {
+      const key = newSessionKey("s-1", "principal-a");
+      await turnWithCalls(key, "t1", [newCallRecord(key, "t1", 0)]);
+      const lease = newLease("owner-again", LEASE_MS);
+      const read = await store.getSession(key);
+      await store.applyTransition({ key, lease, now: clock.now(), expectVersion: read?.version as number });
+      const again = newCallRecord(key, "t1", 0);
+      if (again.response) again.response.usage = { inputTokens: 7, outputTokens: 3 };
+      expect(await store.recordLlmCall({ call: again, lease })).toBe(true);
+      await store.releaseLease(key, lease.owner);
+
+      const expected = [
+        {
+          key: "s-1",
+          provider: "openai",
+          model: "gpt-test",
+          inputTokens: 7,
+          cachedInputTokens: 0,
+          outputTokens: 3,
+          reasoningTokens: 0,
+          llmCalls: 1,
+        },
+      ];
+      expect(await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" })).toEqual(
+        expected,
+      );
+      const session = await store.getSession(key);
+      expect(await store.deleteSession({ key, expectVersion: session?.version as number, fileIds: [] })).toBe(
+        "deleted",
+      );
+      expect(await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" })).toEqual(
+        expected,
+      );
     });
   });
 }

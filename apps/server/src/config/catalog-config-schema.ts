@@ -74,6 +74,27 @@ const serverToolsConfig = {
     .optional(),
 };
 
+const usdPerMTok = z.number().min(0);
+
+/**
+ * `prices` and `budgets` (DESIGN §17): prices in USD per million tokens by model or `prefix*`, before the built-in
+ * table; a principal's budgets over `APTIX_BUDGET_USD_MONTHLY` and `APTIX_BUDGET_TOKENS_DAILY`.
+ */
+const usageConfig = {
+  prices: z
+    .record(
+      z.string().regex(/^[^*]+\*?$/, "must be a model name, or a prefix of names ending in a single '*'"),
+      z.strictObject({ inputPerMTok: usdPerMTok, cachedInputPerMTok: usdPerMTok, outputPerMTok: usdPerMTok }),
+    )
+    .optional(),
+  budgets: z
+    .record(
+      z.string().min(1),
+      z.strictObject({ usdMonthly: z.number().min(0).optional(), tokensDaily: z.int().min(0).optional() }),
+    )
+    .optional(),
+};
+
 /** A refinement refusing two entries with the same `key`, naming the later one. */
 function uniqueBy<K extends string>(key: K) {
   return (entries: Array<Record<K, string>>, context: z.RefinementCtx) => {
@@ -144,6 +165,7 @@ export const catalogConfigSchema = (providerIds: readonly string[]) =>
       }),
     ),
     ...serverToolsConfig,
+    ...usageConfig,
     /** Embeds workspace chunks for vector search beside the lexical one (docs/knowledge.md). */
     embeddings: z
       .strictObject({

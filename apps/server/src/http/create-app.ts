@@ -1,5 +1,11 @@
 import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
-import { type AgentService, isStoreUnavailable, type WorkspaceKnowledge } from "@aptix/core";
+import {
+  type AgentService,
+  type Clock,
+  isStoreUnavailable,
+  systemClock,
+  type WorkspaceKnowledge,
+} from "@aptix/core";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Tracer } from "@opentelemetry/api";
 import { requestId } from "hono/request-id";
@@ -11,6 +17,7 @@ import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
 import { BodiesInFlight } from "./bodies-in-flight.js";
+import type { Budgets } from "./budgets.js";
 import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
@@ -25,6 +32,7 @@ import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
 import { metricsRoute } from "./routes/metrics-route.js";
 import { sessionRoutes } from "./routes/session-routes.js";
+import { usageRoutes } from "./routes/usage-routes.js";
 import { type PushReader, workspaceRoutes } from "./routes/workspace-routes.js";
 import { sendResult } from "./send-result.js";
 
@@ -54,6 +62,10 @@ export interface AppOptions {
   metricsToken?: string;
   /** Gives each request a server span; absent when traces are not exported. */
   tracer?: Tracer;
+  /** Refuse new user turns past a principal's budget (DESIGN §17); none when absent. */
+  budgets?: Budgets;
+  /** The time the usage route's default range (the current UTC month) is taken from; the system's by default. */
+  clock?: Clock;
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
@@ -115,6 +127,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, { ...options, heartbeatMs });
   sessionRoutes(app, options.service, heartbeatMs);
+  usageRoutes(app, options.service, options.clock ?? systemClock);
   if (options.knowledge) {
     workspaceRoutes(app, options.knowledge, options.readPush ?? (async (body) => readPushBody(body)));
   }

@@ -1,10 +1,12 @@
-import type { TurnObserver } from "@aptix/core";
+import { PriceList, type TurnObserver } from "@aptix/core";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { roundOutcome, toolRunOutcome } from "./outcomes.js";
 
 export interface ServiceMetricsOptions {
   /** Database connections busy now, read at each scrape. */
   dbPoolInUse: () => number;
+  /** What prices `aptix_cost_usd_total`; the built-in table alone when absent. */
+  prices?: PriceList;
 }
 
 /**
@@ -46,10 +48,19 @@ export class ServiceMetrics {
     });
     const tokens = new Counter({
       name: "aptix_tokens_total",
-      help: "Tokens of LLM calls as their providers counted them, by direction: input or output.",
+      help:
+        "Tokens of LLM calls as their providers counted them, by direction: input, cached_input (the part of " +
+        "input read from the provider's prompt cache) or output.",
       labelNames: ["provider", "direction"],
       registers,
     });
+    const cost = new Counter({
+      name: "aptix_cost_usd_total",
+      help: "USD of LLM calls by the price table; calls of a model it does not price are not counted.",
+      labelNames: ["provider", "model"],
+      registers,
+    });
+    const prices = options.prices ?? new PriceList();
     const toolCalls = new Counter({
       name: "aptix_tool_calls_total",
       help: "Server tool runs, by tool and outcome: ok, error (the tool's own, sent to the model) or failed.",
@@ -100,7 +111,15 @@ export class ServiceMetrics {
           if (result.successful) {
             const { usage } = result.result;
             tokens.inc({ provider: call.provider, direction: "input" }, usage.inputTokens);
+            tokens.inc({ provider: call.provider, direction: "cached_input" }, usage.cachedInputTokens ?? 0);
             tokens.inc({ provider: call.provider, direction: "output" }, usage.outputTokens);
+            const nanos = prices.costNanos({
+              model: call.model,
+              inputTokens: usage.inputTokens,
+              cachedInputTokens: usage.cachedInputTokens ?? 0,
+              outputTokens: usage.outputTokens,
+            });
+            if (nanos !== undefined) cost.inc({ provider: call.provider, model: call.model }, nanos / 1e9);
           }
           return result;
         } finally {

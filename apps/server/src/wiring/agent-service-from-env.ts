@@ -15,6 +15,8 @@ export interface AgentServiceParts {
   retriever: ContextRetriever;
   store: AptixStore;
   files: CatalogConfig["files"];
+  /** Prices over the built-in table (`APTIX_CONFIG` `prices`). */
+  prices: CatalogConfig["prices"];
   /** The base of FileRef urls: known only once the server listens (PORT=0 picks one). */
   publicUrl: () => string;
   /** Where turns are reported for traces and metrics. */
@@ -25,7 +27,7 @@ const DAY_MS = 24 * 3_600_000;
 
 /** Core's service over the adapters, with the limits the environment sets. */
 export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
-  const { catalog, providers, retriever, store, files, publicUrl, observer } = parts;
+  const { catalog, providers, retriever, store, files, prices, publicUrl, observer } = parts;
   return new AgentService({
     catalog,
     providers,
@@ -38,6 +40,7 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     producedFiles: { publicUrl, ...files, quotaBytes: env.APTIX_QUOTA_FILE_BYTES },
     leaseMs: env.APTIX_LEASE_MS,
     observer,
+    ...(prices === undefined ? {} : { prices }),
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
     traceRetentionMs: env.APTIX_TRACE_RETENTION_DAYS * DAY_MS,

@@ -148,6 +148,13 @@ describe("a session on an 8,000-token window", () => {
         expect(compacted).toHaveLength(session.compactions.length);
         expect(session.compactions.every((compaction) => compaction.reason === "threshold")).toBe(true);
         expect(session.contextWindowTokens).toBe(8_000);
+        // The session's usage counts the summaries' calls with the turns' (two a turn): the turns' summed.
+        const turnsUsage = session.turns.map((turn) => turn.usage);
+        expect(session.usage.llmCalls).toBe(
+          turnsUsage.reduce((sum, usage) => sum + (usage.llmCalls ?? 0), 0),
+        );
+        expect(session.usage.inputTokens).toBe(turnsUsage.reduce((sum, usage) => sum + usage.inputTokens, 0));
+        expect(session.usage.llmCalls).toBeGreaterThanOrEqual(80 + session.compactions.length);
         // The provider never got more than its window, and never refused a call.
         const requests = requestsOf(providers, provider);
         expect(requests.filter((request) => request.refused)).toEqual([]);

@@ -36,6 +36,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 90_000 });
 const METRICS_TOKEN = "metrics-e2e-token-0123456789";
 
 let harness: ScriptedOpenAI;
+/** The config's price of the test model, USD per million tokens. */
+const PRICE = { inputPerMTok: 1, cachedInputPerMTok: 0.5, outputPerMTok: 4 };
 let receiver: OtlpReceiver;
 let service: TestService;
 /** The service over 127.0.0.1 (it listens on every interface, to be reached from another address too). */
@@ -49,7 +51,7 @@ beforeAll(async () => {
     store: "postgres",
     harness,
     env: {
-      APTIX_CONFIG: await writeCatalog(CREATE_FILE_CATALOG),
+      APTIX_CONFIG: await writeCatalog({ ...CREATE_FILE_CATALOG, prices: { [TEST_MODEL]: PRICE } }),
       HOST: "0.0.0.0",
       APTIX_METRICS_TOKEN: METRICS_TOKEN,
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -89,7 +91,7 @@ async function turnWithServerTool(sessionId: string, instruction: string, worksp
           },
         },
       ],
-      { usage: { input_tokens: 120, output_tokens: 30 } },
+      { usage: { input_tokens: 120, output_tokens: 30, input_tokens_details: { cached_tokens: 100 } } },
     ),
     step.text("Made notes.txt.", { usage: { input_tokens: 170, output_tokens: 8 } }),
   );
@@ -291,6 +293,13 @@ describe("GET /metrics (Prometheus text)", () => {
     expect(delta(`aptix_llm_call_duration_seconds_count{provider="openai",model="${TEST_MODEL}"}`)).toBe(4);
     expect(delta('aptix_tokens_total{provider="openai",direction="input"}')).toBe(2 * (120 + 170));
     expect(delta('aptix_tokens_total{provider="openai",direction="output"}')).toBe(2 * (30 + 8));
+    expect(delta('aptix_tokens_total{provider="openai",direction="cached_input"}')).toBe(2 * 100);
+    // Priced by the config: 20 uncached and 100 cached input, 30 output; then 170 input, 8 output.
+    const turnCost = (20 * 1 + 100 * 0.5 + 30 * 4 + 170 * 1 + 8 * 4) / 1e6;
+    expect(delta(`aptix_cost_usd_total{provider="openai",model="${TEST_MODEL}"}`)).toBeCloseTo(
+      2 * turnCost,
+      12,
+    );
     expect(delta('aptix_tool_calls_total{tool="create_file",outcome="ok"}')).toBe(2);
     expect(sample(after, "aptix_running_turns")).toBe(0);
     const poolInUse = sample(after, "aptix_db_pool_in_use");

@@ -57,6 +57,13 @@ export const ERROR_HTTP_STATUS = {
    */
   RATE_LIMITED: 429,
   /**
+   * A usage budget of the principal is spent: a new user turn is refused, nothing stored, until it resets.
+   * `details`: `budget` (`usdMonthly` or `tokensDaily`), `used`, `limit`, `resetsAt` (ISO 8601); the
+   * `Retry-After` header says how many seconds until then. Tool results for a turn already admitted are still
+   * accepted.
+   */
+  BUDGET_EXCEEDED: 429,
+  /**
    * The LLM provider failed or answered with something unusable; `details` carries the provider, its HTTP status
    * and error code, never a provider request or response id (those are in the turn's trace).
    */

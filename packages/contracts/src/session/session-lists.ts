@@ -1,8 +1,6 @@
 import { z } from "zod";
 import { FileRefSchema } from "../response/file-ref.js";
-import { fail, type InvokeResult, ok } from "../result/invoke-result.js";
-import { contractErrorMessages } from "../validation/error-messages.js";
-import { reportFieldErrors } from "../validation/to-field-errors.js";
+import { queryValidator } from "../validation/query-validator.js";
 import { WorkspaceIdSchema } from "../workspace/workspace-requests.js";
 import { TURN_STATUSES } from "./session-views.js";
 
@@ -29,19 +27,6 @@ export const SessionListQuerySchema = z.strictObject({
 });
 /** The query of `GET /v1/sessions/:sessionId/messages`. */
 export const SessionMessagesQuerySchema = z.strictObject(pageQuery);
-
-function queryValidator<S extends z.ZodType>(schema: S) {
-  return (query: Record<string, string>): InvokeResult<z.output<S>> => {
-    const parsed = schema.safeParse(query, { error: contractErrorMessages });
-    if (parsed.success) return ok(parsed.data);
-    const { fields, summary } = reportFieldErrors(
-      "query",
-      parsed.error.issues,
-      () => "is not a query parameter here",
-    );
-    return fail("VALIDATION_FAILED", `Invalid query: ${summary}.`, { fields });
-  };
-}
 
 export const validateSessionListQuery = queryValidator(SessionListQuerySchema);
 export const validateSessionMessagesQuery = queryValidator(SessionMessagesQuerySchema);

@@ -3,6 +3,7 @@ import { AgentExecuteRequestSchema } from "../request/agent-execute-request.js";
 import { AgentExecuteResultSchema } from "../response/agent-execute-response.js";
 import { UsageSchema } from "../response/usage.js";
 import { InvokeErrorSchema } from "../result/invoke-error.js";
+import { SessionUsageSchema } from "../usage/usage-report.js";
 import { RetrievalTraceSchema } from "./retrieval-trace.js";
 
 /**
@@ -55,6 +56,8 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
       }),
     ),
     turns: z.array(turnSummary),
+    /** The usage of every LLM call of its turns, and its cost by the price table (DESIGN §17). */
+    usage: SessionUsageSchema,
     /** The input tokens the provider reported for the conversation's last call; null before any (or unknown). */
     contextTokens: z.int().min(0).nullable(),
     /** The model's context window the service keeps the conversation within (DESIGN §15). */

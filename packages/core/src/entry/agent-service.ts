@@ -10,6 +10,7 @@ import {
   type SessionList,
   type SessionMessages,
   type TurnSummary,
+  type UsageReport,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { CompositionStep } from "../composition/composition-step.js";
@@ -27,7 +28,7 @@ import type { ContextRetriever } from "../ports/context-retriever.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SessionStore, UsageGrouping } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { Compactor } from "../reasoner/compactor.js";
@@ -39,6 +40,9 @@ import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-s
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
 import { TurnFollower } from "../streaming/turn-follower.js";
 import { TurnWakeups } from "../streaming/turn-wakeups.js";
+import type { PriceTable } from "../usage/model-price.js";
+import { PriceList } from "../usage/price-list.js";
+import { type Spent, type TimeRange, UsageReports } from "../usage/usage-reports.js";
 import { type Admission, TurnAdmission } from "./admission.js";
 import { turnNotFound } from "./entry-failures.js";
 import { Housekeeping } from "./housekeeping.js";
@@ -101,6 +105,8 @@ export interface AgentServiceOptions {
   cancelPollMs?: number;
   /** Watches rounds, LLM calls, server tool runs and retrievals (traces, metrics); none by default. */
   observer?: TurnObserver;
+  /** Prices (`APTIX_CONFIG` `prices`) taken before the built-in table (`DEFAULT_PRICES`). */
+  prices?: PriceTable;
 }
 
 export interface ExecuteOptions {
@@ -141,6 +147,7 @@ export class AgentService {
   readonly #rounds: RoundRunner;
   readonly #follower: TurnFollower;
   readonly #reads: ReadModels;
+  readonly #usage: UsageReports;
   readonly #lists: SessionLists;
   readonly #deletion: SessionDeletion;
   readonly #cancellation: TurnCancellation;
@@ -229,7 +236,8 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock);
+    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
+    this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock, this.#usage);
     this.#lists = new SessionLists(this.#persistence, catalog.modes);
     this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
       const provider = providers.get(
@@ -444,6 +452,16 @@ export class AgentService {
   /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */
   deleteSession(principal: string, sessionId: string): Promise<InvokeResult<SessionDeleted>> {
     return this.#deletion.delete({ principal, sessionId });
+  }
+
+  /** The principal's usage in `range`, by UTC day, model or session, with its total (DESIGN §17). */
+  usage(principal: string, range: TimeRange, groupBy: UsageGrouping): Promise<UsageReport> {
+    return this.#usage.report(principal, range, groupBy);
+  }
+
+  /** What the principal spent in `range`, as a budget counts it: tokens in and out, and USD of priced calls. */
+  spent(principal: string, range: TimeRange): Promise<Spent> {
+    return this.#usage.spent(principal, range);
   }
 
   getTurnTrace(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnTrace>> {

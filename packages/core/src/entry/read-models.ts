@@ -4,6 +4,7 @@ import { contextWindowOf } from "../composition/context-window.js";
 import { isIdentifier, type TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
+import type { UsageReports } from "../usage/usage-reports.js";
 import { sessionNotFound, turnNotFound } from "./entry-failures.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
 
@@ -14,16 +15,18 @@ export class ReadModels {
     private readonly catalog: Pick<AgentCatalog, "modes" | "conversationContext">,
     private readonly files: FileStore,
     private readonly clock: Clock,
+    private readonly usage: UsageReports,
   ) {}
 
   async getSession(principal: string, sessionId: string): Promise<InvokeResult<SessionSummary>> {
     const key = { principal, sessionId };
     const session = await this.persistence.getSession(key);
     if (!session) return sessionNotFound(sessionId);
-    const [turns, history, compactions] = await Promise.all([
+    const [turns, history, compactions, usage] = await Promise.all([
       this.persistence.listTurns(key),
       this.persistence.listModeHistory(key),
       this.persistence.listCompactions(key),
+      this.usage.sessionUsage(key),
     ]);
     const { modes } = this.catalog;
     const context = this.catalog.conversationContext(session.conversationContextId);
@@ -33,6 +36,7 @@ export class ReadModels {
         turns,
         history,
         compactions,
+        usage,
         // A context since removed from the config: the window of a model nobody names.
         contextWindowTokens: contextWindowOf(context ?? { model: "" }).tokens,
         displayNameOf: (id) => (modes.has(id) ? modes.get(id).displayName : id),

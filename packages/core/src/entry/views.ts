@@ -1,4 +1,9 @@
-import type { TurnTrace as ContractTurnTrace, SessionSummary, TurnSummary } from "@aptix/contracts";
+import type {
+  TurnTrace as ContractTurnTrace,
+  SessionSummary,
+  SessionUsage,
+  TurnSummary,
+} from "@aptix/contracts";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -15,7 +20,7 @@ export type { SessionSummary } from "@aptix/contracts";
 export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls" | "toolExecutions"> {
   /** Each request the turn answered (the user turn, then its continuations) with its stored answer. */
   rounds: TurnRound[];
-  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId">>;
+  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId" | "provider">>;
   toolExecutions: ServerToolExecution[];
 }
 
@@ -29,6 +34,7 @@ export function summarizeSession(input: {
   turns: readonly TurnRecord[];
   history: readonly ModeHistoryEntry[];
   compactions: readonly CompactionRecord[];
+  usage: SessionUsage;
   contextWindowTokens: number;
   displayNameOf: (modeId: string) => string;
 }): SessionSummary {
@@ -40,6 +46,7 @@ export function summarizeSession(input: {
     modeDisplayName: input.displayNameOf(session.mode),
     modeHistory: input.history.map(({ principal: _p, sessionId: _s, ...entry }) => entry),
     turns: input.turns.map(summarizeTurn),
+    usage: input.usage,
     contextTokens: session.cursor.chainTokens?.input ?? null,
     contextWindowTokens: input.contextWindowTokens,
     compactions: input.compactions.map(({ turnId, reason, tokensBefore, tokensAfter, createdAt }) => ({
@@ -58,7 +65,7 @@ export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): Tu
   return {
     ...summarizeTurn(turn),
     rounds: turn.rounds,
-    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, ...call }) => call),
+    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, provider: _v, ...call }) => call),
     toolExecutions: turn.toolExecutions,
   };
 }

@@ -15,11 +15,13 @@ import type {
   ResponseDeletion,
   SessionListing,
   SessionStore,
+  SumUsageInput,
   TakeResponseDeletionsInput,
   TransitionResult,
   TransitionWrite,
   TurnState,
   UpdateTurnInput,
+  UsageSum,
 } from "../ports/session-store.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import { EMPTY_CURSOR } from "../records/conversation-cursor.js";
@@ -28,6 +30,7 @@ import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
+import { type UsageEntry, usageOf } from "../records/usage-entry.js";
 
 /** The fields a `SessionPatch` may set; any other key of a patch object is ignored, as a SQL store would. */
 const SESSION_PATCH_KEYS = [
@@ -94,6 +97,8 @@ interface SessionState {
 export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionState>();
   readonly #responseDeletions = new Map<string, ResponseDeletion & { dueAt: Date }>();
+  /** Every call's usage, by its call's key: kept when its session is deleted. */
+  readonly #usage = new Map<string, UsageEntry>();
   readonly #clock: Clock;
 
   /** `clock` is the store's clock: it judges leases and stamps `updatedAt` on writes that are not given a time. */
@@ -257,6 +262,13 @@ export class InMemorySessionStore implements SessionStore {
     const written = write.progress === undefined ? undefined : copy(write.progress);
     const calls = (state.calls.get(stored.turnId) ?? []).filter((kept) => kept.index !== stored.index);
     state.calls.set(stored.turnId, [...calls, stored]);
+    const usage = usageOf(stored);
+    if (usage !== undefined) {
+      this.#usage.set(
+        JSON.stringify([stored.principal, stored.sessionId, stored.turnId, stored.index]),
+        usage,
+      );
+    }
     if (written !== undefined) {
       for (const position of [...state.transcript.keys()]) {
         if (position >= written.fromPosition) state.transcript.delete(position);
@@ -416,6 +428,39 @@ export class InMemorySessionStore implements SessionStore {
       }
     }
     return pruned;
+  }
+
+  async sumUsage({ principal, from, to, groupBy, sessionId }: SumUsageInput): Promise<UsageSum[]> {
+    const sums = new Map<string, UsageSum>();
+    for (const entry of this.#usage.values()) {
+      const at = entry.startedAt.getTime();
+      if (entry.principal !== principal || at < from.getTime() || at >= to.getTime()) continue;
+      if (sessionId !== undefined && entry.sessionId !== sessionId) continue;
+      const key =
+        groupBy === "day"
+          ? entry.startedAt.toISOString().slice(0, 10)
+          : groupBy === "model"
+            ? entry.model
+            : entry.sessionId;
+      const name = JSON.stringify([key, entry.provider, entry.model]);
+      const sum = sums.get(name) ?? {
+        key,
+        provider: entry.provider,
+        model: entry.model,
+        inputTokens: 0,
+        cachedInputTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        llmCalls: 0,
+      };
+      sum.inputTokens += entry.inputTokens;
+      sum.cachedInputTokens += entry.cachedInputTokens;
+      sum.outputTokens += entry.outputTokens;
+      sum.reasoningTokens += entry.reasoningTokens;
+      sum.llmCalls += 1;
+      sums.set(name, sum);
+    }
+    return [...sums.values()];
   }
 
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {

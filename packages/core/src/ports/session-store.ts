@@ -7,6 +7,7 @@ import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord, TurnStatus } from "../records/turn-record.js";
+import type { UsageEntry } from "../records/usage-entry.js";
 
 /**
  * A claim on a session's lease: one turn runs per session at a time, across every server instance. The store
@@ -209,6 +210,32 @@ export interface FindIdleSessionsInput {
   limit: number;
 }
 
+/** What `sumUsage` groups a principal's usage by (besides provider and model, which price each group). */
+export type UsageGrouping = "day" | "model" | "session";
+
+export interface SumUsageInput {
+  principal: string;
+  /** Calls that started at or after `from` and before `to`. */
+  from: Date;
+  to: Date;
+  groupBy: UsageGrouping;
+  /** Only the calls of this session of the principal. */
+  sessionId?: string;
+}
+
+/**
+ * The usage of one group of a principal's LLM calls: its `key` (the UTC date `YYYY-MM-DD` the calls started on,
+ * the model, or the session id), and the provider and model of its calls (one group per pair).
+ */
+export interface UsageSum extends Pick<UsageEntry, "provider" | "model"> {
+  key: string;
+  inputTokens: number;
+  cachedInputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  llmCalls: number;
+}
+
 export interface PruneTracesInput {
   /** LLM calls that started before this. */
   startedBefore: Date;
@@ -238,7 +265,11 @@ export interface SessionStore {
   /** Gives the lease up if `owner` holds it; a no-op otherwise. */
   releaseLease(key: SessionKey, owner: string): Promise<void>;
   updateTurn(input: UpdateTurnInput): Promise<boolean>;
-  /** Keeps the trace of one call, writes its transcript progress and renews the lease from now, atomically. */
+  /**
+   * Keeps the trace of one call, writes its transcript progress and renews the lease from now, atomically. A
+   * successful call's usage (`usageOf`) is kept with it, replacing one kept under the same index, and outlives
+   * its session: `deleteSession` does not remove it.
+   */
   recordLlmCall(input: RecordLlmCallInput): Promise<boolean>;
   /** Sets the session's mode and appends the history entry, atomically (AGN-011 §5.2). */
   changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean>;
@@ -266,6 +297,8 @@ export interface SessionStore {
    * answers how many it pruned.
    */
   pruneTraces(input: PruneTracesInput): Promise<number>;
+  /** The principal's usage between two times, summed by group (see SumUsageInput, UsageSum), in no set order. */
+  sumUsage(input: SumUsageInput): Promise<UsageSum[]>;
   /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
   /** Up to `limit` response deletions due by `dueBy`, each put off until `retryAt` in the same step. */

@@ -11,6 +11,7 @@ export function callRecord(input: {
   sessionId: string;
   turnId: string;
   index: number;
+  provider: string;
   request: LlmRequest;
   startedAt: Date;
   endedAt: Date;
@@ -23,6 +24,7 @@ export function callRecord(input: {
     sessionId: input.sessionId,
     turnId: input.turnId,
     index: input.index,
+    provider: input.provider,
     request: { ...input.request, continuation: traced(input.request.continuation) },
     response: answered.successful ? (response as Omit<LlmResponse, "trace">) : null,
     providerRequest: trace?.providerRequest ?? null,

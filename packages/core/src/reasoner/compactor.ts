@@ -139,6 +139,7 @@ export class Compactor {
         sessionId: input.sessionId,
         turnId: input.turnId,
         index: progress.llmCallCount,
+        provider: input.provider.id,
         request,
         startedAt,
         endedAt: this.clock.now(),

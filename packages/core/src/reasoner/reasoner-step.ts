@@ -196,6 +196,7 @@ export class ReasonerStep {
         sessionId: session.sessionId,
         turnId: input.turnId,
         index: progress.llmCallCount,
+        provider: provider.id,
         request,
         startedAt,
         endedAt: this.clock.now(),

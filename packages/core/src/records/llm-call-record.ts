@@ -9,6 +9,8 @@ export interface LlmCallRecord {
   turnId: string;
   /** 0-based position among the turn's calls. */
   index: number;
+  /** The provider called (`LlmProvider.id`); absent on calls kept before it was recorded. */
+  provider?: string;
   /**
    * The composed request; a replay continuation is kept as its item count, not the items again. Null once the
    * trace retention dropped it (with the raw payloads), the timings, response and usage kept.

@@ -131,6 +131,7 @@ export function newCallRecord(
     sessionId: key.sessionId,
     turnId,
     index,
+    provider: "openai",
     request: {
       model: "gpt-test",
       continuation:

@@ -72,6 +72,13 @@ describe("compaction keeps a conversation within its model's window (DESIGN §15
     expect(view.contextWindowTokens).toBe(1_000);
     expect(view.contextTokens).toBe(200);
     expect(view.turns[2]?.usage.llmCalls).toBe(2);
+    // The session's usage counts the summary's call (on its own model) with the turns' calls: their sum.
+    const turnsUsage = view.turns.map((turn) => turn.usage);
+    expect(view.usage).toMatchObject({
+      inputTokens: turnsUsage.reduce((sum, usage) => sum + usage.inputTokens, 0),
+      outputTokens: turnsUsage.reduce((sum, usage) => sum + usage.outputTokens, 0),
+      llmCalls: 4,
+    });
     // The next turn continues the new chain.
     agent.provider.enqueue({ text: "Yes." });
     responseOf(await agent.execute({ sessionId: "s", turnId: "t4", instruction: "Sure?" }));
@@ -147,6 +154,7 @@ describe("compaction keeps a conversation within its model's window (DESIGN §15
     const view = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
     expect(view.compactions).toEqual([expect.objectContaining({ turnId: "t1", reason: "manual" })]);
     expect(view.turns[0]?.usage.llmCalls).toBe(2);
+    expect(view.usage.llmCalls).toBe(2);
   });
 
   it("runs a compaction again cleanly when its instance stopped after the summary; a replay of the turn calls no model", async () => {

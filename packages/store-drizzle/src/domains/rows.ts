@@ -265,6 +265,7 @@ export function toLlmCall(row: LlmCallRow): LlmCallRecord {
     sessionId: row.sessionId,
     turnId: row.turnId,
     index: row.callIndex,
+    ...(row.provider === null ? {} : { provider: row.provider }),
     request: row.request,
     response: row.response,
     providerRequest: row.providerRequest,

@@ -7,9 +7,10 @@ import type {
   SessionKey,
   TranscriptItem,
 } from "@aptix/core";
+import { usageOf } from "@aptix/core";
 import { and, asc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { compactions, llmCalls, sessions, toolCatalogs, transcriptItems } from "../schema.js";
+import { compactions, llmCalls, llmUsage, sessions, toolCatalogs, transcriptItems } from "../schema.js";
 import { ToolCatalogs, withTools } from "../tool-catalogs.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
@@ -136,7 +137,9 @@ export class TranscriptAndTraces {
     const rows = calls.map(({ call }) => this.#callRow(call, catalogs));
     const transcript = mergedTranscript(calls);
     const kept = calls.flatMap(({ compaction }) => (compaction ? [compactionRow(compaction)] : []));
+    const usage = calls.flatMap(({ call }) => usageRows(call));
     const values: Record<string, unknown> = { calls: rowsJson(llmCalls, rows) };
+    if (usage.length > 0) values.usage = rowsJson(llmUsage, usage);
     if (kept.length > 0) values.compactions = rowsJson(compactions, kept);
     if (catalogs.size > 0) {
       // Each catalog's text is JSON already: spliced in, not parsed to be written again.
@@ -151,14 +154,8 @@ export class TranscriptAndTraces {
     }
     return {
       writes: (held) => [
-        this.#db
-          .insert(llmCalls)
-          .select(rowsWhere(llmCalls, "calls", held))
-          .onConflictDoUpdate({
-            target: [llmCalls.principal, llmCalls.sessionId, llmCalls.turnId, llmCalls.callIndex],
-            set: excluded(CALL_VALUE_COLUMNS),
-          })
-          .returning({ turnId: llmCalls.turnId }),
+        keptByCall(this.#db, llmCalls, "calls", held),
+        ...(usage.length === 0 ? [] : [keptByCall(this.#db, llmUsage, "usage", held)]),
         ...(catalogs.size === 0
           ? []
           : [
@@ -184,7 +181,7 @@ export class TranscriptAndTraces {
             ]),
       ],
       values,
-      shape: `calls${catalogs.size > 0 ? "+catalogs" : ""}${transcript === undefined ? "" : "+transcript"}${kept.length > 0 ? "+compaction" : ""}`,
+      shape: `calls${usage.length > 0 ? "+usage" : ""}${catalogs.size > 0 ? "+catalogs" : ""}${transcript === undefined ? "" : "+transcript"}${kept.length > 0 ? "+compaction" : ""}`,
       committed: () => this.#catalogs.stored(catalogs.keys()),
     };
   }
@@ -223,6 +220,7 @@ export class TranscriptAndTraces {
       sessionId: call.sessionId,
       turnId: call.turnId,
       callIndex: call.index,
+      provider: call.provider ?? null,
       request: request.payload as LlmCallRow["request"],
       response: call.response,
       // jsonb has no `undefined`: an absent raw payload is kept as null.
@@ -237,14 +235,34 @@ export class TranscriptAndTraces {
   }
 }
 
-/** A call's columns besides its key, which a call kept again under the same index replaces. */
-const {
-  principal: _p,
-  sessionId: _s,
-  turnId: _t,
-  callIndex: _i,
-  ...CALL_VALUE_COLUMNS
-} = getTableColumns(llmCalls);
+/**
+ * Writes the rows of a table keyed by a call (its trace, its usage) from the placeholder `name` where `held`
+ * holds: a call kept again under the same index replaces every column besides the key.
+ */
+function keptByCall(
+  db: StoreDatabase,
+  table: typeof llmCalls | typeof llmUsage,
+  name: string,
+  held: SQL,
+): Write {
+  const { principal: _p, sessionId: _s, turnId: _t, callIndex: _i, ...values } = getTableColumns(table);
+  return db
+    .insert(table)
+    .select(rowsWhere(table, name, held))
+    .onConflictDoUpdate({
+      target: [table.principal, table.sessionId, table.turnId, table.callIndex],
+      set: excluded(values),
+    })
+    .returning({ turnId: table.turnId });
+}
+
+/** The usage row a call adds: none for a call without usage. */
+function usageRows(call: LlmCallRecord): (typeof llmUsage.$inferInsert)[] {
+  const usage = usageOf(call);
+  if (usage === undefined) return [];
+  const { index, ...rest } = usage;
+  return [{ ...rest, callIndex: index }];
+}
 
 /** `excluded.<column>` for each column: in an upsert, the values of the row that conflicted. */
 function excluded(columns: Record<string, { name: string }>): Record<string, SQL> {

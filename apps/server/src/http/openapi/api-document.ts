@@ -12,6 +12,11 @@ const TAGS = [
     name: "Sessions",
     description: "Read, follow, cancel and delete the caller's sessions and their turns.",
   },
+  {
+    name: "Usage",
+    description:
+      "What the caller's LLM calls used and cost, by day, model or session; budgets refuse turns past it.",
+  },
   { name: "Files", description: "The files a turn's answer refers to (FileRef)." },
   {
     name: "Workspaces",

@@ -1,0 +1,11 @@
+/** What a model costs, in USD per million tokens (DESIGN §17). */
+export interface ModelPrice {
+  inputPerMTok: number;
+  /** Input tokens read from the provider's prompt cache. */
+  cachedInputPerMTok: number;
+  /** Output tokens, reasoning included. */
+  outputPerMTok: number;
+}
+
+/** Prices by model name, or by a prefix of names ending in `*` (`"claude-sonnet-4-5*"`). */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;

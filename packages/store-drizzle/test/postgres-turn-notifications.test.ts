@@ -154,12 +154,14 @@ describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
         expect(await a.listenerHeard()).toBe(true);
       }
     });
-    // A listener that hears nothing (as behind a pooler that cannot LISTEN): false from the second check on.
+    // A listener that hears nothing (as behind a pooler that cannot LISTEN): one or two silent checks may be a
+    // busy machine; the third in a row says it is deaf, and so does every later one.
     const deaf = new DrizzleTurnEventLog(drizzle(await adminSql()), {
       schema: "aptix",
       listen: async () => async () => {},
     });
-    expect(await deaf.listenerHeard()).toBe(true);
-    expect(await deaf.listenerHeard()).toBe(false);
+    const checks: boolean[] = [];
+    for (let check = 0; check < 5; check++) checks.push(await deaf.listenerHeard());
+    expect(checks).toEqual([true, true, true, false, false]);
   }, 60_000);
 });

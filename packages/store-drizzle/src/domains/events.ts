@@ -16,8 +16,11 @@ const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
 /** The channel migration 0009's trigger notifies when a turn is cancelled, with the same payload. */
 const TURN_CANCELLED_CHANNEL = "aptix_turn_cancelled";
 
-/** Where `listenerHeard` sends itself a notification. */
+/** Where `listenerHeard` sends its probes, and every instance's listener hears them. */
 const LISTENER_PROBE_CHANNEL = "aptix_listener_probe";
+
+/** The checks in a row that heard no probe before the listener counts as deaf. */
+const DEAF_AFTER_MISSES = 3;
 
 /** How the log hears other instances: on Postgres, where instances share the database. */
 export interface Notifications {
@@ -62,7 +65,13 @@ export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #append: ReturnType<typeof appendWhileLeaseHeld>;
   readonly #notifications: Notifications | undefined;
   /** The listener check's: what it sent last, and the last of its sends it heard back. */
-  readonly #probe: { listening?: Promise<unknown>; sent?: string; heard?: string } = {};
+  /** The probes heard so far, how many the previous call had seen, and the calls in a row that saw none. */
+  readonly #probe: { listening?: Promise<unknown>; sent: boolean; heard: number; seen: number; misses: number } = {
+    sent: false,
+    heard: 0,
+    seen: 0,
+    misses: 0,
+  };
 
   constructor(db: StoreDatabase, notifications?: Notifications) {
     this.#db = db;
@@ -71,25 +80,28 @@ export class DrizzleTurnEventLog implements TurnEventLog {
   }
 
   /**
-   * Whether this store hears notifications: it sends one on a channel of its own and answers whether it heard
-   * the one it sent at the previous call (true at the first). A dropped `LISTEN` connection, or a pooler that
-   * cannot listen (PgBouncer in transaction mode), shows as false one call later. Always true without
-   * notifications (PGlite: one process, nothing to hear).
+   * Whether this store hears notifications: it sends one on a channel every instance listens on, and answers
+   * whether the listener heard any (its own or another instance's) since the previous call. One silent interval
+   * may be a busy machine or database; three in a row (`DEAF_AFTER_MISSES`) is a dropped `LISTEN` connection or a
+   * pooler that cannot listen (PgBouncer in transaction mode). Always true without notifications (PGlite: one
+   * process, nothing to hear).
    */
   async listenerHeard(): Promise<boolean> {
     if (this.#notifications === undefined) return true;
     const { listen } = this.#notifications;
     const probe = this.#probe;
-    probe.listening ??= listen(LISTENER_PROBE_CHANNEL, (payload) => {
-      probe.heard = payload;
+    probe.listening ??= listen(LISTENER_PROBE_CHANNEL, () => {
+      probe.heard++;
     }).catch(() => {
       probe.listening = undefined;
     });
     await probe.listening;
-    const heard = probe.sent === undefined || probe.heard === probe.sent;
-    probe.sent = randomUUID();
-    await this.#db.execute(sql`select pg_notify(${LISTENER_PROBE_CHANNEL}, ${probe.sent})`);
-    return heard && probe.listening !== undefined;
+    const first = !probe.sent;
+    probe.misses = first || probe.heard > probe.seen ? 0 : probe.misses + 1;
+    probe.seen = probe.heard;
+    probe.sent = true;
+    await this.#db.execute(sql`select pg_notify(${LISTENER_PROBE_CHANNEL}, ${randomUUID()})`);
+    return probe.misses < DEAF_AFTER_MISSES && probe.listening !== undefined;
   }
 
   listen(onChange: (key: SessionKey, turnId: string) => void): Promise<() => Promise<void>> {

@@ -1,5 +1,5 @@
 import type { LlmCallResult } from "../ports/llm-provider.js";
-import type { LlmCallRecord, TracedContinuation } from "../records/llm-call-record.js";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { LlmResponse } from "../records/llm-response.js";
 
@@ -30,6 +30,8 @@ export function callRecord(input: {
     durationMs: input.endedAt.getTime() - input.startedAt.getTime(),
   };
 }
+
+type TracedContinuation = NonNullable<LlmCallRecord["request"]>["continuation"];
 
 /** A replay is traced as its item count: the items are in the transcript already. */
 function traced(continuation: LlmContinuation): TracedContinuation {

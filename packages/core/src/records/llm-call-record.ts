@@ -13,7 +13,16 @@ export interface LlmCallRecord {
    * The composed request; a replay continuation is kept as its item count, not the items again. Null once the
    * trace retention dropped it (with the raw payloads), the timings, response and usage kept.
    */
-  request: (Omit<LlmRequest, "continuation"> & { continuation: TracedContinuation }) | null;
+  request:
+    | (Omit<LlmRequest, "continuation"> & {
+        // Spelled out, not named: packages that infer types from this one (the store's schema) must be able to
+        // write them in their declarations without importing from core's internals.
+        continuation:
+          | { type: "none" }
+          | { type: "previous_response"; responseId: string }
+          | { type: "replay"; itemCount: number };
+      })
+    | null;
   response: Omit<LlmResponse, "trace"> | null;
   providerRequest: unknown;
   providerResponse: unknown;
@@ -21,8 +30,3 @@ export interface LlmCallRecord {
   startedAt: Date;
   durationMs: number;
 }
-
-export type TracedContinuation =
-  | { type: "none" }
-  | { type: "previous_response"; responseId: string }
-  | { type: "replay"; itemCount: number };

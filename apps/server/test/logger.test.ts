@@ -149,7 +149,7 @@ describe("the log", () => {
       writeFileSync(
         file,
         `import { stdoutLogger } from ${JSON.stringify(entry)};\n` +
-          `(await stdoutLogger("info")).info({ port: 8787 }, "listening");\n`,
+          `(await stdoutLogger("info")).logger.info({ port: 8787 }, "listening");\n`,
       );
       const command = `${process.execPath} --import tsx ${file}`;
       const options = { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" as const };

@@ -155,6 +155,53 @@ describe("the server process's configuration and logs", () => {
     ]);
   });
 
+  // `pnpm start | tee log` and Ctrl-C: the shell's SIGINT ends `tee` too, and the server's last lines meet a
+  // broken pipe. Its logger once retried those writes forever at exit, deaf to every later signal.
+  it("exits on SIGINT or SIGTERM with stdout piped, read or with its reader gone", async () => {
+    const listening = (line: Record<string, unknown>) => line.message === "listening";
+    const [read, gone, goneTerm] = [launch({}), launch({}), launch({})];
+    await Promise.all([read, gone, goneTerm].map((child) => child.waitForLine(listening, startTimeoutMs)));
+    gone.closeOutput();
+    goneTerm.closeOutput();
+    const [readStatus, goneStatus, goneTermStatus] = await Promise.all([
+      read.stop("SIGINT"),
+      gone.stop("SIGINT"),
+      goneTerm.stop("SIGTERM"),
+    ]);
+    expect([readStatus, goneStatus, goneTermStatus]).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+    expect(read.logs.map((line) => line.message)).toEqual(
+      expect.arrayContaining(["shutting down: letting running turns finish", "stopped"]),
+    );
+  });
+
+  it("exits at once on a second signal while a turn runs", async () => {
+    harness.script(step.text("Never delivered.", { delayMs: 120_000 }));
+    const child = await spawnServer({
+      env: {
+        DATABASE_URL: "memory://",
+        APTIX_API_KEYS: undefined,
+        APTIX_CONFIG: undefined,
+        OPENAI_API_KEY: "test",
+        OPENAI_BASE_URL: harness.baseUrl,
+        APTIX_SHUTDOWN_TIMEOUT_MS: "600000",
+      },
+      startTimeoutMs,
+    });
+    children.push(child);
+    const turn = serviceClient(child.url)
+      .post({ sessionId: "held", turnId: "t1", instruction: "Wait" }, "anonymous")
+      .catch(() => "cut");
+    await vi.waitFor(() => expect(harness.responseRequests()).toHaveLength(1), { timeout: startTimeoutMs });
+    process.kill(child.pid, "SIGINT");
+    await child.waitForLine((line) => line.message === "shutting down: letting running turns finish", 10_000);
+    expect(await child.stop("SIGINT")).toEqual({ code: 130, signal: null });
+    expect(await turn).toBe("cut");
+  });
+
   it("at LOG_LEVEL=warn writes no line at info, start-up lines included", async () => {
     const child = launch({ LOG_LEVEL: "warn", OPENAI_API_KEY: undefined });
     // The last start-up line, a warning: every info line of start-up came before it.

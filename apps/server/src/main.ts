@@ -3,6 +3,7 @@ import { ConfigError } from "./config/config-error.js";
 import { readServerEnv, type ServerEnv } from "./config/server-env.js";
 import { type StdoutLog, stdoutLogger } from "./logging/stdout-logger.js";
 import { startServer } from "./start-server.js";
+import { startupFault } from "./wiring/startup-fault.js";
 
 /** How long the last log lines may take to reach stdout before the process exits without them. */
 const LAST_LINES_MS = 1_000;
@@ -12,10 +13,16 @@ const LAST_LINES_MS = 1_000;
  */
 const CLOSING_GRACE_MS = 15_000;
 
-/** A configuration problem stops start-up with exit code 2, one line per bad key; anything else is a bug. */
-function exitOnConfigError(log: StdoutLog, error: unknown): Promise<never> {
-  if (!(error instanceof ConfigError)) throw error;
-  for (const line of error.lines) log.logger.error(line);
+/**
+ * A configuration problem (one line per bad key) or a fault of the machine or database start-up cannot get past
+ * (one line naming the cause and the fix) stops start-up with exit code 2, without a stack; anything else is a
+ * bug, and shows its stack.
+ */
+function exitOnStartupFault(log: StdoutLog, error: unknown, env?: ServerEnv): Promise<never> {
+  const fault = env && startupFault(error, env);
+  if (error instanceof ConfigError) for (const line of error.lines) log.logger.error(line);
+  else if (fault) log.logger.error(fault);
+  else throw error;
   log.exit(2, LAST_LINES_MS);
   // Settles never: the process ends once the lines are out, and start-up goes no further meanwhile.
   return new Promise<never>(() => {});
@@ -26,7 +33,7 @@ async function readEnv(): Promise<ServerEnv> {
     return readServerEnv(process.env);
   } catch (error) {
     // LOG_LEVEL may be among the bad variables: the problems are told at the default level.
-    return exitOnConfigError(await stdoutLogger("info"), error);
+    return exitOnStartupFault(await stdoutLogger("info"), error);
   }
 }
 
@@ -62,5 +69,5 @@ try {
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
 } catch (error) {
-  await exitOnConfigError(log, error);
+  await exitOnStartupFault(log, error, env);
 }

@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
@@ -153,6 +154,40 @@ describe("the server process's configuration and logs", () => {
         `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].model: Invalid input: expected string, received number`,
       ],
     ]);
+  });
+
+  it("stops with exit code 2 and one line naming cause and fix when the port is taken or the database is down", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const portInUse = launch({ PORT: String(port) });
+      // Port 1 on loopback: nothing listens there, the connection is refused.
+      const databaseDown = launch({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aptix" });
+      expect(await portInUse.exited).toEqual({ code: 2, signal: null });
+      expect(await databaseDown.exited).toEqual({ code: 2, signal: null });
+
+      // Told before the database is even opened, and nothing but that line: no stack on stderr.
+      expect(portInUse.logs).toEqual([
+        {
+          time: expect.any(String),
+          level: "error",
+          message: `Port ${port} on 127.0.0.1 is in use by another process: stop it, or set PORT to a free port (PORT=0 picks one).`,
+        },
+      ]);
+      expect(portInUse.output()).toBe("");
+      expect(databaseDown.logs.filter((line) => line.level === "error")).toEqual([
+        {
+          time: expect.any(String),
+          level: "error",
+          message:
+            "The database at postgres://***@127.0.0.1:1/aptix refused the connection: start Postgres there, or fix DATABASE_URL (docs/configuration.md).",
+        },
+      ]);
+      expect(databaseDown.output()).toBe("");
+    } finally {
+      taken.close();
+    }
   });
 
   // `pnpm start | tee log` and Ctrl-C: the shell's SIGINT ends `tee` too, and the server's last lines meet a

@@ -15,7 +15,7 @@ import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
 import { principalMiddleware } from "./principal.js";
-import { rateLimitCounting } from "./rate-limit-counting.js";
+import { requestMetrics } from "./request-metrics.js";
 import { requestBody } from "./request-body.js";
 import { requestRateLimit } from "./request-rate-limit.js";
 import { requestTracing } from "./request-tracing.js";
@@ -69,7 +69,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.use(accessLog(logger));
   if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
   const { metrics } = options;
-  if (metrics) app.use(rateLimitCounting(() => metrics.countRateLimited()));
+  if (metrics) app.use(requestMetrics(metrics));
   app.onError((error, c) => {
     // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
     // not a bug. The request may be sent again once the database is back.

@@ -9,7 +9,17 @@ interface RequestMetricsSink {
 }
 
 /** The methods OpenTelemetry's HTTP conventions name; any other is `_OTHER`, so no client can add series. */
-const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "CONNECT", "TRACE"]);
+const KNOWN_METHODS = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "OPTIONS",
+  "CONNECT",
+  "TRACE",
+]);
 
 /**
  * Times each request by the route that answered it, as registered (`/v1/sessions/:sessionId`, never the path

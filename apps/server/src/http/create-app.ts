@@ -100,7 +100,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // One count of failed authentications per address, API keys' and the metrics token's alike.
   const authFailure = authFailureLimit();
   healthRoutes(app, options.readiness);
-  docsRoutes(app);
+  docsRoutes(app, { localMode: options.apiKeys.size === 0 });
   if (metrics) metricsRoute(app, { metrics, token: options.metricsToken, authFailure });
 
   // Limits come before the body is read.

@@ -1,5 +1,6 @@
 import { constants } from "node:os";
 import { ConfigError } from "./config/config-error.js";
+import { configFileLines } from "./config/config-file-lines.js";
 import { readServerEnv, type ServerEnv } from "./config/server-env.js";
 import { type StdoutLog, stdoutLogger } from "./logging/stdout-logger.js";
 import { startServer } from "./start-server.js";
@@ -18,9 +19,14 @@ const CLOSING_GRACE_MS = 15_000;
  * (one line naming the cause and the fix) stops start-up with exit code 2, without a stack; anything else is a
  * bug, and shows its stack.
  */
-function exitOnStartupFault(log: StdoutLog, error: unknown, env?: ServerEnv): Promise<never> {
-  const fault = env && startupFault(error, env);
-  if (error instanceof ConfigError) for (const line of error.lines) log.logger.error(line);
+function exitOnStartupFault(
+  log: StdoutLog,
+  error: unknown,
+  context: { env?: ServerEnv; alsoWrong?: readonly string[] } = {},
+): Promise<never> {
+  const fault = context.env && startupFault(error, context.env);
+  if (error instanceof ConfigError)
+    for (const line of [...error.lines, ...(context.alsoWrong ?? [])]) log.logger.error(line);
   else if (fault) log.logger.error(fault);
   else throw error;
   log.exit(2, LAST_LINES_MS);
@@ -33,7 +39,9 @@ async function readEnv(): Promise<ServerEnv> {
     return readServerEnv(process.env);
   } catch (error) {
     // LOG_LEVEL may be among the bad variables: the problems are told at the default level.
-    return exitOnStartupFault(await stdoutLogger("info"), error);
+    // The config file is checked now too: a bad environment and a bad file are told in one start, not two.
+    const alsoWrong = error instanceof ConfigError ? await configFileLines(process.env) : [];
+    return exitOnStartupFault(await stdoutLogger("info"), error, { alsoWrong });
   }
 }
 
@@ -69,5 +77,5 @@ try {
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
 } catch (error) {
-  await exitOnStartupFault(log, error, env);
+  await exitOnStartupFault(log, error, { env });
 }

@@ -49,7 +49,7 @@ describe("the log", () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).lines).toEqual([
-      "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
+      'Invalid environment: LOG_LEVEL="verbose": must be one of trace, debug, info, warn, error, fatal, silent',
     ]);
   });
 

@@ -131,15 +131,22 @@ describe("the server process's configuration and logs", () => {
     });
     const badLevel = launch({ LOG_LEVEL: "verbose" });
     const badConfig = launch({ APTIX_CONFIG: path });
+    const badBoth = launch({ LOG_LEVEL: "verbose", APTIX_CONFIG: path });
     expect(await badLevel.exited).toEqual({ code: 2, signal: null });
     expect(await badConfig.exited).toEqual({ code: 2, signal: null });
+    expect(await badBoth.exited).toEqual({ code: 2, signal: null });
+    // A bad environment and a bad file in one start: every problem told at once, not the file's on the next try.
+    expect(badBoth.logs.map((line) => line.message)).toEqual([
+      ...badLevel.logs.map((line) => line.message),
+      ...badConfig.logs.map((line) => line.message),
+    ]);
 
     expect(badLevel.logs).toEqual([
       {
         time: expect.any(String),
         level: "error",
         message:
-          "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
+          'Invalid environment: LOG_LEVEL="verbose": must be one of trace, debug, info, warn, error, fatal, silent',
       },
     ]);
     // One line per bad key. Sorted here: a fresh clone's run once saw them in another order than the server's.

@@ -23,7 +23,8 @@ beforeAll(async () => {
     env: { ...process.env, npm_config_prefix: prefix },
     encoding: "utf8",
   });
-  if (installed.status !== 0) throw new Error(`pnpm install:cli failed:\n${installed.stdout}${installed.stderr}`);
+  if (installed.status !== 0)
+    throw new Error(`pnpm install:cli failed:\n${installed.stdout}${installed.stderr}`);
   expect(installed.stdout).toContain(`installed aptix as ${join(prefix, "bin", "aptix")}`);
   aptix = join(prefix, "bin", "aptix");
 });

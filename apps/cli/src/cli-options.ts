@@ -4,7 +4,7 @@ import { IdentifierSchema } from "@aptix/contracts";
 import { type DefaultWorkspace, defaultWorkspace } from "./workspace/default-workspace.js";
 import { workspaceIdOf } from "./workspace/workspace-id.js";
 
-export const USAGE = `Usage: aptix <command> [options]
+const USAGE = `Usage: aptix <command> [options]
 
 Commands:
   chat                   talk with the agent about the workspace (interactive; /help lists
@@ -42,7 +42,7 @@ Exit codes: 0 done, 1 the turn failed, 2 usage error.
 `;
 
 /** `aptix acp --help`: what an editor's configuration needs, not the terminal commands. */
-export const ACP_USAGE = `Usage: aptix acp [options]
+const ACP_USAGE = `Usage: aptix acp [options]
 
 Serves the Agent Client Protocol on stdin/stdout: an editor (Zed, JetBrains IDEs, Neovim,
 Emacs) starts it as its agent. Each session's workspace is the folder the editor opens, and

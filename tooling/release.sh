@@ -7,7 +7,8 @@
 #   2. builds every package, then `check:packages` (publint, attw, require/import of every export, the bins);
 #   3. `changeset publish`: `pnpm publish` for each package whose version is not on the registry yet, with
 #      workspace:* ranges rewritten to the versions, and a git tag per package (push them: `git push --tags`).
-#      A dry run packs every package and goes through `pnpm publish --dry-run` (changeset publish has no dry run).
+#      A dry run packs every package and goes through `pnpm publish --dry-run` (changeset publish has no dry run);
+#   4. `changeset tag`: the tags of versions published before and never tagged.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,5 +42,8 @@ if [[ -n "$dry_run" ]]; then
   pnpm -r publish --dry-run --no-git-checks --access public 2>&1 | grep -v '^npm notice [0-9.]*[kM]\?B '
 else
   pnpm changeset publish
-  echo "release: published; push the tags it made with: git push --follow-tags"
+  # A tag per published package at its version (`@aptix/core@1.2.0`), those already on the registry included:
+  # `changeset publish` tags only what it uploaded, and a release is found by its tags.
+  pnpm changeset tag
+  echo "release: published and tagged; push the tags with: git push --follow-tags"
 fi

@@ -4,7 +4,7 @@ import { IdentifierSchema } from "@aptix/contracts";
 import { type DefaultWorkspace, defaultWorkspace } from "./workspace/default-workspace.js";
 import { workspaceIdOf } from "./workspace/workspace-id.js";
 
-export const USAGE = `Usage: aptix <command> [options]
+const USAGE = `Usage: aptix <command> [options]
 
 Commands:
   chat                   talk with the agent about the workspace (interactive; /help lists
@@ -45,7 +45,25 @@ and names the command that fixes it (aptix index).
 Exit codes: 0 done, 1 the turn failed, 2 usage error.
 `;
 
-/** A command line the CLI cannot run: exit code 2 with the usage text. */
+/** `aptix acp --help`: what an editor's configuration needs, not the terminal commands. */
+const ACP_USAGE = `Usage: aptix acp [options]
+
+Serves the Agent Client Protocol on stdin/stdout: an editor (Zed, JetBrains IDEs, Neovim,
+Emacs) starts it as its agent. Each session's workspace is the folder the editor opens, and
+the editor asks for patch approvals, so --workspace, --session, --continue, --yes and --json
+do not apply.
+
+Options:
+  --url URL              the Aptix service (default: $APTIX_URL, else http://127.0.0.1:8787)
+  --api-key KEY          the API key (default: $APTIX_API_KEY; none for a local-mode server)
+  --allow-ignored        let the tools read, list, search and patch what .gitignore ignores
+  -h, --help             show this help
+
+Zed, in settings.json: "agent_servers": { "Aptix": { "type": "custom", "command": "aptix",
+"args": ["acp"], "env": { "APTIX_URL": "http://127.0.0.1:8787" } } } (docs/editors.md).
+`;
+
+/** A command line the CLI cannot run: exit code 2 with one line saying why. */
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
@@ -58,7 +76,7 @@ type Command =
   | { name: "sessions" }
   | { name: "usage"; from?: string; to?: string; groupBy?: string }
   | { name: "acp" }
-  | { name: "help" };
+  | { name: "help"; usage: string };
 
 export interface CliOptions {
   command: Command;
@@ -95,9 +113,15 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
   }
   const { values, positionals } = parsed;
   const [name, ...rest] = positionals;
-  const command = commandOf(values.help ? "help" : name, rest);
+  const command: Command = values.help
+    ? { name: "help", usage: name === "acp" ? ACP_USAGE : USAGE }
+    : commandOf(name, rest);
   const range = { from: values.from, to: values.to, groupBy: values["group-by"] };
-  if (command.name !== "usage" && Object.values(range).some((value) => value !== undefined))
+  if (
+    command.name !== "usage" &&
+    command.name !== "help" &&
+    Object.values(range).some((value) => value !== undefined)
+  )
     throw new UsageError("--from, --to and --group-by apply to usage only.");
   if (command.name === "usage") {
     for (const [key, value] of Object.entries(range))
@@ -175,7 +199,7 @@ function commandOf(name: string | undefined, rest: string[]): Command {
   };
   switch (name) {
     case "help":
-      return { name: "help" };
+      return { name: "help", usage: USAGE };
     case "chat":
       atMost(0);
       return { name: "chat" };

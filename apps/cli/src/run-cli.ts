@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { AptixClient } from "@aptix/client";
 import { acpCommand } from "./acp/acp-command.js";
-import { parseCliOptions, USAGE, UsageError } from "./cli-options.js";
+import { parseCliOptions, UsageError } from "./cli-options.js";
 import { chatCommand } from "./commands/chat-command.js";
 import { type CliContext, EXIT } from "./commands/cli-context.js";
 import { describeFailure } from "./commands/describe-failure.js";
@@ -39,7 +39,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     context = { options, client, terminal, streams };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    streams.stderr.write(`aptix: ${error.message}\n\n${USAGE}`);
+    // One line: the mistake, and where the commands are; the 30 lines of help would bury it.
+    streams.stderr.write(`aptix: ${error.message} (aptix --help lists the commands and options)\n`);
     return EXIT.usage;
   }
   try {
@@ -47,7 +48,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     const { command } = context.options;
     switch (command.name) {
       case "help":
-        streams.stdout.write(USAGE);
+        streams.stdout.write(command.usage);
         return EXIT.done;
       case "chat":
         return await chatCommand(context);

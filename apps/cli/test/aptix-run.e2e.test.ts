@@ -292,12 +292,21 @@ describe("aptix: exit codes", () => {
     [[], /Name a command/],
     [["run", "x", "--workspace", "no-such-dir"], /no-such-dir is not a directory/],
     [["acp", "--workspace", "."], /aptix acp takes its workspaces.*--workspace do not apply/],
-  ])("exits 2 with the usage for %j", async (args, message) => {
+  ])("exits 2 with one line saying why for %j", async (args, message) => {
     const workspace = await makeWorkspace("usage", { "a.txt": "a\n" });
     const result = await runAptix(args, { cwd: workspace.dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
-    expect(result.stderr).toContain("Usage: aptix <command> [options]");
+    expect(result.stderr).toMatch(/^aptix: [^\n]* \(aptix --help lists the commands and options\)\n$/);
+  });
+
+  it("answers aptix acp --help with what an editor's configuration needs", async () => {
+    const workspace = await makeWorkspace("acp-help", { "a.txt": "a\n" });
+    const result = await runAptix(["acp", "--help"], { cwd: workspace.dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: aptix acp \[options\]\n/);
+    expect(result.stdout).toContain('"args": ["acp"]');
+    expect(result.stdout).not.toContain("Usage: aptix <command>");
   });
 
   it("ends quietly when the reader of its output goes away, as in `aptix --help | head -1`", async () => {

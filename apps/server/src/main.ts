@@ -1,42 +1,81 @@
-import type { Logger } from "pino";
+import { constants } from "node:os";
 import { ConfigError } from "./config/config-error.js";
+import { configFileLines } from "./config/config-file-lines.js";
 import { readServerEnv, type ServerEnv } from "./config/server-env.js";
-import { stdoutLogger } from "./logging/stdout-logger.js";
+import { type StdoutLog, stdoutLogger } from "./logging/stdout-logger.js";
 import { startServer } from "./start-server.js";
+import { startupFault } from "./wiring/startup-fault.js";
 
-/** A configuration problem stops start-up with exit code 2, one line per bad key; anything else is a bug. */
-function exitOnConfigError(logger: Logger, error: unknown): never {
-  if (!(error instanceof ConfigError)) throw error;
-  for (const line of error.lines) logger.error(line);
-  process.exit(2);
+/** How long the last log lines may take to reach stdout before the process exits without them. */
+const LAST_LINES_MS = 1_000;
+/**
+ * What closing MCP servers, the database and the trace exporter may take once requests are done: the exporter's
+ * own timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default) and some.
+ */
+const CLOSING_GRACE_MS = 15_000;
+
+/**
+ * A configuration problem (one line per bad key) or a fault of the machine or database start-up cannot get past
+ * (one line naming the cause and the fix) stops start-up with exit code 2, without a stack; anything else is a
+ * bug, and shows its stack.
+ */
+function exitOnStartupFault(
+  log: StdoutLog,
+  error: unknown,
+  context: { env?: ServerEnv; alsoWrong?: readonly string[] } = {},
+): Promise<never> {
+  const fault = context.env && startupFault(error, context.env);
+  if (error instanceof ConfigError)
+    for (const line of [...error.lines, ...(context.alsoWrong ?? [])]) log.logger.error(line);
+  else if (fault) log.logger.error(fault);
+  else throw error;
+  log.exit(2, LAST_LINES_MS);
+  // Settles never: the process ends once the lines are out, and start-up goes no further meanwhile.
+  return new Promise<never>(() => {});
 }
 
-let env: ServerEnv;
-try {
-  env = readServerEnv(process.env);
-} catch (error) {
-  // LOG_LEVEL may be among the bad variables: the problems are told at the default level.
-  exitOnConfigError(await stdoutLogger("info"), error);
+async function readEnv(): Promise<ServerEnv> {
+  try {
+    return readServerEnv(process.env);
+  } catch (error) {
+    // LOG_LEVEL may be among the bad variables: the problems are told at the default level.
+    // The config file is checked now too: a bad environment and a bad file are told in one start, not two.
+    const alsoWrong = error instanceof ConfigError ? await configFileLines(process.env) : [];
+    return exitOnStartupFault(await stdoutLogger("info"), error, { alsoWrong });
+  }
 }
-const logger = await stdoutLogger(env.LOG_LEVEL);
+
+const env = await readEnv();
+const log = await stdoutLogger(env.LOG_LEVEL);
+const { logger } = log;
 
 try {
   const server = await startServer(env, logger);
   let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) {
+      // A second Ctrl-C: the person does not want to wait for running turns.
+      logger.warn({ signal }, "second signal: exiting without waiting");
+      log.exit(128 + constants.signals[signal], 0);
+      return;
+    }
     closing = true;
     logger.info({ signal }, "shutting down: letting running turns finish");
+    // Whatever hangs (an MCP server, the database), the process ends.
+    setTimeout(() => {
+      logger.error("shutdown did not finish in time: exiting");
+      log.exit(1, LAST_LINES_MS);
+    }, env.APTIX_SHUTDOWN_TIMEOUT_MS + CLOSING_GRACE_MS).unref();
     server.close().then(
-      () => process.exit(0),
+      () => log.exit(0, LAST_LINES_MS),
       (error: unknown) => {
         logger.error({ error: String(error) }, "shutdown failed");
-        process.exit(1);
+        log.exit(1, LAST_LINES_MS);
       },
     );
   };
-  process.on("SIGINT", () => shutdown("SIGINT"));
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
 } catch (error) {
-  exitOnConfigError(logger, error);
+  await exitOnStartupFault(log, error, { env });
 }

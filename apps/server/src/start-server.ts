@@ -6,6 +6,7 @@ import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.j
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
+import { checkPort } from "./wiring/check-port.js";
 import { listen } from "./wiring/listen.js";
 import { loadCatalogWithTools } from "./wiring/load-catalog-with-tools.js";
 import { logListening } from "./wiring/log-listening.js";
@@ -30,6 +31,7 @@ export async function startServer(
   logger: Logger,
   providers?: readonly LlmProvider[],
 ): Promise<RunningServer> {
+  await checkPort(env);
   const llmProviders = providers ?? providersFromEnv(env);
   const { catalog, source, config, tools } = await loadCatalogWithTools(env, llmProviders, logger, {
     // The index opens with the store, below; the tool searches only once turns run.
@@ -77,7 +79,12 @@ export async function startServer(
     telemetry,
     budgets: config.budgets,
   });
-  const listening = await listen(app.fetch, env);
+  const listening = await listen(app.fetch, env).catch(async (error: unknown) => {
+    // The port was taken since checkPort: what started must not outlive the start-up that stops.
+    await readiness.stop();
+    await Promise.all([preparation.close(), tools.close(), store.close(), telemetry.shutdown()]);
+    throw error;
+  });
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);
   logListening(logger, env, {

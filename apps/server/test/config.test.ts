@@ -58,6 +58,23 @@ describe("the APTIX_CONFIG file", () => {
     expect(message).toContain("conversationContexts[0].bootPrompt:");
   });
 
+  it("says which known key a misspelt one looks like, and nothing for one like none", async () => {
+    const message = await configError(
+      configFile({
+        ...DEFAULT_CATALOG,
+        modse: [],
+        conversationContexts: [
+          { ...DEFAULT_CATALOG.conversationContexts[0], bootPromt: "x", colour: "blue" },
+        ],
+      }),
+    );
+    expect(message).toContain('modse: is not a known key (did you mean "modes"?)');
+    expect(message).toContain(
+      'conversationContexts[0].bootPromt: is not a known key (did you mean "bootPrompt"?)',
+    );
+    expect(message).toMatch(/conversationContexts\[0\]\.colour: is not a known key$/m);
+  });
+
   it("takes a context's retrieval bounds and the embeddings model, and names bad ones", async () => {
     const context = {
       ...DEFAULT_CATALOG.conversationContexts[0],
@@ -275,7 +292,7 @@ describe("the environment", () => {
     for (const name of ["APTIX_SESSION_RETENTION_DAYS", "APTIX_TRACE_RETENTION_DAYS"]) {
       for (const bad of ["0", "-1", "1.5", "forever", ""]) {
         expect(() => readServerEnv({ [name]: bad })).toThrow(
-          new RegExp(`${name}: must be a whole number of days`),
+          `${name}=${JSON.stringify(bad)}: must be a whole number of days`,
         );
       }
     }
@@ -285,8 +302,19 @@ describe("the environment", () => {
     expect(readServerEnv({}).APTIX_RATE_LIMIT_RPM).toBe(600);
     expect(readServerEnv({ APTIX_RATE_LIMIT_RPM: "30" }).APTIX_RATE_LIMIT_RPM).toBe(30);
     for (const bad of ["0", "-5", "2.5", "lots", "1000001"]) {
-      expect(() => readServerEnv({ APTIX_RATE_LIMIT_RPM: bad })).toThrow(/APTIX_RATE_LIMIT_RPM: /);
+      // The value as given, not what coercing made of it ("received NaN").
+      expect(() => readServerEnv({ APTIX_RATE_LIMIT_RPM: bad })).toThrow(
+        `APTIX_RATE_LIMIT_RPM=${JSON.stringify(bad)}: must be a whole number from 1 to 1000000`,
+      );
     }
+    // Cut, so a value pasted by mistake does not flood the log.
+    expect(() => readServerEnv({ APTIX_RATE_LIMIT_RPM: "x".repeat(100) })).toThrow(
+      `APTIX_RATE_LIMIT_RPM="${"x".repeat(40)}…": must be`,
+    );
+    // A secret is named, never echoed.
+    expect(() => readServerEnv({ APTIX_METRICS_TOKEN: "short-secret" })).toThrow(
+      /^Invalid environment:\n {2}APTIX_METRICS_TOKEN: must be at least 16 characters$/,
+    );
   });
 
   it("reads the per-principal limits, 16 running turns and 1 GiB each of documents and files by default, and names a bad one", () => {
@@ -351,7 +379,7 @@ describe("the environment", () => {
   ])("stops start-up naming APTIX_TRUSTED_PROXIES and its bad entry for %s", (value, entry) => {
     const env = { APTIX_API_KEYS: "alice:alice-key-0123456789", APTIX_TRUSTED_PROXIES: value };
     expect(() => readServerEnv(env)).toThrow(
-      `Invalid environment:\n  APTIX_TRUSTED_PROXIES: ${entry} is not an IP address or CIDR such as 10.0.0.0/8, 127.0.0.1 or 2001:db8::/32`,
+      `Invalid environment:\n  APTIX_TRUSTED_PROXIES=${JSON.stringify(value)}: ${entry} is not an IP address or CIDR such as 10.0.0.0/8, 127.0.0.1 or 2001:db8::/32`,
     );
   });
 

@@ -49,7 +49,7 @@ describe("the log", () => {
     })();
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).lines).toEqual([
-      "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
+      'Invalid environment: LOG_LEVEL="verbose": must be one of trace, debug, info, warn, error, fatal, silent',
     ]);
   });
 
@@ -149,7 +149,7 @@ describe("the log", () => {
       writeFileSync(
         file,
         `import { stdoutLogger } from ${JSON.stringify(entry)};\n` +
-          `(await stdoutLogger("info")).info({ port: 8787 }, "listening");\n`,
+          `(await stdoutLogger("info")).logger.info({ port: 8787 }, "listening");\n`,
       );
       const command = `${process.execPath} --import tsx ${file}`;
       const options = { cwd: fileURLToPath(new URL("..", import.meta.url)), encoding: "utf8" as const };

@@ -190,10 +190,10 @@ describe("APTIX_PUBLIC_URL and APTIX_TOOL_TIMEOUT_MS", () => {
 
   it("refuses a url that is not http(s) or has a query, and a timeout below 1 ms", () => {
     expect(() => readServerEnv({ APTIX_PUBLIC_URL: "agent.example.com" })).toThrow(
-      /APTIX_PUBLIC_URL: must be an http\(s\) URL/,
+      'APTIX_PUBLIC_URL="agent.example.com": must be an http(s) URL',
     );
     expect(() => readServerEnv({ APTIX_PUBLIC_URL: "https://agent.example.com/?a=1" })).toThrow(
-      /APTIX_PUBLIC_URL: must have no query or fragment/,
+      'APTIX_PUBLIC_URL="https://agent.example.com/?a=1": must have no query or fragment',
     );
     expect(() => readServerEnv({ APTIX_TOOL_TIMEOUT_MS: "0" })).toThrow(/APTIX_TOOL_TIMEOUT_MS/);
   });

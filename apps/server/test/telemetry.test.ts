@@ -60,10 +60,10 @@ describe("traces are exported only when OpenTelemetry's variables say so", () =>
 
   it("names a bad variable", () => {
     expect(() => readServerEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" })).toThrow(
-      /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/,
+      /OTEL_EXPORTER_OTLP_ENDPOINT="collector:4318": must be an http\(s\) URL/,
     );
     expect(() => readServerEnv({ OTEL_TRACES_EXPORTER: "zipkin" })).toThrow(
-      /OTEL_TRACES_EXPORTER: must be otlp or none/,
+      /OTEL_TRACES_EXPORTER="zipkin": must be otlp or none/,
     );
     expect(() => readServerEnv({ APTIX_METRICS_TOKEN: "short" })).toThrow(
       /APTIX_METRICS_TOKEN: must be at least 16 characters/,

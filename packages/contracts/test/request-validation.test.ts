@@ -61,6 +61,8 @@ describe("validateAgentExecuteRequest rejects invalid requests with exactly the 
     expect(error.details?.scenario).toBe(expectedScenario);
     if (expectedScenario !== undefined)
       expect(error.message).toMatch(new RegExp(`^Invalid ${expectedScenario}: `));
+    // Users read these: they name fields, never the design records behind the rules.
+    expect(JSON.stringify(result.errors)).not.toMatch(/AGN-\d/);
   });
 });
 

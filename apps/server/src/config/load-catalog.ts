@@ -4,6 +4,7 @@ import { AgentCatalog, CHANGE_MODE_TOOL_NAME, type ServerTool } from "@aptix/cor
 import { type CatalogConfig, catalogConfigSchema } from "./catalog-config-schema.js";
 import { ConfigError } from "./config-error.js";
 import { DEFAULT_CATALOG } from "./default-catalog.js";
+import { knownKeyHint } from "./known-key-hint.js";
 import { DEFAULT_PROVIDER_IDS } from "./provider-ids.js";
 
 /** The server tools a checked config declares (built-ins, MCP servers' tools); none by default. */
@@ -30,13 +31,13 @@ export async function loadCatalog(
 ): Promise<{ catalog: AgentCatalog; source: string; config: CatalogConfig }> {
   const source = path ?? "built-in default config";
   const file = path === undefined ? {} : await readJson(path);
-  const parsed = catalogConfigSchema(providerIds).safeParse(
-    overridden({ ...DEFAULT_CATALOG, ...file }, override, providerIds),
-  );
+  const schema = catalogConfigSchema(providerIds);
+  const parsed = schema.safeParse(overridden({ ...DEFAULT_CATALOG, ...file }, override, providerIds));
   if (!parsed.success) {
+    const hint = knownKeyHint(schema);
     const problems = parsed.error.issues.flatMap((issue) =>
       issue.code === "unrecognized_keys"
-        ? issue.keys.map((key) => `${formatFieldPath([...issue.path, key])}: is not a known key`)
+        ? issue.keys.map((key) => `${formatFieldPath([...issue.path, key])}: is not a known key${hint(key)}`)
         : [`${formatFieldPath(issue.path) || "(file)"}: ${issue.message}`],
     );
     // By path: zod's order of issues is not the same on every runtime (Node 24 gave another than Node 20).

@@ -12,8 +12,27 @@ export const DEFAULT_RATE_LIMIT_RPM = 600;
 
 const GIB = 1024 ** 3;
 
-const integer = (fallback: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(fallback);
+const integer = (fallback: number, min: number, max: number) => {
+  const message = `must be a whole number from ${min} to ${max}`;
+  return z.coerce
+    .number({ error: message })
+    .int(message)
+    .min(min, message)
+    .max(max, message)
+    .default(fallback);
+};
+
+/** Variables whose values are secrets (or hold one, as a database URL's password): never echoed in an error. */
+const SECRET_VARIABLE = /KEY|TOKEN|SECRET|PASSWORD|DATABASE_URL/;
+/** How much of a bad value an error repeats: enough to recognise it, not a pasted file. */
+const ECHOED_CHARS = 40;
+
+/** `NAME=value` for an error line, the value quoted and cut; the name alone for a secret or an unset one. */
+function echoed(name: string, value: string | undefined): string {
+  if (value === undefined || SECRET_VARIABLE.test(name)) return name;
+  const cut = value.length > ECHOED_CHARS ? `${value.slice(0, ECHOED_CHARS)}…` : value;
+  return `${name}=${JSON.stringify(cut)}`;
+}
 
 /** A retention in whole days, at least one. */
 const retentionDays = z.coerce
@@ -128,7 +147,10 @@ export type ServerEnv = z.infer<typeof ServerEnvSchema> & {
 export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const parsed = ServerEnvSchema.safeParse(env);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => {
+      const name = issue.path.join(".");
+      return `${echoed(name, env[name])}: ${issue.message}`;
+    });
     throw new ConfigError("Invalid environment", problems);
   }
   const apiKeys = parseApiKeys(parsed.data.APTIX_API_KEYS);

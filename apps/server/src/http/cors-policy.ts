@@ -12,7 +12,8 @@ export function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv
     origin: [...origins],
     allowMethods: ["GET", "HEAD", "POST", "PUT", "DELETE"],
     allowHeaders: ["Authorization", "Content-Type", "Last-Event-ID", "If-None-Match"],
-    // What a client reads beyond the CORS-safelisted headers: when to retry, a file's name and tag, which request.
+    // What a client reads beyond the CORS-safelisted headers: when to retry, a file's name and tag, which request,
+    // whether an answer is a replay.
     exposeHeaders: [
       "Retry-After",
       "Content-Disposition",
@@ -20,6 +21,7 @@ export function corsPolicy(origins: readonly string[]): MiddlewareHandler<AppEnv
       "X-Request-Id",
       "WWW-Authenticate",
       "Allow",
+      "Idempotent-Replayed",
     ],
     maxAge: 600,
   });

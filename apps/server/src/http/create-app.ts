@@ -22,8 +22,8 @@ import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
 import { principalMiddleware } from "./principal.js";
-import { rateLimitCounting } from "./rate-limit-counting.js";
 import { requestBody } from "./request-body.js";
+import { requestMetrics } from "./request-metrics.js";
 import { requestRateLimit } from "./request-rate-limit.js";
 import { requestTracing } from "./request-tracing.js";
 import { routeNotFound } from "./route-not-found.js";
@@ -81,7 +81,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   app.use(accessLog(logger));
   if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
   const { metrics } = options;
-  if (metrics) app.use(rateLimitCounting(() => metrics.countRateLimited()));
+  if (metrics) app.use(requestMetrics(metrics));
   app.onError((error, c) => {
     // The store could not reach its database (the adapter says so with StoreUnavailableError): an outage,
     // not a bug. The request may be sent again once the database is back.
@@ -112,7 +112,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   // One count of failed authentications per address, API keys' and the metrics token's alike.
   const authFailure = authFailureLimit();
   healthRoutes(app, options.readiness);
-  docsRoutes(app);
+  docsRoutes(app, { localMode: options.apiKeys.size === 0 });
   if (metrics) metricsRoute(app, { metrics, token: options.metricsToken, authFailure });
 
   // Limits come before the body is read.

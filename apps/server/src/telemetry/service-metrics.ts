@@ -18,6 +18,7 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   readonly observer: TurnObserver;
   readonly #rateLimited: Counter;
+  readonly #requestSeconds: Histogram;
 
   constructor(options: ServiceMetricsOptions) {
     const registers = [this.registry];
@@ -71,6 +72,14 @@ export class ServiceMetrics {
       name: "aptix_compactions_total",
       help: "Conversations compacted, by why: threshold (near the window), overflow (the provider refused) or manual.",
       labelNames: ["reason"],
+      registers,
+    });
+    // OpenTelemetry's HTTP server metric, its name and labels as Prometheus writes them, its advised buckets.
+    this.#requestSeconds = new Histogram({
+      name: "http_server_request_duration_seconds",
+      help: "How long the service took to answer an HTTP request (a streamed one: until its stream opened).",
+      labelNames: ["http_request_method", "http_route", "http_response_status_code"],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10],
       registers,
     });
     this.#rateLimited = new Counter({
@@ -143,6 +152,18 @@ export class ServiceMetrics {
         return result;
       },
     };
+  }
+
+  /** One more HTTP request answered, by its method, the route that answered it (its template) and status. */
+  observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void {
+    this.#requestSeconds.observe(
+      {
+        http_request_method: labels.method,
+        http_route: labels.route,
+        http_response_status_code: labels.status,
+      },
+      seconds,
+    );
   }
 
   /** One more request refused with 429 RATE_LIMITED. */

@@ -14,15 +14,18 @@ export interface Listening {
   close(): Promise<void>;
 }
 
-/** Serves `fetch` on HOST and PORT (0 picks a free port), once it listens. */
+/** Serves `fetch` on HOST and PORT (0 picks a free port), once it listens; rejects with the listen error. */
 export async function listen(
   fetch: Parameters<typeof serve>[0]["fetch"],
   env: Pick<ServerEnv, "HOST" | "PORT" | "APTIX_SHUTDOWN_TIMEOUT_MS">,
 ): Promise<Listening> {
-  const server = await new Promise<Server>((resolve) => {
-    const listening = serve({ fetch, port: env.PORT, hostname: env.HOST }, () =>
-      resolve(listening as Server),
-    );
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = serve({ fetch, port: env.PORT, hostname: env.HOST }, () => {
+      listening.off("error", reject);
+      resolve(listening as Server);
+    });
+    // A port taken meanwhile: start-up fails with the listen error, not an unhandled 'error' event.
+    listening.once("error", reject);
   });
   const port = (server.address() as AddressInfo).port;
   return {

@@ -20,6 +20,8 @@ export function logListening(
   logger.info(
     {
       url: listening.url,
+      // Where a person starts: the browsable API reference.
+      docs: `${listening.url}/docs`,
       database: describeDatabase(env.DATABASE_URL),
       config: listening.config,
       auth:

@@ -42,6 +42,11 @@ export interface LaunchedServer {
     matches: (line: Record<string, unknown>) => boolean,
     timeoutMs: number,
   ): Promise<Record<string, unknown>>;
+  /**
+   * Stops reading its stdout and closes this end of the pipe, as a shell does when the `| tee` or `| head` reading
+   * it ends: its next lines meet a broken pipe.
+   */
+  closeOutput(): void;
   /** Sends `signal` to the process (default SIGTERM) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitStatus>;
   /** Kills whatever is left of its process group (for cleanup after a failed test) and waits for the exit. */
@@ -149,6 +154,7 @@ export function launchServer(options: Pick<ServerProcessOptions, "env">): Launch
     output: () => other,
     exited,
     waitForLine,
+    closeOutput: () => child.stdout?.destroy(),
     async stop(signal = "SIGTERM") {
       child.kill(signal);
       return exited;

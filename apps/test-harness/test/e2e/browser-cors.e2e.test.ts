@@ -147,4 +147,29 @@ describe("the API reference page", () => {
     expect(elsewhere).toEqual([]);
     await page.close();
   });
+
+  // Scalar's cloud (its AI chat, MCP and SDK generation, its deploy toolbar) cannot work offline, and a service
+  // in local mode needs no key: the page offers neither.
+  it.each([
+    { mode: "with API keys", index: 0, asksForKey: true },
+    { mode: "in local mode", index: 1, asksForKey: false },
+  ])(
+    "shows no cloud buttons $mode, asks for a key only when one is needed, and / leads to it",
+    async ({ index, asksForKey }) => {
+      const service = services[index];
+      if (!service) throw new Error("no service started");
+      const page = await browser.context.newPage();
+      for (const start of ["/", "/docs/"]) {
+        await page.goto(`${service.url}${start}`);
+        // Scalar adds the section shown as a fragment.
+        expect(page.url().split("#")[0]).toBe(`${service.url}/docs`);
+      }
+      await page.getByText("Run a user turn, or continue one with client tool results").first().waitFor();
+      for (const cloud of ["Ask AI", "Generate SDK", "Generate MCP", "Deploy"]) {
+        expect(await page.getByText(cloud).count()).toBe(0);
+      }
+      expect(await page.getByText("Bearer Token").count()).toBe(asksForKey ? 1 : 0);
+      await page.close();
+    },
+  );
 });

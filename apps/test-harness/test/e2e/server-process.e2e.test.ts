@@ -1,4 +1,5 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
@@ -130,15 +131,22 @@ describe("the server process's configuration and logs", () => {
     });
     const badLevel = launch({ LOG_LEVEL: "verbose" });
     const badConfig = launch({ APTIX_CONFIG: path });
+    const badBoth = launch({ LOG_LEVEL: "verbose", APTIX_CONFIG: path });
     expect(await badLevel.exited).toEqual({ code: 2, signal: null });
     expect(await badConfig.exited).toEqual({ code: 2, signal: null });
+    expect(await badBoth.exited).toEqual({ code: 2, signal: null });
+    // A bad environment and a bad file in one start: every problem told at once, not the file's on the next try.
+    expect(badBoth.logs.map((line) => line.message)).toEqual([
+      ...badLevel.logs.map((line) => line.message),
+      ...badConfig.logs.map((line) => line.message),
+    ]);
 
     expect(badLevel.logs).toEqual([
       {
         time: expect.any(String),
         level: "error",
         message:
-          "Invalid environment: LOG_LEVEL: must be one of trace, debug, info, warn, error, fatal, silent",
+          'Invalid environment: LOG_LEVEL="verbose": must be one of trace, debug, info, warn, error, fatal, silent',
       },
     ]);
     // One line per bad key. Sorted here: a fresh clone's run once saw them in another order than the server's.
@@ -153,6 +161,87 @@ describe("the server process's configuration and logs", () => {
         `APTIX_CONFIG: ${path} is invalid: conversationContexts[0].model: Invalid input: expected string, received number`,
       ],
     ]);
+  });
+
+  it("stops with exit code 2 and one line naming cause and fix when the port is taken or the database is down", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const portInUse = launch({ PORT: String(port) });
+      // Port 1 on loopback: nothing listens there, the connection is refused.
+      const databaseDown = launch({ DATABASE_URL: "postgres://postgres@127.0.0.1:1/aptix" });
+      expect(await portInUse.exited).toEqual({ code: 2, signal: null });
+      expect(await databaseDown.exited).toEqual({ code: 2, signal: null });
+
+      // Told before the database is even opened, and nothing but that line: no stack on stderr.
+      expect(portInUse.logs).toEqual([
+        {
+          time: expect.any(String),
+          level: "error",
+          message: `Port ${port} on 127.0.0.1 is in use by another process: stop it, or set PORT to a free port (PORT=0 picks one).`,
+        },
+      ]);
+      expect(portInUse.output()).toBe("");
+      expect(databaseDown.logs.filter((line) => line.level === "error")).toEqual([
+        {
+          time: expect.any(String),
+          level: "error",
+          message:
+            "The database at postgres://***@127.0.0.1:1/aptix refused the connection: start Postgres there, or fix DATABASE_URL (docs/configuration.md).",
+        },
+      ]);
+      expect(databaseDown.output()).toBe("");
+    } finally {
+      taken.close();
+    }
+  });
+
+  // `pnpm start | tee log` and Ctrl-C: the shell's SIGINT ends `tee` too, and the server's last lines meet a
+  // broken pipe. Its logger once retried those writes forever at exit, deaf to every later signal.
+  it("exits on SIGINT or SIGTERM with stdout piped, read or with its reader gone", async () => {
+    const listening = (line: Record<string, unknown>) => line.message === "listening";
+    const [read, gone, goneTerm] = [launch({}), launch({}), launch({})];
+    await Promise.all([read, gone, goneTerm].map((child) => child.waitForLine(listening, startTimeoutMs)));
+    gone.closeOutput();
+    goneTerm.closeOutput();
+    const [readStatus, goneStatus, goneTermStatus] = await Promise.all([
+      read.stop("SIGINT"),
+      gone.stop("SIGINT"),
+      goneTerm.stop("SIGTERM"),
+    ]);
+    expect([readStatus, goneStatus, goneTermStatus]).toEqual([
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+      { code: 0, signal: null },
+    ]);
+    expect(read.logs.map((line) => line.message)).toEqual(
+      expect.arrayContaining(["shutting down: letting running turns finish", "stopped"]),
+    );
+  });
+
+  it("exits at once on a second signal while a turn runs", async () => {
+    harness.script(step.text("Never delivered.", { delayMs: 120_000 }));
+    const child = await spawnServer({
+      env: {
+        DATABASE_URL: "memory://",
+        APTIX_API_KEYS: undefined,
+        APTIX_CONFIG: undefined,
+        OPENAI_API_KEY: "test",
+        OPENAI_BASE_URL: harness.baseUrl,
+        APTIX_SHUTDOWN_TIMEOUT_MS: "600000",
+      },
+      startTimeoutMs,
+    });
+    children.push(child);
+    const turn = serviceClient(child.url)
+      .post({ sessionId: "held", turnId: "t1", instruction: "Wait" }, "anonymous")
+      .catch(() => "cut");
+    await vi.waitFor(() => expect(harness.responseRequests()).toHaveLength(1), { timeout: startTimeoutMs });
+    process.kill(child.pid, "SIGINT");
+    await child.waitForLine((line) => line.message === "shutting down: letting running turns finish", 10_000);
+    expect(await child.stop("SIGINT")).toEqual({ code: 130, signal: null });
+    expect(await turn).toBe("cut");
   });
 
   it("at LOG_LEVEL=warn writes no line at info, start-up lines included", async () => {

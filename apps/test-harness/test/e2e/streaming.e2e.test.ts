@@ -196,7 +196,7 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     expect(comparableEvents(fromRound1)).toEqual(comparableEvents(events));
   });
 
-  it("replays a stored answer's text as a delta before its result when the request is sent again as a stream", async () => {
+  it("replays a stored answer (its text as a delta before its result when streamed), marked Idempotent-Replayed", async () => {
     const sessionId = uniqueId(`again-${provider}`);
     rig().enqueue(
       {
@@ -208,7 +208,9 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     );
     // Answered without streaming first: its events were never logged.
     const plainTurn = { ...userTurn(sessionId, "t1", "What is in a.ts?"), stream: false };
-    const paused = expectOk(await service().post(plainTurn));
+    const pausedAnswer = await service().post(plainTurn);
+    expect(pausedAnswer.headers.get("idempotent-replayed")).toBeNull();
+    const paused = expectOk(pausedAnswer);
     expect(paused).toMatchObject({
       kind: "client_tool_continuation",
       toolContinuationMessage: "Let me look.",
@@ -216,13 +218,28 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     const continuation = toolContinuation(sessionId, "t1", [
       { toolCallId: `call_again_${provider}_1`, resultJson: '""' },
     ]);
-    const final = expectOk(await service().post(continuation));
+    const finalAnswer = await service().post(continuation);
+    expect(finalAnswer.headers.get("idempotent-replayed")).toBeNull();
+    const final = expectOk(finalAnswer);
     expect(final).toMatchObject({ kind: "final", primaryOutputText: "a.ts is empty." });
 
+    // The user turn and the continuation sent again as JSON: their stored answers, said to be replays.
+    const turnAgain = await service().post(plainTurn);
+    expect([turnAgain.headers.get("idempotent-replayed"), expectOk(turnAgain)]).toEqual(["true", paused]);
+    const continuationAgain = await service().post(continuation);
+    expect([continuationAgain.headers.get("idempotent-replayed"), expectOk(continuationAgain)]).toEqual([
+      "true",
+      final,
+    ]);
+
     // The user turn sent again as a stream: the stored continuation message as a delta, then the stored result.
-    const again = await (
-      await streamExecute(service().url, userTurn(sessionId, "t1", "What is in a.ts?"), apiKey)
-    ).readToEnd();
+    const againStream = await streamExecute(
+      service().url,
+      userTurn(sessionId, "t1", "What is in a.ts?"),
+      apiKey,
+    );
+    expect(againStream.headers.get("idempotent-replayed")).toBe("true");
+    const again = await againStream.readToEnd();
     expect(ids(again)).toEqual(["0-999999999", "0-result"]);
     expect(deltasOf(again).join("")).toBe("Let me look.");
     expect(resultOf(again)).toEqual({ successful: true, result: paused, errors: [], warnings: [] });
@@ -230,13 +247,13 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider: ProviderId) => 
     // A streamed turn's continuation sent again: the final answer's text, then its result; no provider call.
     const streamed = uniqueId(`again-streamed-${provider}`);
     rig().enqueue({ text: ["Hello ", "there."], usage: { input: 10, output: 2 } });
-    const first = await (
-      await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey)
-    ).readToEnd();
+    const firstStream = await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey);
+    expect(firstStream.headers.get("idempotent-replayed")).toBeNull();
+    const first = await firstStream.readToEnd();
     expect(ids(first)).toEqual(["0-0", "0-1", "0-result"]);
-    const second = await (
-      await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey)
-    ).readToEnd();
+    const secondStream = await streamExecute(service().url, userTurn(streamed, "t1", "Hi"), apiKey);
+    expect(secondStream.headers.get("idempotent-replayed")).toBe("true");
+    const second = await secondStream.readToEnd();
     expect(ids(second)).toEqual(["0-999999999", "0-result"]);
     expect(deltasOf(second).join("")).toBe("Hello there.");
     expect(resultOf(second)).toEqual(resultOf(first));

@@ -312,6 +312,27 @@ describe("GET /metrics (Prometheus text)", () => {
     expect(after).toMatch(/^nodejs_eventloop_lag_seconds \d/m);
   });
 
+  it("times HTTP requests by method, route template and status, never by the path asked for", async () => {
+    const sessionId = uniqueId("routed");
+    const before = await metricsText();
+    harness.script(step.text("Routed."));
+    expectFinal(await client.post(userTurn(sessionId, "t1", "Hello")));
+    expectOk(await client.session(sessionId));
+    expect((await fetch(`${client.url}/no/such/path`)).status).toBe(404);
+    const after = await metricsText();
+    const delta = (series: string) => sample(after, series) - sample(before, series);
+    const series = (method: string, route: string, status: number) =>
+      `http_server_request_duration_seconds_count{http_request_method="${method}",http_route="${route}",http_response_status_code="${status}"}`;
+
+    expect(delta(series("POST", "/v1/agent/execute", 200))).toBe(1);
+    expect(delta(series("GET", "/v1/sessions/:sessionId", 200))).toBe(1);
+    // A path no route serves has no route: it cannot add a series per path.
+    expect(delta(series("GET", "", 404))).toBe(1);
+    expect(after).toMatch(/^# TYPE http_server_request_duration_seconds histogram$/m);
+    expect(after).not.toContain(sessionId);
+    expect(after).not.toContain("/no/such/path");
+  });
+
   it("counts a turn that hands tools to its client once per round: awaiting_client_tools, then completed", async () => {
     const before = await metricsText();
     const sessionId = uniqueId("client-tools");

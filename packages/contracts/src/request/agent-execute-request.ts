@@ -63,9 +63,9 @@ export function createAgentExecuteRequestValidator(limits: Partial<RequestLimits
   function describeUnknownKey(scenario: "user turn" | "tool continuation") {
     return (key: string, objectPath: readonly PropertyKey[]): string => {
       if (objectPath.length > 0) return "is not a known field here";
-      if (SERVER_OWNED_FIELDS.has(key)) return "is server-owned and must not be sent (AGN-034 §3)";
+      if (SERVER_OWNED_FIELDS.has(key)) return "is server-owned and must not be sent: the service sets it";
       if (scenario === "tool continuation" && userTurnFields.has(key)) {
-        return "is not allowed in a tool continuation, which carries only sessionId, turnId and toolResults (AGN-034 §2.2)";
+        return "is not allowed in a tool continuation, which carries only sessionId, turnId and toolResults";
       }
       const camel = key.charAt(0).toLowerCase() + key.slice(1);
       if (camel !== key && (userTurnFields.has(camel) || continuationFields.has(camel))) {

@@ -64,8 +64,7 @@ function describeUnknownResponseKey(input: unknown) {
   return (key: string, objectPath: readonly PropertyKey[]): string => {
     if (objectPath.length > 0) return "is not a known field here";
     for (const [other, fields] of Object.entries(KIND_FIELDS)) {
-      if (other !== kind && fields.has(key))
-        return `must be absent when kind is ${JSON.stringify(kind)} (AGN-033 §3.4)`;
+      if (other !== kind && fields.has(key)) return `must be absent when kind is ${JSON.stringify(kind)}`;
     }
     return "is not a field of AgentExecuteResponse";
   };

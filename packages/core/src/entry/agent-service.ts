@@ -122,11 +122,13 @@ export interface ExecuteOptions {
 /**
  * What `handle` answers a request with: its answer as one value, or, when the answer streams (a user turn
  * with `stream: true`, or a continuation of one) and its round runs, the round's events ending with its
- * `result` event. A request refused before its turn runs is always `answer`.
+ * `result` event. A request refused before its turn runs is always `answer`. `replayed` is true when the
+ * request was sent before and its stored answer is given again, no model called (the HTTP header
+ * `Idempotent-Replayed: true`).
  */
 export type HandledRequest =
-  | { type: "answer"; result: InvokeResult<AgentExecuteResponse> }
-  | { type: "events"; events: AsyncIterable<TurnEvent> };
+  | { type: "answer"; result: InvokeResult<AgentExecuteResponse>; replayed: boolean }
+  | { type: "events"; events: AsyncIterable<TurnEvent>; replayed: boolean };
 
 const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
 export const DEFAULT_LEASE_MS = 10 * 60_000;
@@ -291,23 +293,24 @@ export class AgentService {
    * streams when its user turn asked to, AGN-034 §2.2). What an HTTP route calls once per request.
    */
   async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
-    if (!isToolContinuationRequest(request)) {
-      // A user turn goes through the public methods as any caller's does.
-      if (request.stream !== true) return { type: "answer", result: await this.execute(request, principal) };
-      const streamed = await this.stream(request, principal);
-      return streamed.successful
-        ? { type: "events", events: streamed.result }
-        : { type: "answer", result: streamed };
-    }
-    // A continuation is admitted first: it streams when its turn does, and admission reads the turn anyway.
     const key = { principal, sessionId: request.sessionId };
     const admitted = await this.#admission.admit(key, request);
-    if (!admitted.successful) return { type: "answer", result: admitted };
+    if (!admitted.successful) return { type: "answer", result: admitted, replayed: false };
     const admission = admitted.result;
-    const streams = admission.type === "stored_answer" ? admission.stream : admission.turn.stream;
+    const replayed = admission.type === "stored_answer";
+    // A user turn streams when it asks to; a continuation when its turn did (admission read the turn anyway).
+    const streams = !isToolContinuationRequest(request)
+      ? request.stream === true
+      : admission.type === "stored_answer"
+        ? admission.stream
+        : admission.turn.stream;
     return streams
-      ? { type: "events", events: this.#answerAsEvents(key, request.turnId, admission) }
-      : { type: "answer", result: await this.#answer(key, request.turnId, admission, undefined) };
+      ? { type: "events", events: this.#answerAsEvents(key, request.turnId, admission), replayed }
+      : {
+          type: "answer",
+          result: await this.#answer(key, request.turnId, admission, undefined),
+          replayed,
+        };
   }
 
   #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {

@@ -75,9 +75,13 @@ export class TurnSettlement {
     }
     const checked = validateAgentExecuteResponse(response);
     if (!checked.successful) {
-      const failure = fail("INTERNAL", "The service produced a response that breaks AGN-033.", {
-        fields: checked.errors[0].details?.fields,
-      });
+      const failure = fail(
+        "INTERNAL",
+        "The service produced a response that breaks its own AgentExecuteResponse schema.",
+        {
+          fields: checked.errors[0].details?.fields,
+        },
+      );
       return this.failure({ lease, turn, progress, failure });
     }
     const result = ok(response, progress.warnings);

@@ -35,6 +35,8 @@ export function callRecord(input: {
   };
 }
 
+type TracedContinuation = NonNullable<LlmCallRecord["request"]>["continuation"];
+
 /** A replay is traced as its item count: the items are in the transcript already. */
 function traced(continuation: LlmContinuation): TracedContinuation {
   return continuation.type === "replay"

@@ -12,28 +12,69 @@ import { apiDocument } from "../openapi/api-document.js";
 /** Where the page loads Scalar from: this service, so the reference works offline and loads nothing elsewhere. */
 const SCALAR_BUNDLE_PATH = "/docs/scalar.js";
 
+/** The document as a local-mode service answers it: no route asks for a key, so the page asks for none. */
+function withoutSecurity(document: object): object {
+  const {
+    security: _security,
+    components = {},
+    paths = {},
+    ...rest
+  } = document as {
+    security?: unknown;
+    components?: { securitySchemes?: unknown };
+    paths?: Record<string, Record<string, { security?: unknown }>>;
+  };
+  const { securitySchemes: _schemes, ...otherComponents } = components;
+  const openPaths = Object.fromEntries(
+    Object.entries(paths).map(([path, operations]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(operations).map(([method, { security: _operationSecurity, ...operation }]) => [
+          method,
+          operation,
+        ]),
+      ),
+    ]),
+  );
+  return { ...rest, components: otherComponents, paths: openPaths };
+}
+
 /**
  * `/openapi.json`, generated from the app's routes on its first request (once every route is registered), and
- * `/docs`, the reference Scalar renders from it, with Scalar's browser bundle served from this service.
+ * `/docs`, the reference Scalar renders from it, with Scalar's browser bundle served from this service; `/` and
+ * `/docs/` lead to it. In local mode the page renders the document without its key requirement, as the service
+ * asks none.
  */
-export function docsRoutes(app: OpenAPIHono<AppEnv>): void {
+export function docsRoutes(app: OpenAPIHono<AppEnv>, options: { localMode: boolean }): void {
   let document: object | undefined;
   app.get("/openapi.json", (c) => {
     document ??= apiDocument(app);
     return c.json(document);
   });
+  let localDocument: object | undefined;
+  const page = {
+    pageTitle: "Aptix Agent Service API",
+    cdn: SCALAR_BUNDLE_PATH.slice(1),
+    // Scalar's defaults would load fonts from its own servers and report usage.
+    withDefaultFonts: false,
+    telemetry: false,
+    // Offline there is no Scalar cloud: no AI chat, no MCP or SDK generation, no deploy toolbar.
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: "never" as const,
+  };
   app.get(
     "/docs",
-    Scalar({
-      pageTitle: "Aptix Agent Service API",
-      // Relative to /docs: they hold behind a proxy that serves the service under a path.
-      url: "openapi.json",
-      cdn: SCALAR_BUNDLE_PATH.slice(1),
-      // Scalar's defaults would load fonts from its own servers and report usage.
-      withDefaultFonts: false,
-      telemetry: false,
+    Scalar(() => {
+      if (!options.localMode) return { ...page, url: "openapi.json" };
+      document ??= apiDocument(app);
+      localDocument ??= withoutSecurity(document);
+      return { ...page, content: localDocument };
     }),
   );
+  // Relative: they hold behind a proxy that serves the service under a path.
+  app.get("/", (c) => c.redirect("docs"));
+  app.get("/docs/", (c) => c.redirect("../docs"));
   // 5 MB (1.3 MB gzipped), read and compressed once, on the first request for it, not at start-up.
   let bundle: Promise<{ plain: Buffer; gzipped: Buffer }> | undefined;
   app.get(SCALAR_BUNDLE_PATH, async (c) => {

@@ -94,6 +94,15 @@ function executeDefinition(maxBodyBytes: number) {
       200: {
         description:
           "The turn's AgentExecuteResponse: JSON, or server-sent events when the request asked to stream.",
+        headers: {
+          "Idempotent-Replayed": {
+            description:
+              "`true` when this request (same session, turn id and body) was sent before: its stored answer is " +
+              "given again and no model was called. A failure stored then is replayed too: send a new `turnId` " +
+              "to run the instruction again.",
+            schema: { type: "string", enum: ["true"] },
+          },
+        },
         content: {
           "application/json": jsonAnswer("AgentExecuteResponse", {
             kind: "client_tool_continuation",
@@ -134,6 +143,8 @@ export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOpti
     // TURN_ID_CONFLICT, …) is no turn event: it is answered as JSON with its status, and the event stream
     // opens only for a round that runs.
     const handled = await service.handle(request.result, c.get("principal"));
+    // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
+    if (handled.replayed) c.header("Idempotent-Replayed", "true");
     if (handled.type === "answer") return sendResult(c, handled.result);
     return sendEventStream(c, heartbeatMs, async (emit) => {
       for await (const event of handled.events) emit(event);

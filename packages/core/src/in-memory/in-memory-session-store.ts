@@ -193,7 +193,6 @@ export class InMemorySessionStore implements SessionStore {
   async updateTurn({
     key,
     turnId,
-    expectStatus,
     turnPatch,
     sessionPatch,
     leaseOwner,
@@ -203,7 +202,6 @@ export class InMemorySessionStore implements SessionStore {
     const state = this.#leased(key, leaseOwner);
     const turn = state?.turns.get(turnId);
     if (state === undefined || turn === undefined) return false;
-    if (expectStatus !== undefined && turn.status !== expectStatus) return false;
     for (const write of llmCalls) this.#keepCall(state, write);
     const now = this.#clock.now();
     const sPatch = sessionPatch === undefined ? undefined : copy(sessionPatch);

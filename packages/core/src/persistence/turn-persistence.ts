@@ -25,7 +25,7 @@ import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
-import type { TurnPatch, TurnRecord, TurnStatus } from "../records/turn-record.js";
+import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
 
 /**
  * What a write answers once this instance has lost the session's lease (it ran past its lease, and another
@@ -208,13 +208,13 @@ export class SessionLease implements RoundLease {
   }
 
   /**
-   * Changes the turn and the session together, with the calls kept back; `expectStatus` makes it a conditional
-   * transition. A refused update writes none of them.
+   * Changes the turn and the session together, with the calls kept back. A refused update (the lease lost)
+   * writes none of them.
    */
   async updateTurn(
     turnId: string,
     turnPatch: TurnPatch,
-    options: { sessionPatch?: SessionPatch; expectStatus?: TurnStatus; release?: boolean } = {},
+    options: { sessionPatch?: SessionPatch; release?: boolean } = {},
   ): Promise<InvokeResult<void>> {
     const llmCalls = this.#unwritten;
     const updated = await this.store.updateTurn({
@@ -223,7 +223,6 @@ export class SessionLease implements RoundLease {
       turnPatch,
       leaseOwner: this.owner,
       ...(options.sessionPatch ? { sessionPatch: options.sessionPatch } : {}),
-      ...(options.expectStatus ? { expectStatus: options.expectStatus } : {}),
       ...(options.release ? { releaseLease: true } : {}),
       ...(llmCalls.length > 0 ? { llmCalls } : {}),
     });

@@ -16,9 +16,8 @@ import { nextStatus } from "../lifecycle/turn-lifecycle.js";
 import type { Clock } from "../ports/clock.js";
 import type { ReasonerOutcome } from "../reasoner/reasoner-step.js";
 import type { LlmFinishReason } from "../records/llm-response.js";
-import type { SessionPatch } from "../records/session-record.js";
 import type { TurnProgress } from "../records/turn-progress.js";
-import type { ServerToolExecution, TurnPatch, TurnRecord, TurnRound } from "../records/turn-record.js";
+import type { ServerToolExecution, TurnRecord } from "../records/turn-record.js";
 import type { SessionLease } from "./turn-persistence.js";
 
 /** The round being settled: the lease it runs under, its turn, and what the turn has done so far. */

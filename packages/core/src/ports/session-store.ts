@@ -83,8 +83,6 @@ export type TransitionResult =
 export interface UpdateTurnInput {
   key: SessionKey;
   turnId: string;
-  /** Apply only if the turn is in this status (a transition, e.g. awaiting_client_tools → running). */
-  expectStatus?: TurnStatus;
   turnPatch: TurnPatch;
   sessionPatch?: SessionPatch;
   leaseOwner: string;

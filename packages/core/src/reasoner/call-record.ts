@@ -3,8 +3,6 @@ import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { LlmResponse } from "../records/llm-response.js";
 
-type TracedContinuation = NonNullable<LlmCallRecord["request"]>["continuation"];
-
 /** The trace of one LLM call of a turn (its `index`-th), as the store keeps it: ids and payloads out of the answer. */
 export function callRecord(input: {
   principal: string;

@@ -22,7 +22,8 @@ const transitions = FROM.flatMap((from) =>
 describe("the turn lifecycle table", () => {
   it("has a row for every status and a cell for every event, naming only known statuses", () => {
     expect(Object.keys(TURN_LIFECYCLE).sort()).toEqual([...FROM].sort());
-    for (const from of FROM) expect(Object.keys(TURN_LIFECYCLE[from]).sort()).toEqual([...TURN_EVENTS].sort());
+    for (const from of FROM)
+      expect(Object.keys(TURN_LIFECYCLE[from]).sort()).toEqual([...TURN_EVENTS].sort());
     for (const [from, event, to] of transitions) {
       expect(to === null || TURN_STATUSES.includes(to as TurnStatus), `${from} × ${event}`).toBe(true);
     }

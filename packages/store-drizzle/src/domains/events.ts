@@ -66,7 +66,13 @@ export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #notifications: Notifications | undefined;
   /** The listener check's: what it sent last, and the last of its sends it heard back. */
   /** The probes heard so far, how many the previous call had seen, and the calls in a row that saw none. */
-  readonly #probe: { listening?: Promise<unknown>; sent: boolean; heard: number; seen: number; misses: number } = {
+  readonly #probe: {
+    listening?: Promise<unknown>;
+    sent: boolean;
+    heard: number;
+    seen: number;
+    misses: number;
+  } = {
     sent: false,
     heard: 0,
     seen: 0,

@@ -143,13 +143,12 @@ export class SessionsAndTurns {
   }
 
   /**
-   * One statement: the session row's changes, guarded by the lease and the turn's status, with the turn's patch
+   * One statement: the session row's changes, guarded by the lease and the turn's existence, with the turn's patch
    * and the LLM calls it carries.
    */
   async updateTurn({
     key,
     turnId,
-    expectStatus,
     turnPatch,
     sessionPatch,
     leaseOwner,
@@ -167,22 +166,16 @@ export class SessionsAndTurns {
     const session = placeholders(sessions, "session_", sessionSet);
     const turn = placeholders(turns, "turn_", { ...turnPatchSet(turnPatch), updatedAt: now });
     const traces = this.#traces.callWrites(calls);
-    const expecting = expectStatus !== undefined;
     const rows = await this.#shapes.send(
-      `settle/${expecting}/${session.shape}/${turn.shape}/${traces.shape}`,
+      `settle/${session.shape}/${turn.shape}/${traces.shape}`,
       () => {
         const theTurn = and(
           eq(turns.principal, sql.placeholder("principal")),
           eq(turns.sessionId, sql.placeholder("sessionId")),
           eq(turns.turnId, sql.placeholder("turnId")),
         );
-        const turnAsExpected = exists(
-          this.#db
-            .select({ turnId: turns.turnId })
-            .from(turns)
-            .where(and(theTurn, expecting ? eq(turns.status, sql.placeholder("expectStatus")) : undefined)),
-        );
-        return whileLeaseHeld(this.#db, { set: session.set, also: turnAsExpected }, (held) => [
+        const turnExists = exists(this.#db.select({ turnId: turns.turnId }).from(turns).where(theTurn));
+        return whileLeaseHeld(this.#db, { set: session.set, also: turnExists }, (held) => [
           this.#db.update(turns).set(turn.set).where(and(theTurn, held)).returning({ turnId: turns.turnId }),
           ...traces.writes(held),
         ]);
@@ -191,7 +184,6 @@ export class SessionsAndTurns {
         ...keyOf(key),
         owner: leaseOwner,
         turnId,
-        ...(expecting ? { expectStatus } : {}),
         ...session.values,
         ...turn.values,
         ...traces.values,

@@ -8,11 +8,6 @@ import { startupFault } from "./wiring/startup-fault.js";
 
 /** How long the last log lines may take to reach stdout before the process exits without them. */
 const LAST_LINES_MS = 1_000;
-/**
- * What closing MCP servers, the database and the trace exporter may take once requests are done: the exporter's
- * own timeout (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s by default) and some.
- */
-const CLOSING_GRACE_MS = 15_000;
 
 /**
  * A configuration problem (one line per bad key) or a fault of the machine or database start-up cannot get past
@@ -61,13 +56,15 @@ try {
     }
     closing = true;
     logger.info({ signal }, "shutting down: letting running turns finish");
-    // Whatever hangs (an MCP server, the database), the process ends.
+    // One deadline for the whole shutdown (requests, then MCP servers, the database, the trace exporter):
+    // whatever hangs, the process ends within APTIX_SHUTDOWN_TIMEOUT_MS of the signal.
+    const deadline = Date.now() + env.APTIX_SHUTDOWN_TIMEOUT_MS;
     setTimeout(() => {
       logger.error("shutdown did not finish in time: exiting");
-      log.exit(1, LAST_LINES_MS);
-    }, env.APTIX_SHUTDOWN_TIMEOUT_MS + CLOSING_GRACE_MS).unref();
+      log.exit(1, 0);
+    }, env.APTIX_SHUTDOWN_TIMEOUT_MS).unref();
     server.close().then(
-      () => log.exit(0, LAST_LINES_MS),
+      () => log.exit(0, Math.min(LAST_LINES_MS, Math.max(0, deadline - Date.now()))),
       (error: unknown) => {
         logger.error({ error: String(error) }, "shutdown failed");
         log.exit(1, LAST_LINES_MS);

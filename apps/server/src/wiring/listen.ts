@@ -8,8 +8,8 @@ export interface Listening {
   url: string;
   port: number;
   /**
-   * Stops taking requests and resolves once those running have been answered; connections still open after
-   * APTIX_SHUTDOWN_TIMEOUT_MS are closed.
+   * Stops taking requests and resolves once those running have been answered; connections still open when
+   * APTIX_SHUTDOWN_TIMEOUT_MS is all but spent are closed, leaving the rest to close what the server holds.
    */
   close(): Promise<void>;
 }
@@ -33,7 +33,10 @@ export async function listen(
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), env.APTIX_SHUTDOWN_TIMEOUT_MS);
+        const force = setTimeout(
+          () => server.closeAllConnections(),
+          requestsMs(env.APTIX_SHUTDOWN_TIMEOUT_MS),
+        );
         force.unref();
         server.close(() => {
           clearTimeout(force);
@@ -42,4 +45,12 @@ export async function listen(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * Of the shutdown's time, what open requests may take: all but a quarter (at most 5 s), which closing MCP servers,
+ * the database and the trace exporter get.
+ */
+function requestsMs(shutdownMs: number): number {
+  return shutdownMs - Math.min(5_000, Math.floor(shutdownMs / 4));
 }

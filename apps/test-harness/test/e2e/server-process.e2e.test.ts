@@ -244,6 +244,30 @@ describe("the server process's configuration and logs", () => {
     expect(await turn).toBe("cut");
   });
 
+  it("ends within APTIX_SHUTDOWN_TIMEOUT_MS of one signal while a turn is held, cutting the turn's request", async () => {
+    harness.script(step.text("Never delivered.", { delayMs: 120_000 }));
+    const child = await spawnServer({
+      env: {
+        DATABASE_URL: "memory://",
+        APTIX_API_KEYS: undefined,
+        APTIX_CONFIG: undefined,
+        OPENAI_API_KEY: "test",
+        OPENAI_BASE_URL: harness.baseUrl,
+        APTIX_SHUTDOWN_TIMEOUT_MS: "2000",
+      },
+      startTimeoutMs,
+    });
+    children.push(child);
+    const turn = serviceClient(child.url)
+      .post({ sessionId: "held-once", turnId: "t1", instruction: "Wait" }, "anonymous")
+      .catch(() => "cut");
+    await vi.waitFor(() => expect(harness.responseRequests()).toHaveLength(1), { timeout: startTimeoutMs });
+    // One signal only: the turn would hold the process for two minutes; the deadline ends it.
+    process.kill(child.pid, "SIGTERM");
+    expect(await child.exited).toMatchObject({ signal: null });
+    expect(await turn).toBe("cut");
+  });
+
   it("at LOG_LEVEL=warn writes no line at info, start-up lines included", async () => {
     const child = launch({ LOG_LEVEL: "warn", OPENAI_API_KEY: undefined });
     // The last start-up line, a warning: every info line of start-up came before it.

@@ -220,7 +220,8 @@ describe("the server process's configuration and logs", () => {
     );
   });
 
-  it("exits at once on a second signal while a turn runs", async () => {
+  /** A server process holding a turn whose model answers in two minutes, and that turn's request. */
+  async function holdingATurn(shutdownTimeoutMs: number) {
     harness.script(step.text("Never delivered.", { delayMs: 120_000 }));
     const child = await spawnServer({
       env: {
@@ -229,7 +230,7 @@ describe("the server process's configuration and logs", () => {
         APTIX_CONFIG: undefined,
         OPENAI_API_KEY: "test",
         OPENAI_BASE_URL: harness.baseUrl,
-        APTIX_SHUTDOWN_TIMEOUT_MS: "600000",
+        APTIX_SHUTDOWN_TIMEOUT_MS: String(shutdownTimeoutMs),
       },
       startTimeoutMs,
     });
@@ -238,6 +239,11 @@ describe("the server process's configuration and logs", () => {
       .post({ sessionId: "held", turnId: "t1", instruction: "Wait" }, "anonymous")
       .catch(() => "cut");
     await vi.waitFor(() => expect(harness.responseRequests()).toHaveLength(1), { timeout: startTimeoutMs });
+    return { child, turn };
+  }
+
+  it("exits at once on a second signal while a turn runs", async () => {
+    const { child, turn } = await holdingATurn(600_000);
     process.kill(child.pid, "SIGINT");
     await child.waitForLine((line) => line.message === "shutting down: letting running turns finish", 10_000);
     expect(await child.stop("SIGINT")).toEqual({ code: 130, signal: null });
@@ -245,23 +251,7 @@ describe("the server process's configuration and logs", () => {
   });
 
   it("ends within APTIX_SHUTDOWN_TIMEOUT_MS of one signal while a turn is held, cutting the turn's request", async () => {
-    harness.script(step.text("Never delivered.", { delayMs: 120_000 }));
-    const child = await spawnServer({
-      env: {
-        DATABASE_URL: "memory://",
-        APTIX_API_KEYS: undefined,
-        APTIX_CONFIG: undefined,
-        OPENAI_API_KEY: "test",
-        OPENAI_BASE_URL: harness.baseUrl,
-        APTIX_SHUTDOWN_TIMEOUT_MS: "2000",
-      },
-      startTimeoutMs,
-    });
-    children.push(child);
-    const turn = serviceClient(child.url)
-      .post({ sessionId: "held-once", turnId: "t1", instruction: "Wait" }, "anonymous")
-      .catch(() => "cut");
-    await vi.waitFor(() => expect(harness.responseRequests()).toHaveLength(1), { timeout: startTimeoutMs });
+    const { child, turn } = await holdingATurn(2_000);
     // One signal only: the turn would hold the process for two minutes; the deadline ends it.
     process.kill(child.pid, "SIGTERM");
     expect(await child.exited).toMatchObject({ signal: null });

@@ -1,4 +1,4 @@
-import { httpStatusOf, ok } from "@aptix/contracts";
+import { httpStatusOf } from "@aptix/contracts";
 import { InMemorySessionStore, type TurnEvent } from "@aptix/core";
 import { describe, expect, it } from "vitest";
 import { HeldProvider } from "./held-provider.js";
@@ -51,13 +51,14 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("event streams", () => {
   it("ends a stream whose producer throws with an unsuccessful result event, and tells proxies not to buffer", async () => {
     const { service, post } = setup();
-    service.stream = async () =>
-      ok(
-        (async function* (): AsyncIterable<TurnEvent> {
-          yield { id: "0-0", event: "output_text.delta", data: { delta: "Hel" } };
-          throw new Error("store exploded");
-        })(),
-      );
+    service.handle = async () => ({
+      type: "events",
+      events: (async function* (): AsyncIterable<TurnEvent> {
+        yield { id: "0-0", event: "output_text.delta", data: { delta: "Hel" } };
+        throw new Error("store exploded");
+      })(),
+      replayed: false,
+    });
     const response = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");

@@ -95,7 +95,8 @@ describe("the OpenAPI document", () => {
     const document = (await (await app.request("/openapi.json")).json()) as {
       paths: Record<string, Record<string, unknown>>;
     };
-    const ownRoutes = new Set(["/openapi.json", "/docs", "/docs/scalar.js"]);
+    // `/` and `/docs/` redirect to the reference.
+    const ownRoutes = new Set(["/openapi.json", "/docs", "/docs/scalar.js", "/", "/docs/"]);
     const served = app.routes
       .filter((route) => route.method !== "ALL" && !ownRoutes.has(route.path))
       .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:(\w+)/g, "{$1}")}`);

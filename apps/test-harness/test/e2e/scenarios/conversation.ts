@@ -79,8 +79,11 @@ export function conversationScenarios(ctx: ScenarioContext): void {
       ],
       tool_choice: "auto",
       store: true,
+      // The session's prompt cache: one key for all its calls (below), the same on every turn.
+      prompt_cache_key: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     expect(second).toMatchObject({
+      prompt_cache_key: (first as { prompt_cache_key: string }).prompt_cache_key,
       previous_response_id: responseId(0),
       input: [userMessage("general", "What does a.ts export?")],
       tool_choice: "auto",

@@ -1,6 +1,6 @@
-import { countTokens, decode, encode } from "gpt-tokenizer";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { ContentPart, TranscriptItem } from "../records/transcript-item.js";
+import { estimateTokens, startWithinTokens } from "./token-estimate.js";
 
 /** `compactAtRatio` when a context sets none: compaction starts at 80 % of the window. */
 const DEFAULT_COMPACT_AT_RATIO = 0.8;
@@ -53,20 +53,20 @@ function textTokens(item: TranscriptItem): number {
   switch (item.type) {
     case "system_message":
     case "assistant_message":
-      return countTokens(item.text);
+      return estimateTokens(item.text);
     case "user_message":
       return item.content.reduce((sum, part) => sum + partTokens(part), 0);
     case "function_call":
-      return countTokens(item.name) + countTokens(item.argumentsJson);
+      return estimateTokens(item.name) + estimateTokens(item.argumentsJson);
     case "function_call_output":
-      return countTokens(item.output);
+      return estimateTokens(item.output);
     case "reasoning":
       return 0;
   }
 }
 
 function partTokens(part: ContentPart): number {
-  return part.type === "text" ? countTokens(part.text) : ATTACHMENT_TOKENS;
+  return part.type === "text" ? estimateTokens(part.text) : ATTACHMENT_TOKENS;
 }
 
 /**
@@ -96,9 +96,8 @@ export function fitItem(item: TranscriptItem, maxTokens: number): TranscriptItem
 function fitText(text: string, maxTokens: number): string {
   // Cheap first: a text of fewer characters than tokens allowed fits whatever it holds.
   if (text.length <= maxTokens) return text;
-  const tokens = encode(text);
-  if (tokens.length <= maxTokens) return text;
+  if (estimateTokens(text) <= maxTokens) return text;
   const notice = (cut: number) => `\n[… ${cut} characters cut to fit the context window]`;
-  const kept = decode(tokens.slice(0, Math.max(0, maxTokens - countTokens(notice(text.length)))));
+  const kept = startWithinTokens(text, Math.max(0, maxTokens - estimateTokens(notice(text.length))));
   return kept + notice(text.length - kept.length);
 }

@@ -7,7 +7,6 @@ import {
   type UserTurnRequest,
   type WarningCode,
 } from "@aptix/contracts";
-import { countTokens } from "gpt-tokenizer";
 import type { RetrievalSettings } from "../catalog/conversation-context.js";
 import { errorMessage } from "../error-message.js";
 import type { ContextRetriever, RetrievedChunk } from "../ports/context-retriever.js";
@@ -17,6 +16,7 @@ import {
   type ProvidedChunk,
 } from "../records/conversation-cursor.js";
 import { contextIdOf, formatRagContextBlock, rankedRagChunks } from "../retrieval/rag-context-block.js";
+import { estimateTokens } from "./token-estimate.js";
 
 /** What a user turn's retrieval adds to its message, its trace, and the cursor once the message is sent. */
 export interface TurnContext {
@@ -120,7 +120,7 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
   for (const chunk of matches) {
     if (sent.has(chunk.chunkId)) continue;
     const candidate = formatRagContextBlock(rankedRagChunks([...selected, chunk]), previously) ?? "";
-    if (countTokens(candidate, NO_SPECIAL_TOKENS) <= settings.maxContextTokens) selected.push(chunk);
+    if (estimateTokens(candidate, NO_SPECIAL_TOKENS) <= settings.maxContextTokens) selected.push(chunk);
     else skipped++;
   }
   const contextBlock = formatRagContextBlock(rankedRagChunks(selected), previously);
@@ -133,7 +133,7 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
     chunks: selected.map((chunk, index) => ({ id: contextIdOf(index), ...traced(chunk) })),
     previouslyProvided: matches.filter((chunk) => sent.has(chunk.chunkId)).map(traced),
     skipped,
-    tokens: contextBlock === undefined ? 0 : countTokens(contextBlock, NO_SPECIAL_TOKENS),
+    tokens: contextBlock === undefined ? 0 : estimateTokens(contextBlock, NO_SPECIAL_TOKENS),
   };
   if (contextBlock === undefined) return ok({ held, trace });
   // Chunks named again move to the end with the new ones: the bound forgets the longest unused first.

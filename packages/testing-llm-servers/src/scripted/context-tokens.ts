@@ -22,9 +22,20 @@ export const MEDIA_PART_TOKENS = 1_000;
 /** Text that looks like a special token (`<|endoftext|>`) is counted as text, as the APIs read it, never refused. */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
+/**
+ * A text longer than `EXACT_UP_TO_CHARS` is counted in pieces of `PIECE_CHARS`: BPE is quadratic in a run with no
+ * space (262,144 repeated letters would take a minute), and a piece boundary adds at most one token.
+ */
+const EXACT_UP_TO_CHARS = 8_192;
+const PIECE_CHARS = 512;
+
 /** The o200k tokens of a text. */
 function textTokens(text: string): number {
-  return text.length === 0 ? 0 : countTokens(text, AS_TEXT);
+  if (text.length <= EXACT_UP_TO_CHARS) return text.length === 0 ? 0 : countTokens(text, AS_TEXT);
+  let tokens = 0;
+  for (let at = 0; at < text.length; at += PIECE_CHARS)
+    tokens += countTokens(text.slice(at, at + PIECE_CHARS), AS_TEXT);
+  return tokens;
 }
 
 /**

@@ -210,10 +210,18 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** The event-loop lag p99 prom-client recorded since the last scrape, in ms (a scrape resets it). */
-async function eventLoopLagP99(url: string): Promise<number> {
+/**
+ * From the server's /metrics (prom-client's): the event-loop lag p99 recorded since the last scrape, in ms (a
+ * scrape resets it), and the JavaScript heap's size and use and the memory outside it, in MB.
+ */
+async function serverMetrics(url: string): Promise<{ lagMs: number; memory: string }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^nodejs_eventloop_lag_p99_seconds (\S+)/m.exec(text)?.[1]) * 1_000;
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, "m").exec(text)?.[1]);
+  const mb = (name: string) => (value(name) / 1_048_576).toFixed(0);
+  return {
+    lagMs: value("nodejs_eventloop_lag_p99_seconds") * 1_000,
+    memory: `heap ${mb("nodejs_heap_size_used_bytes")} of ${mb("nodejs_heap_size_total_bytes")} MB, external ${mb("nodejs_external_memory_bytes")} MB`,
+  };
 }
 
 function percentile(sorted: Float64Array, fraction: number): number {
@@ -230,12 +238,13 @@ async function round(
   settleSeconds = SETTLE_SECONDS,
 ): Promise<string> {
   const before = rssMb(pid);
-  await eventLoopLagP99(url);
+  const { memory: memoryBefore } = await serverMetrics(url);
   const cpuBefore = cpuSeconds(pid);
   const startedAt = performance.now();
   let peak = before;
   let streaming = 0;
   let allStreamingRss = Number.NaN;
+  let allStreamingMemory: Promise<string> | undefined;
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
   }, 250);
@@ -246,18 +255,22 @@ async function round(
     outcomes.push(
       streamTurn(url, `${run}-${i}`, latencies, () => {
         streaming++;
-        if (streaming === streams) allStreamingRss = rssMb(pid);
+        if (streaming < streams) return;
+        allStreamingRss = rssMb(pid);
+        // Read while every stream runs, so it resets the lag's record: the lag printed is the streams' alone.
+        allStreamingMemory = serverMetrics(url).then(({ memory }) => memory);
       }),
     );
   }
   const done = await Promise.all(outcomes);
   clearInterval(sampler);
   const seconds = (performance.now() - startedAt) / 1_000;
-  const lag = await eventLoopLagP99(url);
+  const { lagMs: lag, memory: memoryEnd } = await serverMetrics(url);
   const cpu = cpuSeconds(pid) - cpuBefore;
   const end = rssMb(pid);
   await sleep(settleSeconds * 1_000);
   const after = rssMb(pid);
+  const { memory: memoryAfter } = await serverMetrics(url);
   const sorted = Float64Array.from(latencies).sort();
   const failures = done.filter((one) => one.failure !== undefined);
   const lost = done.reduce((sum, one) => sum + one.lost, 0);
@@ -268,9 +281,11 @@ async function round(
       `with all streaming, peak ${peak.toFixed(0)} MB (${kb.toFixed(0)} KB a stream), ${end.toFixed(0)} MB at the end, ` +
       `${after.toFixed(0)} MB ${settleSeconds} s later (${((after / before - 1) * 100).toFixed(0)}% over before)`,
     `  delta latency added p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms ` +
-      `(${sorted.length} deltas); event-loop lag p99 ${lag.toFixed(1)} ms; server CPU ${((cpu / seconds) * 100).toFixed(0)}% of a core`,
+      `(${sorted.length} deltas); event-loop lag p99 ${lag.toFixed(1)} ms with all streaming; server CPU ${((cpu / seconds) * 100).toFixed(0)}% of a core`,
     `  ${streams - failures.length} of ${streams} streams complete; deltas lost ${lost}, repeated ${repeated}` +
       (failures.length > 0 ? `; first failure: ${failures[0]?.failure}` : ""),
+    `  before: ${memoryBefore}; all streaming: ${await allStreamingMemory}; at the end: ${memoryEnd}; ` +
+      `${settleSeconds} s later: ${memoryAfter}`,
   ].join("\n");
 }
 

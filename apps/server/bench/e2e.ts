@@ -22,7 +22,7 @@
  * Here rather than in apps/test-harness: it starts the compiled server as `pnpm start` runs it and reuses the
  * server's own dependencies (hono, @hono/node-server) for the peer.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -30,13 +30,14 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import OpenAI from "openai";
 import postgres from "postgres";
+import { startRole } from "./child-role.js";
+import { completedResponse, MODEL } from "./mock-response.js";
 import { serverMain, startServerProcess, stopProcess } from "./server-process.js";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? "16");
@@ -52,7 +53,6 @@ const LONG_TURNS = Number(process.env.BENCH_LONG_TURNS ?? "1000");
  * a few milliseconds-long turns, moves by more than the 10% the comparison is about.
  */
 const WINDOW = 100;
-const MODEL = "gpt-5.1";
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
 /**
  * BENCH_TRACES=1: the service exports its traces with OTLP to a collector on loopback (another child, which
@@ -69,47 +69,7 @@ const OTEL_SWITCHES = [
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? "pglite,postgres").split(","));
 
 /** The one Response the mock answers every request with. */
-const RESPONSE = JSON.stringify({
-  id: "resp_bench",
-  object: "response",
-  created_at: 1_700_000_000,
-  status: "completed",
-  background: false,
-  completed_at: 1_700_000_000,
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  max_output_tokens: null,
-  model: MODEL,
-  output: [
-    {
-      id: "msg_bench",
-      type: "message",
-      status: "completed",
-      role: "assistant",
-      content: [{ type: "output_text", text: "Done.", annotations: [], logprobs: [] }],
-    },
-  ],
-  parallel_tool_calls: true,
-  previous_response_id: null,
-  reasoning: { effort: null, summary: null },
-  service_tier: "default",
-  store: true,
-  temperature: 1,
-  text: { format: { type: "text" }, verbosity: "medium" },
-  tool_choice: "auto",
-  tools: [],
-  top_p: 1,
-  truncation: "disabled",
-  usage: {
-    input_tokens: 10,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 2,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 12,
-  },
-  metadata: {},
-});
+const RESPONSE = JSON.stringify(completedResponse("Done."));
 
 /** A child's role: it listens on a free port and prints `{"url": …}` once. */
 async function runRole(role: string): Promise<void> {
@@ -144,25 +104,6 @@ async function runRole(role: string): Promise<void> {
     return;
   }
   throw new Error(`Unknown role ${role}: use mock, collector or peer.`);
-}
-
-/** Starts this file again as `role`, with `env`, and answers the URL it prints. */
-async function startRole(
-  role: string,
-  env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; url: string }> {
-  const script = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, [...process.execArgv, script, role], {
-    env,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`${role} exited (code ${code}) before listening`)));
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).once("line", (line) => {
-      resolve((JSON.parse(line) as { url: string }).url);
-    });
-  });
-  return { child, url };
 }
 
 interface Load {
@@ -457,7 +398,7 @@ async function main(): Promise<void> {
   const schema = `aptix_bench_${randomBytes(4).toString("hex")}`;
   const admin = postgresUrl ? postgres(postgresUrl, { max: 1, onnotice: () => {} }) : undefined;
   try {
-    const mock = await startRole("mock", process.env);
+    const mock = await startRole(fileURLToPath(import.meta.url), "mock", process.env);
     children.push(mock.child);
     const llmEnv: NodeJS.ProcessEnv = {
       ...process.env,
@@ -473,12 +414,12 @@ async function main(): Promise<void> {
     delete llmEnv.APTIX_CONFIG;
     for (const name of OTEL_SWITCHES) delete llmEnv[name];
     if (TRACES) {
-      const collector = await startRole("collector", process.env);
+      const collector = await startRole(fileURLToPath(import.meta.url), "collector", process.env);
       children.push(collector.child);
       llmEnv.OTEL_EXPORTER_OTLP_ENDPOINT = collector.url;
       console.log(`Traces exported with OTLP to a collector at ${collector.url}`);
     }
-    const peer = await startRole("peer", llmEnv);
+    const peer = await startRole(fileURLToPath(import.meta.url), "peer", llmEnv);
     children.push(peer.child);
 
     // The meter counts the CPU of the process serving `send` (`pid`), beside Postgres, the mock and this one.

@@ -158,6 +158,12 @@ export const transcriptItems = pgTable(
   ],
 );
 
+/**
+ * A traced call's request, named here: a type alias would be expanded in the table's declared type, which would
+ * then have to name core's module-private `TracedContinuation`, which a declaration file cannot.
+ */
+interface TracedRequest extends NonNullable<LlmCallRecord["request"]> {}
+
 /** The composition trace: one row per LLM call of a turn. */
 export const llmCalls = pgTable(
   "llm_calls",
@@ -169,7 +175,7 @@ export const llmCalls = pgTable(
     /** The provider called; null on calls kept before it was recorded. */
     provider: text("provider"),
     /** Null once the trace retention dropped it, with the raw payloads (APTIX_TRACE_RETENTION_DAYS). */
-    request: jsonb("request").$type<NonNullable<LlmCallRecord["request"]>>(),
+    request: jsonb("request").$type<TracedRequest>(),
     response: jsonb("response").$type<NonNullable<LlmCallRecord["response"]>>(),
     providerRequest: jsonb("provider_request").$type<unknown>(),
     providerResponse: jsonb("provider_response").$type<unknown>(),

@@ -140,6 +140,24 @@ export function describeTurnEventLogContract(
       expect(await log.list(alice, "t", 0, -1)).toEqual(delta(0, "held"));
     });
 
+    it("keeps each of appends sent at once to its own lease: a stale owner's writes nothing, the others all theirs", async () => {
+      const bob = { principal: "bob", sessionId: "s" };
+      const [owner, bobs] = [await holdLease(alice), await holdLease(bob)];
+      const delta = (text: string) => [{ round: 0, seq: 0, delta: text }];
+      // Sent together, so a store that writes waiting appends in one statement has them in one.
+      const answers = await Promise.all([
+        append(alice, "t", owner, delta("alice's")),
+        append(bob, "t", "stale-owner", delta("stale")),
+        append(bob, "u", bobs, delta("bob's")),
+        append(alice, "u", "stale-owner", delta("stale")),
+      ]);
+      expect(answers).toEqual([true, false, true, false]);
+      expect(await log.list(alice, "t", 0, -1)).toEqual(delta("alice's"));
+      expect(await log.list(bob, "t", 0, -1)).toEqual([]);
+      expect(await log.list(bob, "u", 0, -1)).toEqual(delta("bob's"));
+      expect(await log.list(alice, "u", 0, -1)).toEqual([]);
+    });
+
     it("prunes every round of the turns that ended before the given time, and only those", async () => {
       const at = (seconds: number) => new Date(FIXTURE_TIME.getTime() + seconds * 1_000);
       const bob = { principal: "bob", sessionId: "s" };

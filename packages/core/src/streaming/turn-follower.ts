@@ -4,6 +4,7 @@ import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey } from "../records/session-record.js";
 import { deltaEvent, parseEventId, resultEvent, type TurnEvent } from "../records/turn-event.js";
 import type { TurnRecord } from "../records/turn-record.js";
+import { SharedTurnReads } from "./shared-turn-reads.js";
 import type { TurnWakeups } from "./turn-wakeups.js";
 
 /** Where following starts: the deltas of `round` after `afterSeq` and on from there, or one result sent again. */
@@ -27,6 +28,7 @@ export class TurnFollower {
   private readonly events: TurnEventLog;
   private readonly wakeups: TurnWakeups;
   private readonly pollMs: number;
+  readonly #reads: SharedTurnReads;
   #listen: Promise<unknown> | undefined;
 
   constructor(options: TurnFollowerOptions) {
@@ -36,6 +38,7 @@ export class TurnFollower {
       wakeups: this.wakeups,
       pollMs: this.pollMs,
     } = options);
+    this.#reads = new SharedTurnReads(this.persistence, this.events);
   }
 
   /**
@@ -69,10 +72,11 @@ export class TurnFollower {
     try {
       let { round, afterSeq } = start;
       while (!signal?.aborted) {
-        const turn = await this.persistence.getTurn(key, turnId);
+        // Read with the other followers of the round that the same change woke.
+        const { turn, deltas } = await this.#reads.read(key, turnId, round, afterSeq);
         if (!turn || round >= turn.rounds.length) return;
         // Deltas reach the log before their round's result reaches the turn, so none is missed here.
-        for (const delta of await this.events.list(key, turnId, round, afterSeq)) {
+        for (const delta of deltas) {
           afterSeq = delta.seq;
           yield deltaEvent(delta);
         }

@@ -6,9 +6,10 @@ import type {
   StoredDelta,
   TurnEventLog,
 } from "@aptix/core";
-import { and, asc, eq, exists, gt, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, gt, lt, or, sql } from "drizzle-orm";
 import { sessions, turnEvents, turns } from "../schema.js";
-import { rowsJson, rowsWhere, type StoreDatabase } from "./rows.js";
+import { GroupedWrites } from "./grouped-writes.js";
+import { rowsWhere, type StoreDatabase } from "./rows.js";
 
 /** The channel migration 0003's triggers notify, with `[schema, principal, sessionId, turnId]` as JSON. */
 const TURN_CHANGED_CHANNEL = "aptix_turn_changed";
@@ -62,7 +63,9 @@ export type ListenToChannel = (
  */
 export class DrizzleTurnEventLog implements TurnEventLog {
   readonly #db: StoreDatabase;
-  readonly #append: ReturnType<typeof appendWhileLeaseHeld>;
+  readonly #append: ReturnType<typeof appendWhileLeasesHeld>;
+  /** Appends asked for while one is written go in one statement: one a flush interval, not one a turn. */
+  readonly #appends = new GroupedWrites((inputs: AppendTurnEventsInput[]) => this.#appendAll(inputs));
   readonly #notifications: Notifications | undefined;
   /** The listener check's: what it sent last, and the last of its sends it heard back. */
   /** The probes heard so far, how many the previous call had seen, and the calls in a row that saw none. */
@@ -81,7 +84,7 @@ export class DrizzleTurnEventLog implements TurnEventLog {
 
   constructor(db: StoreDatabase, notifications?: Notifications) {
     this.#db = db;
-    this.#append = appendWhileLeaseHeld(db);
+    this.#append = appendWhileLeasesHeld(db);
     this.#notifications = notifications;
   }
 
@@ -137,16 +140,35 @@ export class DrizzleTurnEventLog implements TurnEventLog {
     });
   }
 
-  async append({ key, turnId, leaseOwner, deltas }: AppendTurnEventsInput): Promise<boolean> {
-    if (deltas.length === 0) return true;
-    const rows = deltas.map(({ round, seq, delta, event }) => ({ ...key, turnId, round, seq, delta, event }));
-    const appended = await this.#append.execute({
-      ...key,
-      owner: leaseOwner,
-      rows: rowsJson(turnEvents, rows),
-    });
+  append(input: AppendTurnEventsInput): Promise<boolean> {
+    if (input.deltas.length === 0) return Promise.resolve(true);
+    return this.#appends.add(input);
+  }
+
+  /** The deltas of several turns in one statement, each turn's while its lease is held (`appendWhileLeasesHeld`). */
+  async #appendAll(inputs: AppendTurnEventsInput[]): Promise<boolean[]> {
+    const rows = inputs.flatMap(({ key, turnId, leaseOwner, deltas }) =>
+      deltas.map(({ round, seq, delta, event }) => ({
+        principal: key.principal,
+        session_id: key.sessionId,
+        turn_id: turnId,
+        round,
+        seq,
+        delta,
+        event: event ?? null,
+        lease_owner: leaseOwner,
+      })),
+    );
+    const appended = new Set(
+      (await this.#append.execute({ rows: JSON.stringify(rows) })).map((row) => nameOf(row, row.turnId)),
+    );
     // A retried flush's rows are there already (`on conflict do nothing`): the lease held all the same.
-    return appended.length > 0 || (await this.#holdsLease(key, leaseOwner));
+    return Promise.all(
+      inputs.map(
+        ({ key, turnId, leaseOwner }) =>
+          appended.has(nameOf(key, turnId)) || this.#holdsLease(key, leaseOwner),
+      ),
+    );
   }
 
   async #holdsLease(key: SessionKey, owner: string): Promise<boolean> {
@@ -219,26 +241,29 @@ export class DrizzleTurnEventLog implements TurnEventLog {
 }
 
 /**
- * The deltas, in one statement, while the session's lease is the placeholder `owner`'s. The guard locks the
- * session row (`for key share`), which conflicts with a delete's `for update`: a delete either waits for this
- * insert and then deletes its rows, or goes first and leaves this insert nothing to insert.
+ * The deltas of several turns, in one statement, each row while its session's lease is its `lease_owner`'s. The
+ * guard locks the session row (`for key share`), which conflicts with a delete's `for update`: a delete either
+ * waits for this insert and then deletes its rows, or goes first and leaves this insert nothing to insert for it.
+ * It commits without waiting for the disk (`synchronous_commit` off for its own transaction): the deltas matter
+ * to a resuming client while the turn runs, and the round's settlement, which waits, flushes them with its own. A
+ * database crash in between loses deltas of a round the crash ends anyway.
  */
-function appendWhileLeaseHeld(db: StoreDatabase) {
-  const held = db
-    .select({ held: sql`1` })
-    .from(sessions)
-    .where(
-      and(
-        eq(sessions.principal, sql.placeholder("principal")),
-        eq(sessions.sessionId, sql.placeholder("sessionId")),
-        eq(sessions.leaseOwner, sql.placeholder("owner")),
-      ),
-    )
-    .for("key share");
+function appendWhileLeasesHeld(db: StoreDatabase) {
+  const held = sql`exists (select 1 from ${sessions} where ${sessions.principal} = r.principal and ${sessions.sessionId} = r.session_id and ${sessions.leaseOwner} = e.value ->> 'lease_owner' for key share) and set_config('synchronous_commit', 'off', true) is not null`;
+  const from = sql`jsonb_array_elements(${sql.placeholder("rows")}::jsonb) as e, jsonb_populate_record(null::${turnEvents}, e.value) as r`;
   return db
     .insert(turnEvents)
-    .select(rowsWhere(turnEvents, "rows", exists(held)))
+    .select(rowsWhere(turnEvents, { from }, held))
     .onConflictDoNothing()
-    .returning({ seq: turnEvents.seq })
+    .returning({
+      principal: turnEvents.principal,
+      sessionId: turnEvents.sessionId,
+      turnId: turnEvents.turnId,
+    })
     .prepare("append_turn_events");
+}
+
+/** A turn's name, to find it among the rows a statement answered. */
+function nameOf(key: SessionKey, turnId: string): string {
+  return JSON.stringify([key.principal, key.sessionId, turnId]);
 }

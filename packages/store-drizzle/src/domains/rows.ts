@@ -30,11 +30,11 @@ export type Write = TypedQueryBuilder<ColumnsSelection>;
  * holds (`rowsJson`), where `condition` holds: every column drizzle inserts, in its order, read by
  * `jsonb_populate_recordset`. So a guarded insert goes in the same statement as its guard, with one parameter
  * whatever the number of rows. Columns not given are null (no column defaults), except serial ones; `computed`
- * gives some columns by SQL instead.
+ * gives some columns by SQL instead. `name` may instead give the whole `from` clause, which must name the rows `r`.
  */
 export function rowsWhere(
   table: PgTable,
-  name: string,
+  name: string | { from: SQL },
   condition: SQL,
   computed: Readonly<Record<string, SQL>> = {},
 ): SQL {
@@ -50,7 +50,11 @@ export function rowsWhere(
     }),
     sql`, `,
   );
-  return sql`select ${selected} from jsonb_populate_recordset(null::${table}, ${sql.placeholder(name)}::jsonb) as r where ${condition}`;
+  const from =
+    typeof name === "string"
+      ? sql`jsonb_populate_recordset(null::${table}, ${sql.placeholder(name)}::jsonb) as r`
+      : name.from;
+  return sql`select ${selected} from ${from} where ${condition}`;
 }
 
 /** `rows` as the JSON text `rowsWhere` reads: each row by its columns' names. */

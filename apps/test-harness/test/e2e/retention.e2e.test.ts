@@ -141,7 +141,8 @@ describe.each(["pglite", "postgres"] as const)("retention sweeps on %s", (kind) 
     } finally {
       await service.close();
       await database.dispose();
-      checkAndResetHarness(harness);
     }
+    // After the test's own assertions, so a failure among them is the one reported.
+    checkAndResetHarness(harness);
   });
 });

@@ -163,6 +163,31 @@ describe("aptix chat in a terminal", () => {
     expect(await workspace.read(".envrc")).toBe("export X=1\n");
   });
 
+  it("/clear clears the screen and starts a new session: the next turn continues nothing", async () => {
+    const workspace = await makeWorkspace("chat-clear", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("First answer."), step.text("Fresh answer."));
+    const before = aptix.openai.responseRequests().length;
+    const chat = inTerminal(["chat"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      chat.type("Remember 42\r");
+      await chat.waitFor("First answer.");
+      const from = chat.text().length;
+      chat.type("/clear\r");
+      await chat.waitFor("session ", from);
+      chat.type("What did I say?\r");
+      await chat.waitFor("Fresh answer.", from);
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    // The screen was cleared (cursor home, then erase below) before the new session's line.
+    expect(chat.raw()).toMatch(/\u001b\[1;1H\u001b\[0J[\s\S]*session [0-9a-f-]{36}/);
+    const [, second] = aptix.openai.responseRequests().slice(before);
+    expect(second?.body).not.toHaveProperty("previous_response_id");
+  });
+
   it("answers /help, /new, /sessions, /resume and unknown or mistyped commands itself: none reaches the model", async () => {
     const workspace = await makeWorkspace("chat-commands", { "a.txt": "a\n" });
     const before = aptix.openai.responseRequests().length;

@@ -47,6 +47,15 @@ const COMMANDS: ChatCommand[] = [
     },
   },
   {
+    name: "clear",
+    summary: "clear the screen and start a new session",
+    run: (_argument, chat) => {
+      chat.terminal.clearScreen();
+      chat.terminal.line(chat.terminal.style("dim", `session ${chat.newSession()}`));
+      return undefined;
+    },
+  },
+  {
     name: "sessions",
     summary: "list your most recently active sessions",
     run: async (_argument, { terminal, client }) => {

@@ -1,3 +1,4 @@
+import { clearScreenDown, cursorTo } from "node:readline";
 import { styleText } from "node:util";
 import { visible } from "./visible.js";
 
@@ -65,6 +66,14 @@ export class Terminal {
   line(text: Printable = ""): void {
     this.endLine();
     this.out.write(`${printed(text)}\n`);
+    this.#atLineStart = true;
+  }
+
+  /** Clears a terminal's screen and puts the cursor at its top (nothing when the output is not a terminal). */
+  clearScreen(): void {
+    if ((this.out as { isTTY?: boolean }).isTTY !== true) return;
+    cursorTo(this.out, 0, 0);
+    clearScreenDown(this.out);
     this.#atLineStart = true;
   }
 

@@ -215,4 +215,13 @@ describe("aptix: a workspace never indexed", () => {
     // stdout holds the answer alone, for `aptix run … > answer.md`.
     expect(result.stdout).toBe("Without context.\n");
   });
+
+  it("names the command as the user runs it: `pnpm aptix index` from a checkout's dev entry", async () => {
+    const workspace = await makeWorkspace("dev-entry", { "a.md": "# A\n" });
+    aptix.openai.script(step.text("Without context."));
+    // What bin/aptix-dev.ts (`pnpm aptix`) sets before it starts the CLI.
+    const result = await run(["run", "Hello"], workspace.dir, { APTIX_CLI_COMMAND: "pnpm aptix" });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("To index it, run: pnpm aptix index\n");
+  });
 });

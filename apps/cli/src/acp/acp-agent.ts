@@ -28,6 +28,7 @@ import {
   type ModeList,
   type WarningCode,
 } from "@aptix/contracts";
+import { cliCommand } from "../cli-command.js";
 import { describeFailure } from "../commands/describe-failure.js";
 import { workspaceIdOf } from "../workspace/workspace-id.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
@@ -318,7 +319,7 @@ export class AcpAgent {
     for (const warning of warnings) {
       const fix =
         warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)
-          ? ` To index it, run: aptix index ${JSON.stringify(session.editorRoot)}`
+          ? ` To index it, run: ${cliCommand(process.env)} index ${JSON.stringify(session.editorRoot)}`
           : "";
       await session.updates.text(`\n\n> Warning ${warning.code}: ${warning.message}${fix}\n`);
     }

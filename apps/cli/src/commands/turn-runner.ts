@@ -1,5 +1,6 @@
 import type { ApprovalRequest, AptixResult } from "@aptix/client";
 import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
+import { cliCommand } from "../cli-command.js";
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
 import type { Styled } from "../terminal/terminal.js";
@@ -140,9 +141,8 @@ export class TurnRunner {
       line(terminal.style("yellow", `warning ${warning.code}: ${warning.message}`));
       if (warning.code === ("WORKSPACE_NOT_FOUND" satisfies WarningCode)) {
         // The same command line finds the same workspace: the default one, or the one named.
-        const command = options.workspaceGiven
-          ? `aptix index ${JSON.stringify(options.workspaceDir)}`
-          : "aptix index";
+        const index = `${cliCommand(streams.env)} index`;
+        const command = options.workspaceGiven ? `${index} ${JSON.stringify(options.workspaceDir)}` : index;
         line(terminal.compose`${terminal.style("yellow", "To index it, run:")} ${command}`);
       }
     }

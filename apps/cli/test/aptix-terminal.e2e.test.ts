@@ -202,6 +202,7 @@ describe("aptix chat in a terminal", () => {
       expect(chat.text()).toMatch(/\/help +list these commands/);
       expect(chat.text()).toMatch(/\/new +start a new session/);
       expect(chat.text()).toMatch(/\/resume <id> +go on with the session/);
+      expect(chat.text()).toMatch(/\/sessions \[all\] +list this workspace's/);
       chat.type("/frobnicate now\r");
       await chat.waitFor("Unknown command /frobnicate. Nothing was sent; /help lists the commands.");
       chat.type("/new please\r");
@@ -231,6 +232,11 @@ describe("aptix chat in a terminal", () => {
       const listed = chat.text().slice(afterFresh);
       expect(listed.indexOf(fresh)).toBeGreaterThanOrEqual(0);
       expect(listed.indexOf(fresh)).toBeLessThan(listed.indexOf(first));
+      // Only this workspace's: the earlier tests' sessions (chat-clear's, say) appear with /sessions all.
+      expect(listed).not.toContain("chat-clear-");
+      const beforeAll = chat.text().length;
+      chat.type("/sessions all\r");
+      await chat.waitFor("chat-clear-", beforeAll);
       chat.type("/resume no-such-session\r");
       await chat.waitFor("SESSION_NOT_FOUND", afterFresh);
       chat.type(`/resume ${first}\r`);

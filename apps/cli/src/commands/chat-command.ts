@@ -40,6 +40,7 @@ export async function chatCommand(context: CliContext): Promise<number> {
         runner.sessionId = sessionId;
       },
       sessionId: () => runner.sessionId,
+      workspaceId: options.workspaceId,
     };
     for (;;) {
       const line = await reader.next(terminal.style("bold", "> "));

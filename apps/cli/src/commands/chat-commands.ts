@@ -12,19 +12,23 @@ export interface ChatControl {
   resumeSession(sessionId: string): void;
   /** The session the next instruction goes to. */
   sessionId(): string;
+  /** The chat's workspace: `/sessions` lists its sessions. */
+  workspaceId: string;
 }
 
 interface ChatCommand {
   name: string;
   /** The name of the argument it needs, if it takes one (`/resume <id>`). */
   argument?: string;
+  /** The argument may be left out (`/sessions [all]`). */
+  optional?: boolean;
   summary: string;
   /** `"exit"` ends the chat. */
   run(argument: string, chat: ChatControl): Promise<"exit" | undefined> | "exit" | undefined;
 }
 
 const usageOf = (command: ChatCommand) =>
-  `/${command.name}${command.argument === undefined ? "" : ` <${command.argument}>`}`;
+  `/${command.name}${command.argument === undefined ? "" : command.optional ? ` [${command.argument}]` : ` <${command.argument}>`}`;
 
 /** The chat's slash commands, answered by the CLI itself: none of them reaches the model. */
 const COMMANDS: ChatCommand[] = [
@@ -57,9 +61,15 @@ const COMMANDS: ChatCommand[] = [
   },
   {
     name: "sessions",
-    summary: "list your most recently active sessions",
-    run: async (_argument, { terminal, client }) => {
-      printSessions(terminal, await recentSessions(client));
+    argument: "all",
+    optional: true,
+    summary: "list this workspace's most recently active sessions; /sessions all: every workspace's",
+    run: async (argument, { terminal, client, workspaceId }) => {
+      if (argument !== "" && argument !== "all") {
+        terminal.line(terminal.style("red", "/sessions takes no argument but all. Nothing was sent."));
+        return undefined;
+      }
+      printSessions(terminal, await recentSessions(client, argument === "all" ? undefined : workspaceId));
       return undefined;
     },
   },
@@ -124,7 +134,7 @@ export async function runChatCommand(
   if (!command) return refuse(`Unknown command /${name}.`);
   if (command.argument === undefined && argument !== "")
     return refuse(`${usageOf(command)} takes no argument.`);
-  if (command.argument !== undefined && argument === "")
+  if (command.argument !== undefined && argument === "" && command.optional !== true)
     return refuse(`${usageOf(command)} needs its ${command.argument}.`);
   return (await command.run(argument, chat)) === "exit" ? "exit" : "done";
 }

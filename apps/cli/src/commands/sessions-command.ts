@@ -8,9 +8,9 @@ const LISTED = 20;
 
 type SessionList = Awaited<ReturnType<AptixClient["sessions"]["list"]>>;
 
-/** The caller's most recently active sessions, newest first. */
-export function recentSessions(client: AptixClient): Promise<SessionList> {
-  return client.sessions.list({ limit: LISTED });
+/** The caller's most recently active sessions, newest first: of one workspace when `workspaceId` is given. */
+export function recentSessions(client: AptixClient, workspaceId?: string): Promise<SessionList> {
+  return client.sessions.list({ limit: LISTED, ...(workspaceId === undefined ? {} : { workspaceId }) });
 }
 
 /** Prints a listing of sessions (or why there is none); answers whether it was listed. */

@@ -365,6 +365,8 @@ describe("aptix session", () => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("Session cli-session-1 · mode General (general)");
     expect(shown.stdout.match(/completed/g)).toHaveLength(2);
+    // Where the session stood: its last messages, in order.
+    expect(shown.stdout).toMatch(/Last messages:\nyou: First\nagent: One\.\nyou: Second\nagent: Two\./);
     const unknown = await run(["session", "no-such-session", "--json"], workspace.dir);
     expect(unknown.code).toBe(1);
     expect(unknown.json()).toMatchObject({ successful: false, errors: [{ code: "SESSION_NOT_FOUND" }] });

@@ -188,6 +188,30 @@ describe("aptix chat in a terminal", () => {
     expect(second?.body).not.toHaveProperty("previous_response_id");
   });
 
+  it("chat --continue shows the session's last messages before the prompt", async () => {
+    const workspace = await makeWorkspace("chat-continue", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("The budget is noted."));
+    const first = inTerminal(["chat"], workspace.dir);
+    try {
+      await first.waitFor("> ");
+      first.type("The budget is 42\r");
+      await first.waitFor("The budget is noted.");
+      first.type("/exit\r");
+      expect(await first.exited).toBe(0);
+    } finally {
+      first.kill();
+    }
+    const again = inTerminal(["chat", "--continue"], workspace.dir);
+    try {
+      await again.waitFor("> ");
+      again.type("/exit\r");
+      expect(await again.exited).toBe(0);
+    } finally {
+      again.kill();
+    }
+    expect(again.text()).toMatch(/Last messages:\s+you: The budget is 42\s+agent: The budget is noted\./);
+  });
+
   it("answers /help, /new, /sessions, /resume and unknown or mistyped commands itself: none reaches the model", async () => {
     const workspace = await makeWorkspace("chat-commands", { "a.txt": "a\n" });
     const before = aptix.openai.responseRequests().length;

@@ -1,4 +1,5 @@
 import type { CliContext } from "./cli-context.js";
+import { printLastMessages } from "./last-messages.js";
 
 /**
  * `--continue`: the context with the workspace's most recently active session (the session list filtered by the
@@ -15,5 +16,7 @@ export async function latestSessionOf(context: CliContext): Promise<CliContext> 
     );
     return context;
   }
+  // A chat shows where the session stood; `run` keeps its output to the new answer (`aptix run … > answer.md`).
+  if (options.command.name === "chat") await printLastMessages(terminal, client, latest.sessionId);
   return { ...context, options: { ...options, sessionId: latest.sessionId, sessionGiven: true } };
 }

@@ -1,6 +1,7 @@
 import type { Styled } from "../terminal/terminal.js";
 import { visibleJson } from "../terminal/visible.js";
 import { type CliContext, EXIT } from "./cli-context.js";
+import { printLastMessages } from "./last-messages.js";
 
 /** `aptix session <id>`: the session's mode, mode changes and turns. */
 export async function sessionCommand(context: CliContext, sessionId: string): Promise<number> {
@@ -34,6 +35,7 @@ export async function sessionCommand(context: CliContext, sessionId: string): Pr
     );
   }
   if (session.turns.length === 0) terminal.line(terminal.style("dim", "no turns"));
+  else await printLastMessages(terminal, client, sessionId);
   return EXIT.done;
 }
 

@@ -359,7 +359,9 @@ describe("aptix session", () => {
   it("prints the session's mode and turns", async () => {
     const workspace = await makeWorkspace("sessions", { "a.txt": "a\n" });
     aptix.openai.script(step.text("One."), step.text("Two."));
-    await run(["run", "First", "--session", "cli-session-1"], workspace.dir);
+    const piped = await run(["run", "First", "--session", "cli-session-1"], workspace.dir);
+    // Its output piped: no spinner frames, no escape codes.
+    expect(piped.stdout + piped.stderr).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏\u001b]/);
     await run(["run", "Second", "--session", "cli-session-1"], workspace.dir);
     const shown = await run(["session", "cli-session-1"], workspace.dir);
     expect(shown.code, shown.stderr).toBe(0);

@@ -188,6 +188,26 @@ describe("aptix chat in a terminal", () => {
     expect(second?.body).not.toHaveProperty("previous_response_id");
   });
 
+  it("shows a spinner while the model thinks, and takes it away before the answer", async () => {
+    const workspace = await makeWorkspace("chat-spinner", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("Thought it over.", { delayMs: 1_000 }));
+    const chat = inTerminal(["chat"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      const from = chat.raw().length;
+      chat.type("Think\r");
+      await chat.waitFor("Thought it over.");
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+      const turn = chat.raw().slice(from);
+      // Frames drawn at the line's start, then the line cleared before the first text.
+      expect(turn).toMatch(/\r[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] /);
+      expect(turn.lastIndexOf("\r\u001b[K")).toBeLessThan(turn.indexOf("Thought it over."));
+    } finally {
+      chat.kill();
+    }
+  });
+
   it("chat --continue shows the session's last messages before the prompt", async () => {
     const workspace = await makeWorkspace("chat-continue", { "a.txt": "a\n" });
     aptix.openai.script(step.text("The budget is noted."));

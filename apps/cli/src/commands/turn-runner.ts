@@ -47,6 +47,7 @@ export class TurnRunner {
     const { options, client, terminal } = this.#context;
     const turnId = crypto.randomUUID();
     const tools = terminalTools(this.#root, terminal, (request) => this.#confirm(request));
+    terminal.waiting();
     const answer = await client
       .runTurn({
         sessionId: this.sessionId,
@@ -122,6 +123,7 @@ export class TurnRunner {
       terminal.line(terminal.compose`${terminal.style("dim", "approved")} ${call}`);
       return true;
     }
+    terminal.endLine();
     const answer = await this.#reader().next(
       terminal.compose`Run ${call}? ${terminal.style("yellow", "[y]es / [n]o / [a]lways this session ")}`,
     );

@@ -25,8 +25,11 @@ function reported(name: string, tool: BudgetedTool, terminal: Terminal): ToolHan
     const subject = [args.path, args.query, args.glob].filter((value) => typeof value === "string").join(" ");
     const label = terminal.compose`${terminal.style("dim", "tool")} ${terminal.style("bold", name)}${subject ? ` ${subject}` : ""}`;
     try {
+      terminal.waiting();
       const value = await tool(args);
       terminal.line(terminal.compose`${label} ${terminal.style("green", "✓")}`);
+      // The model is called again with the results.
+      terminal.waiting();
       return value;
     } catch (error) {
       terminal.line(terminal.compose`${label} ${terminal.style("red", `✗ ${(error as Error).message}`)}`);

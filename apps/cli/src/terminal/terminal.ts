@@ -32,10 +32,16 @@ function printed(text: Printable): string {
  * so that stdout carries only the JSON answer. Colour only on a terminal, and never with `NO_COLOR` set
  * (https://no-color.org) or `TERM=dumb`.
  */
+/** The spinner's frames, and how often it turns. */
+const SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
+const SPINNER_MS = 80;
+
 export class Terminal {
   readonly out: NodeJS.WritableStream;
   readonly colour: boolean;
   #atLineStart = true;
+  /** The spinner shown while nothing is written, on a terminal only (see `waiting`). */
+  #spinner: ReturnType<typeof setInterval> | undefined;
 
   constructor(streams: TerminalStreams, options: { json: boolean }) {
     const out = options.json ? streams.stderr : streams.stdout;
@@ -55,15 +61,43 @@ export class Terminal {
     return new Styled(parts.reduce((text, part, index) => text + printed(values[index - 1] ?? "") + part));
   }
 
+  /**
+   * Shows a spinner at the start of a line until the next output, so a person at a terminal sees the agent is at
+   * work (the model thinking, a tool running). Nothing when the output is not a terminal. Hand-written: spinner
+   * libraries write to the stream themselves, and every write here must first take the spinner away.
+   */
+  waiting(): void {
+    if (this.#spinner !== undefined || (this.out as { isTTY?: boolean }).isTTY !== true || !this.#atLineStart)
+      return;
+    let frame = 0;
+    const draw = () => {
+      this.out.write(`\r${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]} `);
+      frame++;
+    };
+    draw();
+    this.#spinner = setInterval(draw, SPINNER_MS);
+    this.#spinner.unref();
+  }
+
+  /** Takes the spinner away, leaving the cursor where it was drawn. */
+  #stopWaiting(): void {
+    if (this.#spinner === undefined) return;
+    clearInterval(this.#spinner);
+    this.#spinner = undefined;
+    this.out.write("\r\u001b[K");
+  }
+
   /** Text as it streams in. */
   write(text: string): void {
     if (text === "") return;
+    this.#stopWaiting();
     this.out.write(visible(text));
     this.#atLineStart = text.endsWith("\n");
   }
 
   /** A line of its own: streamed text before it is ended first. */
   line(text: Printable = ""): void {
+    this.#stopWaiting();
     this.endLine();
     this.out.write(`${printed(text)}\n`);
     this.#atLineStart = true;
@@ -71,6 +105,7 @@ export class Terminal {
 
   /** Clears a terminal's screen and puts the cursor at its top (nothing when the output is not a terminal). */
   clearScreen(): void {
+    this.#stopWaiting();
     if ((this.out as { isTTY?: boolean }).isTTY !== true) return;
     cursorTo(this.out, 0, 0);
     clearScreenDown(this.out);
@@ -79,6 +114,7 @@ export class Terminal {
 
   /** Ends the streamed text's line, if one is open. */
   endLine(): void {
+    this.#stopWaiting();
     if (!this.#atLineStart) this.out.write("\n");
     this.#atLineStart = true;
   }

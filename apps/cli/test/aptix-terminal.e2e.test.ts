@@ -183,7 +183,9 @@ describe("aptix chat in a terminal", () => {
       chat.kill();
     }
     // The screen was cleared (cursor home, then erase below) before the new session's line.
-    expect(chat.raw()).toMatch(/\u001b\[1;1H\u001b\[0J[\s\S]*session [0-9a-f-]{36}/);
+    const cleared = chat.raw().lastIndexOf("\u001b[1;1H\u001b[0J");
+    expect(cleared).toBeGreaterThan(-1);
+    expect(chat.raw().slice(cleared)).toMatch(/session [0-9a-f-]{36}/);
     const [, second] = aptix.openai.responseRequests().slice(before);
     expect(second?.body).not.toHaveProperty("previous_response_id");
   });

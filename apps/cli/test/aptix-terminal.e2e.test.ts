@@ -208,6 +208,16 @@ describe("aptix chat in a terminal", () => {
     } finally {
       chat.kill();
     }
+    // With --json a script reads the output: no spinner, even on a terminal.
+    aptix.openai.script(step.text("Thought again.", { delayMs: 1_000 }));
+    const json = inTerminal(["run", "Think", "--json"], workspace.dir);
+    try {
+      expect(await json.exited).toBe(0);
+    } finally {
+      json.kill();
+    }
+    expect(json.raw()).toContain("Thought again.");
+    expect(json.raw()).not.toMatch(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/);
   });
 
   it("chat --continue shows the session's last messages before the prompt", async () => {

@@ -42,8 +42,11 @@ export class Terminal {
   #atLineStart = true;
   /** The spinner shown while nothing is written, on a terminal only (see `waiting`). */
   #spinner: ReturnType<typeof setInterval> | undefined;
+  /** `--json`: a script reads the output, so no spinner even on a terminal. */
+  readonly #json: boolean;
 
   constructor(streams: TerminalStreams, options: { json: boolean }) {
+    this.#json = options.json;
     const out = options.json ? streams.stderr : streams.stdout;
     this.out = out;
     const env = streams.env;
@@ -67,8 +70,8 @@ export class Terminal {
    * libraries write to the stream themselves, and every write here must first take the spinner away.
    */
   waiting(): void {
-    if (this.#spinner !== undefined || (this.out as { isTTY?: boolean }).isTTY !== true || !this.#atLineStart)
-      return;
+    if (this.#spinner !== undefined || this.#json || !this.#atLineStart) return;
+    if ((this.out as { isTTY?: boolean }).isTTY !== true) return;
     let frame = 0;
     const draw = () => {
       this.out.write(`\r${SPINNER_FRAMES[frame % SPINNER_FRAMES.length]} `);

@@ -59,7 +59,7 @@ export interface ServerProcess extends LaunchedServer {
 }
 
 /**
- * Runs the server from its sources (tsx, as `pnpm dev` does, without the watcher) as a child process (with
+ * Runs the server from its sources (through tsx, as `pnpm dev` does, without the watcher) as a child process (with
  * `PORT=0` unless given), its stdout not a terminal: JSON log lines. Tests need no build this way; CI starts the
  * compiled server with `pnpm start`. The child leads its own process group, so cleanup reaches everything tsx
  * starts under it.
@@ -71,10 +71,12 @@ export function launchServer(options: Pick<ServerProcessOptions, "env">): Launch
     if (value === undefined) delete env[name];
     else env[name] = value;
   }
-  // The server's own tsx (its dev dependency): a clean install puts it beside the server, not at the root.
+  // Node with tsx as a loader (the server's own dev dependency, resolved from its folder), not the tsx command:
+  // that command is a second process relaying signals, and it SIGKILLs the server (exit 130) when the server
+  // does not acknowledge a SIGINT within 30 ms, which a loaded machine misses.
   const child: ChildProcess = spawn(
-    join(root, "apps", "server", "node_modules", ".bin", "tsx"),
-    ["--conditions=@aptix/source", "src/main.ts"],
+    process.execPath,
+    ["--conditions=@aptix/source", "--import", "tsx", "src/main.ts"],
     { cwd: join(root, "apps", "server"), env, detached: true },
   );
   const pid = child.pid;

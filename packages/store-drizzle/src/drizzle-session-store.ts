@@ -26,7 +26,6 @@ import {
   type TurnKey,
   type TurnRecord,
   type TurnState,
-  type UpdateTurnInput,
   type UsageSum,
 } from "@aptix/core";
 import { LeaseClock } from "./domains/lease.js";
@@ -56,15 +55,15 @@ export class DrizzleSessionStore implements SessionStore {
   readonly #usage: UsageSums;
 
   /**
-   * `clock` stamps `updatedAt` on writes that are not given a time (`updateTurn`, `recordLlmCall`).
+   * `clock` stamps `updatedAt` on writes that are not given a time (`recordLlmCall`).
    * `leaseClock` judges leases in place of the database's `now()`: for tests that move time by hand only, as
    * instances agree on leases only through the database's clock.
    */
   constructor(db: StoreDatabase, clock: Clock = systemClock, options: { leaseClock?: Clock } = {}) {
     const leaseClock = new LeaseClock(options.leaseClock);
     this.#traces = new TranscriptAndTraces(db, clock, leaseClock);
-    this.#sessions = new SessionsAndTurns(db, clock, leaseClock, this.#traces);
-    this.#transitions = new TurnTransitions(db, leaseClock);
+    this.#sessions = new SessionsAndTurns(db, leaseClock);
+    this.#transitions = new TurnTransitions(db, leaseClock, this.#traces);
     this.#directory = new SessionDirectory(db, leaseClock);
     this.#usage = new UsageSums(db);
   }
@@ -95,10 +94,6 @@ export class DrizzleSessionStore implements SessionStore {
 
   releaseLease(key: SessionKey, owner: string): Promise<void> {
     return this.#sessions.releaseLease(key, owner);
-  }
-
-  updateTurn(input: UpdateTurnInput): Promise<boolean> {
-    return this.#sessions.updateTurn(input);
   }
 
   changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {

@@ -7,7 +7,13 @@ import type { SessionKey, TurnStatus } from "@aptix/core";
 
 type ErrorCode = "PROVIDER_ERROR" | "TURN_CANCELLED" | "TURN_INTERRUPTED";
 
-import { newLease, newStoredFile, newTurnRecord, startTurnFor } from "@aptix/core/testing";
+import {
+  newLease,
+  newStoredFile,
+  newTurnRecord,
+  startTurnFor,
+  writeTurnWhileLeaseHeld,
+} from "@aptix/core/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { type AptixStore, openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
@@ -46,7 +52,7 @@ describe.each(STORES)("files of turns on %s", (_, open) => {
       new Uint8Array([1, 2, 3, 4]),
     );
     expect(
-      await store.sessions.updateTurn({
+      await writeTurnWhileLeaseHeld(store.sessions, new Date(), {
         key,
         turnId,
         turnPatch: {

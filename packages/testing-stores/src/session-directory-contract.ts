@@ -11,6 +11,7 @@ import {
   newTurnRecord,
   sampleTranscriptItems,
   startTurnFor,
+  writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SessionStoreHarness } from "./session-store-contract.js";
@@ -80,7 +81,7 @@ export function describeSessionDirectoryContract(
         sessionPatch: { openTurnId: turnId },
       });
       expect(applied.outcome).toBe("applied");
-      const updated = await store.updateTurn({
+      const updated = await writeTurnWhileLeaseHeld(store, clock.now(), {
         key,
         turnId,
         turnPatch: { status, completedAt: clock.now() },
@@ -205,7 +206,7 @@ export function describeSessionDirectoryContract(
       await startTurnFor(store, turn, newLease(owner, LEASE_MS));
       const final = newFinalResult(key, "t1");
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "t1",
           turnPatch: {
@@ -454,7 +455,7 @@ export function describeSessionDirectoryContract(
       );
       const [first, ...rest] = calls;
       if (first !== undefined) expect(await store.recordLlmCall({ call: first, lease })).toBe(true);
-      const settled = await store.updateTurn({
+      const settled = await writeTurnWhileLeaseHeld(store, clock.now(), {
         key,
         turnId,
         turnPatch: { status: "completed" },

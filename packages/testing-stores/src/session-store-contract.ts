@@ -29,6 +29,7 @@ import {
   newSessionKey,
   newTurnRecord,
   sampleTranscriptItems,
+  writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
@@ -85,6 +86,16 @@ export function describeSessionStoreContract(
 
     function leaseFor(owner: string, ms = LEASE_MS): Lease {
       return newLease(owner, ms);
+    }
+
+    /** An empty lease-guarded write of `k`'s turn-1 by `owner`: whether `owner` may write. */
+    function touchTurn(owner: string, k: SessionKey = key): Promise<boolean> {
+      return writeTurnWhileLeaseHeld(store, clock.now(), {
+        key: k,
+        turnId: "turn-1",
+        turnPatch: {},
+        leaseOwner: owner,
+      });
     }
 
     /** A claim of `k`'s lease for `owner` with `writes`, decided from the session as read now. */
@@ -216,9 +227,7 @@ export function describeSessionStoreContract(
       expect(await store.listModeHistory(key)).toStrictEqual([entry]);
       // The lease is the claimant's: others are busy, its writes go through.
       expect((await transition("owner-2")).outcome).toBe("busy");
-      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
-        true,
-      );
+      expect(await touchTurn("owner-1")).toBe(true);
     });
 
     it("readTurnState answers the named turn and the session's open turn, when another", async () => {
@@ -291,7 +300,7 @@ export function describeSessionStoreContract(
       const pending = newPendingToolCalls();
       clock.advance(1_000);
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "awaiting_client_tools", pending },
@@ -365,7 +374,7 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       await version();
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { llmCallCount: 1 },
@@ -382,13 +391,44 @@ export function describeSessionStoreContract(
       );
       await version();
       // Refused: another owner's writes, a transition while busy, a release by someone else.
-      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-2" })).toBe(
-        false,
-      );
+      expect(await touchTurn("owner-2")).toBe(false);
       expect((await transition("owner-2")).outcome).toBe("busy");
       await store.releaseLease(key, "owner-2");
       await version();
       expect(versions).toEqual([1, 2, 3, 4, 5, 6, 6]);
+    });
+
+    it("applies a lease-guarded transition whatever the version, answering the session after it, without renewing the lease", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-1");
+      const before = await store.getSession(key);
+      const settledAt = clock.advance(1_000);
+      const settled = await store.applyTransition({
+        key,
+        lease: leaseFor("owner-1", 10 * LEASE_MS),
+        now: settledAt,
+        whileLeaseHeld: true,
+        // Ignored by a lease-guarded transition: the holder's own writes move the version.
+        expectVersion: 1,
+        turnPatches: [{ turnId: "turn-1", patch: { llmCallCount: 3 } }],
+        sessionPatch: { mode: "plan" },
+      });
+      expect(settled).toStrictEqual({
+        outcome: "applied",
+        session: { ...before, mode: "plan", version: (before?.version ?? 0) + 1, updatedAt: settledAt },
+      });
+      expect(await store.getTurn(key, "turn-1")).toMatchObject({ llmCallCount: 3, updatedAt: settledAt });
+      // Not renewed: the lease claimed with the turn runs out as it would have.
+      clock.advance(LEASE_MS);
+      expect((await transition("owner-2")).outcome).toBe("applied");
+      const lost = await store.applyTransition({
+        key,
+        lease: leaseFor("owner-1"),
+        now: clock.now(),
+        whileLeaseHeld: true,
+        turnPatches: [{ turnId: "turn-1", patch: { status: "failed" } }],
+      });
+      expect(lost).toStrictEqual({ outcome: "stale" });
     });
 
     it("lets the holder keep writing after its lease expired, until another claim takes it", async () => {
@@ -397,7 +437,7 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       clock.advance(2 * LEASE_MS);
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 } },
@@ -406,7 +446,7 @@ export function describeSessionStoreContract(
       ).toBe(true);
       await claim("owner-2");
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "failed" },
@@ -477,7 +517,7 @@ export function describeSessionStoreContract(
       };
       /** Ends `turnId` of `k` as `status`, giving its lease up (an awaiting turn holds none). */
       const settle = (k: SessionKey, turnId: string, owner: string, status: TurnRecord["status"]) =>
-        store.updateTurn({
+        writeTurnWhileLeaseHeld(store, clock.now(), {
           key: k,
           turnId,
           turnPatch: { status },
@@ -540,7 +580,7 @@ export function describeSessionStoreContract(
 
       const intruder = "owner-2";
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "failed", error: newFailureResult().errors[0] },
@@ -573,9 +613,7 @@ export function describeSessionStoreContract(
     });
 
     it("refuses writes to a session that does not exist", async () => {
-      expect(await store.updateTurn({ key, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-1" })).toBe(
-        false,
-      );
+      expect(await touchTurn("owner-1")).toBe(false);
       expect(
         await store.recordLlmCall({ call: newCallRecord(key, "turn-1", 0), lease: leaseFor("owner-1") }),
       ).toBe(false);
@@ -586,13 +624,13 @@ export function describeSessionStoreContract(
       expect(await store.getTurn(key, "turn-1")).toBeUndefined();
     });
 
-    it("updateTurn refuses a missing turn, changing nothing", async () => {
+    it("a lease-guarded transition refuses a missing turn, changing nothing", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
       const before = await snapshot(key, ["turn-1"]);
       clock.advance(1_000);
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-404",
           turnPatch: { status: "failed" },
@@ -606,7 +644,7 @@ export function describeSessionStoreContract(
 
       const completedAt = clock.now();
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "completed", completedAt },
@@ -624,12 +662,17 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       const usage = { inputTokens: 5, outputTokens: 6, totalTokens: 11 };
       expect(
-        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-1" }),
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId: "turn-1",
+          turnPatch: { usage },
+          leaseOwner: "owner-1",
+        }),
       ).toBe(true);
       expect(await transition("owner-2")).toEqual({ outcome: "busy" });
 
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "completed", completedAt: clock.now() },
@@ -641,10 +684,20 @@ export function describeSessionStoreContract(
       const session = await claim("owner-2");
       expect(session.openTurnId).toBeNull();
       expect(
-        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-1" }),
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId: "turn-1",
+          turnPatch: { usage },
+          leaseOwner: "owner-1",
+        }),
       ).toBe(false);
       expect(
-        await store.updateTurn({ key, turnId: "turn-1", turnPatch: { usage }, leaseOwner: "owner-2" }),
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId: "turn-1",
+          turnPatch: { usage },
+          leaseOwner: "owner-2",
+        }),
       ).toBe(true);
     });
 
@@ -663,7 +716,7 @@ export function describeSessionStoreContract(
       });
       expect((await claim("owner-2")).openTurnId).toBe("turn-1");
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "failed" },
@@ -722,7 +775,12 @@ export function describeSessionStoreContract(
         llmCallCount: 1,
       };
       expect(
-        await store.updateTurn({ key, turnId: "turn-1", turnPatch: paused, leaseOwner: "owner-1" }),
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId: "turn-1",
+          turnPatch: paused,
+          leaseOwner: "owner-1",
+        }),
       ).toBe(true);
       const afterPause = { ...turn, ...paused, updatedAt: clock.now() };
       expect(await store.getTurn(key, "turn-1")).toStrictEqual(afterPause);
@@ -743,7 +801,7 @@ export function describeSessionStoreContract(
         completedAt: clock.now(),
       };
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: failed,
@@ -767,7 +825,12 @@ export function describeSessionStoreContract(
         completedAt: clock.now(),
       };
       expect(
-        await store.updateTurn({ key, turnId: "turn-2", turnPatch: completed, leaseOwner: "owner-1" }),
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId: "turn-2",
+          turnPatch: completed,
+          leaseOwner: "owner-1",
+        }),
       ).toBe(true);
       expect(await store.getTurn(key, "turn-2")).toStrictEqual({
         ...second,
@@ -822,7 +885,7 @@ export function describeSessionStoreContract(
       expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
     });
 
-    it("updateTurn writes the given LLM calls with the turn in one step; a refused update writes none", async () => {
+    it("a lease-guarded transition writes the given LLM calls with the turn in one step; a refused one writes none", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
       const items = sampleTranscriptItems().slice(0, 3);
@@ -834,11 +897,13 @@ export function describeSessionStoreContract(
 
       const before = await snapshot(key, ["turn-1"]);
       const refused = { key, turnId: "turn-1", turnPatch: { status: "completed" as const }, llmCalls };
-      expect(await store.updateTurn({ ...refused, leaseOwner: "owner-2" })).toBe(false);
+      expect(await writeTurnWhileLeaseHeld(store, clock.now(), { ...refused, leaseOwner: "owner-2" })).toBe(
+        false,
+      );
       expect(await snapshot(key, ["turn-1"])).toStrictEqual(before);
 
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-1",
           turnPatch: { status: "completed", llmCallCount: 2 },
@@ -858,7 +923,7 @@ export function describeSessionStoreContract(
       await start("owner-2", "turn-2", { sequence: 2 });
       const restored = newCursor({ responseId: "resp_0" });
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key,
           turnId: "turn-2",
           turnPatch: { status: "failed" },
@@ -1073,7 +1138,7 @@ export function describeSessionStoreContract(
       await claim("owner-5", releasedOpen);
       await start("owner-5", "turn-1", {}, releasedOpen);
       expect(
-        await store.updateTurn({
+        await writeTurnWhileLeaseHeld(store, clock.now(), {
           key: releasedOpen,
           turnId: "turn-1",
           turnPatch: { status: "awaiting_client_tools", pending: newPendingToolCalls() },
@@ -1126,9 +1191,7 @@ export function describeSessionStoreContract(
       expect((await store.listTurns(keyB)).map((turn) => turn.turnId)).toEqual(["turn-1"]);
       expect((await store.listTurns(keyA)).map((turn) => turn.turnId)).toEqual(["turn-1", "turn-only-a"]);
 
-      expect(
-        await store.updateTurn({ key: keyB, turnId: "turn-1", turnPatch: {}, leaseOwner: "owner-a" }),
-      ).toBe(false);
+      expect(await touchTurn("owner-a", keyB)).toBe(false);
 
       expect(
         await store.recordLlmCall({

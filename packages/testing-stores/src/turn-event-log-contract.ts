@@ -1,5 +1,11 @@
 import type { SessionKey, SessionStore, StoredDelta, TurnEventLog, TurnStatus } from "@aptix/core";
-import { FIXTURE_TIME, newLease, newTurnRecord, startTurnFor } from "@aptix/core/testing";
+import {
+  FIXTURE_TIME,
+  newLease,
+  newTurnRecord,
+  startTurnFor,
+  writeTurnWhileLeaseHeld,
+} from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 interface TurnEventLogHarness {
@@ -44,7 +50,7 @@ export function describeTurnEventLogContract(
       await startTurnFor(sessions, turn, newLease(owner, 60_000));
       await whileHeld(owner);
       expect(
-        await sessions.updateTurn({
+        await writeTurnWhileLeaseHeld(sessions, FIXTURE_TIME, {
           key,
           turnId,
           turnPatch: { status, completedAt },

@@ -69,11 +69,10 @@ export class SessionCompaction {
         return done.successful ? ok({ compacted: false }) : done;
       }
       // The turn counts the summary's call, so the next call of any turn is numbered after it.
-      const counted = await lease.updateTurn(
-        turn.turnId,
-        { llmCallCount: progress.llmCallCount, usage: progress.usage },
-        { release: true },
-      );
+      const counted = await lease.settle(turn.turnId, {
+        llmCallCount: progress.llmCallCount,
+        usage: progress.usage,
+      });
       if (!counted.successful) return counted;
       const { tokensBefore, tokensAfter } = done.result.record;
       return ok({ compacted: true, tokensBefore, tokensAfter });

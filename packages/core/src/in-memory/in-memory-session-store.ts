@@ -20,7 +20,6 @@ import type {
   TransitionResult,
   TransitionWrite,
   TurnState,
-  UpdateTurnInput,
   UsageSum,
 } from "../ports/session-store.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
@@ -83,13 +82,14 @@ interface SessionState {
  *   one, the turn to insert exists or a turn to patch does not); refused, it writes nothing.
  * - `version` goes up by one with every write (a session's creating write sets it to 1); a refused write and
  *   a release by someone other than the holder leave it.
- * - Lease-guarded writes check only that the session's lease owner is the given owner: a holder may keep
- *   writing after its lease expired, until another claimant takes the lease. `releaseLease` (and
- *   `updateTurn`'s `releaseLease`) leave no lease held; a release by anyone else is a no-op.
+ * - Lease-guarded writes (`applyTransition` with `whileLeaseHeld`, `recordLlmCall`, `changeMode`) check only
+ *   that the session's lease owner is the given owner: a holder may keep writing after its lease expired,
+ *   until another claimant takes the lease. `releaseLease` (and a transition's `releaseLease`) leave no lease
+ *   held; a release by anyone else is a no-op.
  * - Patches apply only the keys they define with a value other than `undefined` (`null` is a value).
  * - `session.updatedAt` follows writes to the session row's fields: the write's `now` on `applyTransition`
- *   with a turn to insert, a session patch or a mode change (a claim alone leaves it), the clock on
- *   `updateTurn` with a session patch and on `recordLlmCall` with progress, `entry.changedAt` on `changeMode`.
+ *   with a turn to insert, a session patch, a mode change or calls with progress (a claim alone leaves it), the
+ *   clock on `recordLlmCall` with progress, `entry.changedAt` on `changeMode`.
  *   Turns a transition patches are stamped with its `now`.
  *
  * Every method is synchronous under its `async` signature, so each is atomic with respect to the others.
@@ -137,6 +137,7 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
+    if (write.whileLeaseHeld === true) return this.#writeWhileLeaseHeld(write);
     const {
       key,
       lease,
@@ -183,36 +184,31 @@ export class InMemorySessionStore implements SessionStore {
     return { outcome: "applied", session: copy(state.record) };
   }
 
+  /** A lease-guarded transition (`TransitionWrite.whileLeaseHeld`): a running turn's write. */
+  #writeWhileLeaseHeld(write: TransitionWrite): TransitionResult {
+    const { key, lease, now, turnPatches = [], sessionPatch, llmCalls = [] } = write;
+    const state = this.#leased(key, lease.owner);
+    if (state === undefined || turnPatches.some(({ turnId }) => !state.turns.has(turnId))) {
+      return { outcome: "stale" };
+    }
+    for (const call of llmCalls) this.#keepCall(state, call);
+    if (llmCalls.some((call) => call.progress !== undefined)) state.record.updatedAt = new Date(now);
+    for (const { turnId, patch } of turnPatches)
+      this.#patchTurn(state.turns.get(turnId) as TurnRecord, patch, now);
+    state.record.version += 1;
+    if (sessionPatch !== undefined) {
+      applySessionPatch(state.record, copy(sessionPatch));
+      state.record.updatedAt = new Date(now);
+    }
+    if (write.releaseLease === true) state.lease = null;
+    return { outcome: "applied", session: copy(state.record) };
+  }
+
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
     const state = this.#leased(key, owner);
     if (state === undefined) return;
     state.lease = null;
     state.record.version += 1;
-  }
-
-  async updateTurn({
-    key,
-    turnId,
-    turnPatch,
-    sessionPatch,
-    leaseOwner,
-    releaseLease,
-    llmCalls = [],
-  }: UpdateTurnInput): Promise<boolean> {
-    const state = this.#leased(key, leaseOwner);
-    const turn = state?.turns.get(turnId);
-    if (state === undefined || turn === undefined) return false;
-    for (const write of llmCalls) this.#keepCall(state, write);
-    const now = this.#clock.now();
-    const sPatch = sessionPatch === undefined ? undefined : copy(sessionPatch);
-    this.#patchTurn(turn, turnPatch, now);
-    state.record.version += 1;
-    if (sPatch !== undefined) {
-      applySessionPatch(state.record, sPatch);
-      state.record.updatedAt = new Date(now);
-    }
-    if (releaseLease === true) state.lease = null;
-    return true;
   }
 
   async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {

@@ -166,7 +166,13 @@ export class TurnPersistence {
     });
     switch (applied.outcome) {
       case "applied": {
-        const lease = new SessionLease({ store: this.store, key: change.key, owner, leaseMs: this.leaseMs });
+        const lease = new SessionLease({
+          store: this.store,
+          clock: this.clock,
+          key: change.key,
+          owner,
+          leaseMs: this.leaseMs,
+        });
         return { outcome: "applied", session: applied.session, lease };
       }
       case "rate_limited":
@@ -197,36 +203,51 @@ export class TurnPersistence {
  */
 export class SessionLease implements RoundLease {
   private readonly store: SessionStore;
+  private readonly clock: Clock;
   readonly key: SessionKey;
   readonly owner: string;
   private readonly leaseMs: number;
   /** Calls recorded and not written yet, in order. */
   #unwritten: LlmCallWrite[] = [];
 
-  constructor(options: { store: SessionStore; key: SessionKey; owner: string; leaseMs: number }) {
-    ({ store: this.store, key: this.key, owner: this.owner, leaseMs: this.leaseMs } = options);
+  constructor(options: {
+    store: SessionStore;
+    clock: Clock;
+    key: SessionKey;
+    owner: string;
+    leaseMs: number;
+  }) {
+    ({
+      store: this.store,
+      clock: this.clock,
+      key: this.key,
+      owner: this.owner,
+      leaseMs: this.leaseMs,
+    } = options);
   }
 
   /**
-   * Changes the turn and the session together, with the calls kept back. A refused update (the lease lost)
-   * writes none of them.
+   * The lease's last write: changes the turn and the session together, with the calls kept back, and gives the
+   * lease back, as one transition guarded by the lease (`TransitionWrite.whileLeaseHeld`). Refused (the lease
+   * lost), it writes none of them.
    */
-  async updateTurn(
+  async settle(
     turnId: string,
     turnPatch: TurnPatch,
-    options: { sessionPatch?: SessionPatch; release?: boolean } = {},
+    sessionPatch?: SessionPatch,
   ): Promise<InvokeResult<void>> {
     const llmCalls = this.#unwritten;
-    const updated = await this.store.updateTurn({
+    const settled = await this.store.applyTransition({
       key: this.key,
-      turnId,
-      turnPatch,
-      leaseOwner: this.owner,
-      ...(options.sessionPatch ? { sessionPatch: options.sessionPatch } : {}),
-      ...(options.release ? { releaseLease: true } : {}),
+      lease: { owner: this.owner, durationMs: this.leaseMs },
+      now: this.clock.now(),
+      whileLeaseHeld: true,
+      turnPatches: [{ turnId, patch: turnPatch }],
+      ...(sessionPatch ? { sessionPatch } : {}),
+      releaseLease: true,
       ...(llmCalls.length > 0 ? { llmCalls } : {}),
     });
-    if (!updated) return leaseLost();
+    if (settled.outcome !== "applied") return leaseLost();
     this.#unwritten = [];
     return ok(undefined);
   }

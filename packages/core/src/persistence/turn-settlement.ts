@@ -85,7 +85,7 @@ export class TurnSettlement {
     }
     const result = ok(response, progress.warnings);
     const awaiting = outcome.kind === "client_tools";
-    const settled = await lease.updateTurn(
+    const settled = await lease.settle(
       turn.turnId,
       {
         status: nextStatus(turn.status, awaiting ? "round_awaiting" : "round_final"),
@@ -97,7 +97,7 @@ export class TurnSettlement {
         files: progress.files,
         completedAt: awaiting ? null : this.clock.now(),
       },
-      { sessionPatch: { cursor: progress.cursor, openTurnId: awaiting ? turn.turnId : null }, release: true },
+      { cursor: progress.cursor, openTurnId: awaiting ? turn.turnId : null },
     );
     return settled.successful ? result : settled;
   }
@@ -110,7 +110,7 @@ export class TurnSettlement {
       warnings: [...input.failure.warnings, ...progress.warnings],
     };
     const { turnPatch, sessionPatch } = failedTurn({ turn, progress, failure, now: this.clock.now() });
-    const marked = await lease.updateTurn(turn.turnId, turnPatch, { sessionPatch, release: true });
+    const marked = await lease.settle(turn.turnId, turnPatch, sessionPatch);
     // Not stored because the lease was lost (another request took the session over): that is the answer.
     return marked.successful ? failure : marked;
   }

@@ -67,6 +67,20 @@ export interface TransitionWrite {
    * the holder runs. The holder's later lease-guarded writes change nothing.
    */
   overrideLease?: boolean;
+  /**
+   * Guards the write by the lease instead of the version (`expectVersion` is then ignored): it applies while
+   * `lease.owner` holds the session's lease, expired or not, until another claimant took it, however the
+   * holder's own writes moved the version. The lease is neither claimed nor renewed (`releaseLease` gives it
+   * back); a turn to patch must exist. A running turn's writes: with turn and session patches and `llmCalls`
+   * only.
+   */
+  whileLeaseHeld?: boolean;
+  /**
+   * LLM calls to keep first, in order, in the same step, each as `recordLlmCall` keeps it (without renewing the
+   * lease): a round's last calls, settled with it. With `whileLeaseHeld` only. Their transcript progress moves
+   * the session's cursor before `sessionPatch` applies.
+   */
+  llmCalls?: readonly LlmCallWrite[];
 }
 
 /**
@@ -75,25 +89,12 @@ export interface TransitionWrite {
  * - `busy`: another owner holds the lease, unexpired; nothing written.
  * - `stale`: the session's version is not `expectVersion`, or the session exists though `expectVersion` is
  *   absent (or a write conflicts, e.g. the turn id exists); nothing written: read again and decide again.
+ *   Guarded by the lease (`whileLeaseHeld`): the lease is not the owner's any more, or a turn to patch is
+ *   missing; nothing written.
  */
 export type TransitionResult =
   | { outcome: "applied"; session: SessionRecord }
   | { outcome: "rate_limited" | "busy" | "stale" };
-
-export interface UpdateTurnInput {
-  key: SessionKey;
-  turnId: string;
-  turnPatch: TurnPatch;
-  sessionPatch?: SessionPatch;
-  leaseOwner: string;
-  /** Give the lease up with this write: the round is over. */
-  releaseLease?: boolean;
-  /**
-   * LLM calls to keep first, in order, in the same atomic write, each as `recordLlmCall` keeps it (without
-   * renewing the lease): the round's last calls, settled with it in one commit.
-   */
-  llmCalls?: readonly LlmCallWrite[];
-}
 
 /** After a successful call: the items it added, written at `fromPosition` onwards, and the new cursor. */
 export interface TranscriptProgress {
@@ -262,7 +263,6 @@ export interface SessionStore {
   applyTransition(write: TransitionWrite): Promise<TransitionResult>;
   /** Gives the lease up if `owner` holds it; a no-op otherwise. */
   releaseLease(key: SessionKey, owner: string): Promise<void>;
-  updateTurn(input: UpdateTurnInput): Promise<boolean>;
   /**
    * Keeps the trace of one call, writes its transcript progress and renews the lease from now, atomically. A
    * successful call's usage (`usageOf`) is kept with it, replacing one kept under the same index, and outlives

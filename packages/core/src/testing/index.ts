@@ -28,4 +28,5 @@ export {
   newTurnRecord,
   sampleTranscriptItems,
   startTurnFor,
+  writeTurnWhileLeaseHeld,
 } from "./store-fixtures.js";

@@ -7,13 +7,13 @@ import {
   ok,
 } from "@aptix/contracts";
 import type { StoredFile } from "../ports/file-store.js";
-import type { Lease, SessionStore, TransitionWrite } from "../ports/session-store.js";
+import type { Lease, LlmCallWrite, SessionStore, TransitionWrite } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
-import type { SessionKey, SessionRecord } from "../records/session-record.js";
+import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
-import type { PendingToolCalls, TurnRecord, TurnRound } from "../records/turn-record.js";
+import type { PendingToolCalls, TurnPatch, TurnRecord, TurnRound } from "../records/turn-record.js";
 
 /*
  * Small builders of valid records for store tests. Every builder answers a fresh object, holds no
@@ -75,6 +75,37 @@ export function startTurnFor(store: SessionStore, turn: TurnRecord, lease: Lease
     insertTurn: turn,
     sessionPatch: { openTurnId: turn.turnId },
   });
+}
+
+/**
+ * Writes one turn's patch (with a session patch and LLM calls, when given) as the lease's holder `leaseOwner`
+ * does while its turn runs: `applyTransition` guarded by the lease (`whileLeaseHeld`), stamped `now`. Answers
+ * whether it applied.
+ */
+export async function writeTurnWhileLeaseHeld(
+  store: SessionStore,
+  now: Date,
+  write: {
+    key: SessionKey;
+    turnId: string;
+    turnPatch: TurnPatch;
+    sessionPatch?: SessionPatch;
+    leaseOwner: string;
+    releaseLease?: boolean;
+    llmCalls?: readonly LlmCallWrite[];
+  },
+): Promise<boolean> {
+  const { key, turnId, turnPatch, leaseOwner, ...rest } = write;
+  const applied = await store.applyTransition({
+    key,
+    // Neither claimed nor renewed by a lease-guarded write: the duration is not read.
+    lease: { owner: leaseOwner, durationMs: 0 },
+    now,
+    whileLeaseHeld: true,
+    turnPatches: [{ turnId, patch: turnPatch }],
+    ...rest,
+  });
+  return applied.outcome === "applied";
 }
 
 export function newCursor(overrides: Partial<ConversationCursor> = {}): ConversationCursor {

@@ -74,7 +74,7 @@ describe("TurnPersistence (layer 5)", () => {
       successful: false,
       errors: [{ code: "TURN_INTERRUPTED", message: LEASE_LOST, details: { retryable: true } }],
     };
-    expect(await lease.updateTurn("t1", { status: "completed" })).toMatchObject(lost);
+    expect(await lease.settle("t1", { status: "completed" })).toMatchObject(lost);
     expect(await lease.recordLlmCall(newCallRecord(key, "t1", 0))).toMatchObject(lost);
     expect((await persistence.getTurn(key, "t1"))?.status).toBe("running");
   });

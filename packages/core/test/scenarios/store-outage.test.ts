@@ -3,15 +3,19 @@ import {
   InMemorySessionStore,
   type RecordLlmCallInput,
   StoreUnavailableError,
-  type UpdateTurnInput,
+  type TransitionResult,
+  type TransitionWrite,
 } from "../../src/index.js";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
-/** An in-memory store whose next writes of the named kinds fail as an unreachable database's would. */
+/**
+ * An in-memory store whose next writes of the named kinds fail as an unreachable database's would: `settle` is
+ * a running turn's lease-guarded transition.
+ */
 class OutageStore extends InMemorySessionStore {
   readonly #failing: string[] = [];
 
-  failNext(...methods: Array<"recordLlmCall" | "updateTurn">): void {
+  failNext(...methods: Array<"recordLlmCall" | "settle">): void {
     this.#failing.push(...methods);
   }
 
@@ -27,9 +31,9 @@ class OutageStore extends InMemorySessionStore {
     return super.recordLlmCall(input);
   }
 
-  override async updateTurn(input: UpdateTurnInput): Promise<boolean> {
-    this.#outage("updateTurn");
-    return super.updateTurn(input);
+  override async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
+    if (write.whileLeaseHeld === true) this.#outage("settle");
+    return super.applyTransition(write);
   }
 }
 
@@ -41,7 +45,7 @@ describe("a database outage while a turn runs", () => {
     responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
 
     // A plain turn's call is kept with its settlement: the write that fails is that one.
-    store.failNext("updateTurn");
+    store.failNext("settle");
     const request = { sessionId: "s", turnId: "t2", instruction: "Meanwhile" };
     const cutShort = await agent.execute(request);
     expect(errorsOf(cutShort)).toEqual([
@@ -70,7 +74,7 @@ describe("a database outage while a turn runs", () => {
     const store = new OutageStore();
     const agent = await createTestAgent({ store });
     agent.provider.enqueue({ text: "Lost." }, { text: "Run again." });
-    store.failNext("updateTurn", "updateTurn");
+    store.failNext("settle", "settle");
     const request = { sessionId: "s", turnId: "t1", instruction: "Hi" };
     expect(errorsOf(await agent.execute(request))).toEqual([
       {

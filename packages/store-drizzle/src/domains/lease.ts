@@ -33,7 +33,7 @@ export class LeaseClock {
  * A lease-guarded write, as one statement (atomic without a transaction): its first part sets `set` on the
  * session row (placeholders `principal`, `sessionId`) and bumps its `version`, while the placeholder `owner`
  * holds its lease (and `also` holds); each of `writes`, built with the guard it is given, writes only when that
- * part did. Its rows: one when the lease was held, none (and nothing written) when not.
+ * part did. Its rows: the session row as written when the lease was held, none (and nothing written) when not.
  */
 export function whileLeaseHeld(
   db: StoreDatabase,
@@ -52,7 +52,7 @@ export function whileLeaseHeld(
           also,
         ),
       )
-      .returning({ principal: sessions.principal }),
+      .returning(),
   );
   return db
     .with(lease, ...parts(db, writes(sql`exists (select from ${lease})`)))

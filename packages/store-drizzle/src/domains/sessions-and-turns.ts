@@ -1,14 +1,12 @@
 import type {
-  Clock,
   FindExpiredLeasesInput,
   ModeHistoryEntry,
   SessionKey,
   SessionRecord,
   TurnKey,
   TurnRecord,
-  UpdateTurnInput,
 } from "@aptix/core";
-import { and, asc, eq, exists, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, lte, sql } from "drizzle-orm";
 import { modeHistory, sessions, turns } from "../schema.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
@@ -18,13 +16,10 @@ import {
   PreparedShapes,
   placeholders,
   type StoreDatabase,
-  sessionPatchSet,
   toModeHistoryEntry,
   toSession,
   toTurn,
-  turnPatchSet,
 } from "./rows.js";
-import type { TranscriptAndTraces } from "./transcript-and-traces.js";
 
 /** A session's key as placeholders, for prepared statements. */
 const principal = sql.placeholder("principal");
@@ -89,24 +84,20 @@ function prepared(db: StoreDatabase) {
 }
 
 /**
- * Sessions and their turns: reads by key, the lease-guarded writes of a running turn (`updateTurn`,
- * `changeMode`, `releaseLease`), and the reaper's `findExpiredLeases`. A guarded write is one statement that
- * writes the session row while the lease is held, and the rest only then (`writeWhileLeaseHeld`). Every read goes by a primary key, or reads one session's rows through it.
+ * Sessions and their turns: reads by key, the lease-guarded writes of a running turn besides its transitions
+ * (`changeMode`, `releaseLease`), and the reaper's `findExpiredLeases`. A guarded write is one statement that
+ * writes the session row while the lease is held, and the rest only then (`whileLeaseHeld`). Every read goes by
+ * a primary key, or reads one session's rows through it.
  */
 export class SessionsAndTurns {
   readonly #db: StoreDatabase;
-  readonly #clock: Clock;
   readonly #leaseClock: LeaseClock;
-  readonly #traces: TranscriptAndTraces;
   readonly #prepared: ReturnType<typeof prepared>;
   readonly #shapes = new PreparedShapes();
 
-  /** `traces` keeps the LLM calls a settlement carries. */
-  constructor(db: StoreDatabase, clock: Clock, leaseClock: LeaseClock, traces: TranscriptAndTraces) {
+  constructor(db: StoreDatabase, leaseClock: LeaseClock) {
     this.#db = db;
-    this.#clock = clock;
     this.#leaseClock = leaseClock;
-    this.#traces = traces;
     this.#prepared = prepared(db);
   }
 
@@ -140,57 +131,6 @@ export class SessionsAndTurns {
 
   async releaseLease(key: SessionKey, owner: string): Promise<void> {
     await this.#prepared.releaseLease.execute({ ...keyOf(key), owner });
-  }
-
-  /**
-   * One statement: the session row's changes, guarded by the lease and the turn's existence, with the turn's patch
-   * and the LLM calls it carries.
-   */
-  async updateTurn({
-    key,
-    turnId,
-    turnPatch,
-    sessionPatch,
-    leaseOwner,
-    releaseLease,
-    llmCalls: calls = [],
-  }: UpdateTurnInput): Promise<boolean> {
-    const now = this.#clock.now();
-    // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
-    const sessionSet: Partial<typeof sessions.$inferInsert> = {};
-    const progressed = calls.findLast((write) => write.progress !== undefined)?.progress;
-    if (progressed !== undefined) Object.assign(sessionSet, { cursor: progressed.cursor, updatedAt: now });
-    if (sessionPatch !== undefined)
-      Object.assign(sessionSet, sessionPatchSet(sessionPatch), { updatedAt: now });
-    if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
-    const session = placeholders(sessions, "session_", sessionSet);
-    const turn = placeholders(turns, "turn_", { ...turnPatchSet(turnPatch), updatedAt: now });
-    const traces = this.#traces.callWrites(calls);
-    const rows = await this.#shapes.send(
-      `settle/${session.shape}/${turn.shape}/${traces.shape}`,
-      () => {
-        const theTurn = and(
-          eq(turns.principal, sql.placeholder("principal")),
-          eq(turns.sessionId, sql.placeholder("sessionId")),
-          eq(turns.turnId, sql.placeholder("turnId")),
-        );
-        const turnExists = exists(this.#db.select({ turnId: turns.turnId }).from(turns).where(theTurn));
-        return whileLeaseHeld(this.#db, { set: session.set, also: turnExists }, (held) => [
-          this.#db.update(turns).set(turn.set).where(and(theTurn, held)).returning({ turnId: turns.turnId }),
-          ...traces.writes(held),
-        ]);
-      },
-      {
-        ...keyOf(key),
-        owner: leaseOwner,
-        turnId,
-        ...session.values,
-        ...turn.values,
-        ...traces.values,
-      },
-    );
-    if (rows.length > 0) traces.committed();
-    return rows.length > 0;
   }
 
   async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {

@@ -79,7 +79,8 @@ interface CallWrites {
 /**
  * The transcript and the composition trace of a session: LLM calls (their tool catalogs stored once each, see
  * `ToolCatalogs`) and the transcript progress they made. A call is kept under the session's lease, by
- * `recordLlmCall` alone or with the turn's settlement (`SessionsAndTurns.updateTurn`, through `callWrites`).
+ * `recordLlmCall` alone or with the turn's settlement (a lease-guarded `TurnTransitions.applyTransition`, through
+ * `callWrites`).
  */
 export class TranscriptAndTraces {
   readonly #db: StoreDatabase;

@@ -6,10 +6,10 @@ import {
   type TurnRecord,
   type TurnState,
 } from "@aptix/core";
-import { and, eq, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, exists, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { sessions, turns } from "../schema.js";
-import type { LeaseClock } from "./lease.js";
+import { type LeaseClock, whileLeaseHeld } from "./lease.js";
 import {
   isUniqueViolation,
   keyOf,
@@ -29,6 +29,7 @@ import {
   turnRow,
   type Write,
 } from "./rows.js";
+import type { TranscriptAndTraces } from "./transcript-and-traces.js";
 
 /**
  * The sessions-and-turns domain's transitions (`SessionStore.readTurnState`, `applyTransition`), on drizzle's
@@ -44,16 +45,23 @@ import {
  *   version that matched means the turns are as read; a turn insert that conflicts anyway fails the statement
  *   and answers stale. When the session row was not written, one select tells rate_limited from busy from
  *   stale. Statements are built once per shape (`PreparedShapes`).
+ * - A lease-guarded transition (`whileLeaseHeld`, a running turn's settlement) is one statement too
+ *   (`whileLeaseHeld` in lease.ts): the session row written while the owner holds its lease and every turn to
+ *   patch exists, then the turn patches and the LLM calls it carries (`TranscriptAndTraces.callWrites`). It
+ *   waits for the disk: a client is answered from it.
  */
 export class TurnTransitions {
   readonly #db: StoreDatabase;
   readonly #leaseClock: LeaseClock;
+  readonly #traces: TranscriptAndTraces;
   readonly #read;
   readonly #shapes = new PreparedShapes();
 
-  constructor(db: StoreDatabase, leaseClock: LeaseClock) {
+  /** `traces` keeps the LLM calls a lease-guarded transition carries. */
+  constructor(db: StoreDatabase, leaseClock: LeaseClock, traces: TranscriptAndTraces) {
     this.#db = db;
     this.#leaseClock = leaseClock;
+    this.#traces = traces;
     // Each turn is one primary-key lookup. The open turn is a lateral subquery, its `limit` keeping the planner
     // from flattening it into a join that could hash the session's every turn.
     const named = alias(turns, "named_turn");
@@ -102,6 +110,7 @@ export class TurnTransitions {
   }
 
   async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
+    if (write.whileLeaseHeld === true) return this.#writeWhileLeaseHeld(write);
     const { key, lease, now, expectVersion, insertTurn, turnPatches = [], modeChange } = write;
     const capping = write.maxRunningTurns !== undefined;
     const judged = { ...keyOf(key), maxRunningTurns: write.maxRunningTurns, ...this.#leaseClock.values() };
@@ -152,6 +161,65 @@ export class TurnTransitions {
     // Why the session row was not written: the cap first, then a held lease, else the session moved on.
     const why = await this.#judge(capping ? "why_not_capped" : "why_not", judged);
     return { outcome: why.capped ? "rate_limited" : why.held ? "busy" : "stale" };
+  }
+
+  async #writeWhileLeaseHeld({
+    key,
+    lease,
+    now,
+    turnPatches = [],
+    sessionPatch,
+    releaseLease,
+    llmCalls = [],
+  }: TransitionWrite): Promise<TransitionResult> {
+    // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
+    const sessionSet: Partial<typeof sessions.$inferInsert> = {};
+    const progressed = llmCalls.findLast((write) => write.progress !== undefined)?.progress;
+    if (progressed !== undefined) Object.assign(sessionSet, { cursor: progressed.cursor, updatedAt: now });
+    if (sessionPatch !== undefined)
+      Object.assign(sessionSet, sessionPatchSet(sessionPatch), { updatedAt: now });
+    if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
+    const session = placeholders(sessions, "session_", sessionSet);
+    const patches = turnPatches.map(({ patch }, index) =>
+      placeholders(turns, `patch${index}_`, { ...turnPatchSet(patch), updatedAt: now }),
+    );
+    const calls = this.#traces.callWrites(llmCalls);
+    const [row] = await this.#shapes.send(
+      ["held", session.shape, ...patches.map((patch) => patch.shape), calls.shape].join("/"),
+      () => {
+        const db = this.#db;
+        const patched = (index: number) =>
+          and(
+            eq(turns.principal, sql.placeholder("principal")),
+            eq(turns.sessionId, sql.placeholder("sessionId")),
+            eq(turns.turnId, sql.placeholder(`patch${index}TurnId`)),
+          );
+        const patchedExist = patches.map((_, index) =>
+          exists(db.select({ turnId: turns.turnId }).from(turns).where(patched(index))),
+        );
+        return whileLeaseHeld(db, { set: session.set, also: and(...patchedExist) }, (held) => [
+          ...patches.map((patch, index) =>
+            db
+              .update(turns)
+              .set(patch.set)
+              .where(and(patched(index), held))
+              .returning({ turnId: turns.turnId }),
+          ),
+          ...calls.writes(held),
+        ]);
+      },
+      {
+        ...keyOf(key),
+        owner: lease.owner,
+        ...session.values,
+        ...Object.assign({}, ...patches.map((patch) => patch.values)),
+        ...Object.fromEntries(turnPatches.map(({ turnId }, index) => [`patch${index}TurnId`, turnId])),
+        ...calls.values,
+      },
+    );
+    if (row === undefined) return { outcome: "stale" };
+    calls.committed();
+    return { outcome: "applied", session: toSession(row) };
   }
 
   /** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */

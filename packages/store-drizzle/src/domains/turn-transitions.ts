@@ -120,9 +120,7 @@ export class TurnTransitions {
       "session_",
       expectVersion === undefined ? {} : this.#sessionColumns(write),
     );
-    const patches = turnPatches.map(({ patch }, index) =>
-      placeholders(turns, `patch${index}_`, { ...turnPatchSet(patch), updatedAt: now }),
-    );
+    const patches = turnPatchParts(turnPatches, now);
     const shape = {
       creates: expectVersion === undefined,
       claims: write.releaseLease !== true,
@@ -134,8 +132,8 @@ export class TurnTransitions {
     let row: typeof sessions.$inferSelect | undefined;
     try {
       [row] = await this.#shapes.send(
-        [...Object.values(shape), session.shape, ...patches.map((patch) => patch.shape)].join("/"),
-        () => this.#statement(shape, session, patches),
+        [...Object.values(shape), session.shape, ...patches.parts.map((patch) => patch.shape)].join("/"),
+        () => this.#statement(shape, session, patches.parts),
         {
           ...judged,
           expectVersion,
@@ -145,8 +143,7 @@ export class TurnTransitions {
           ...(insertTurn === undefined
             ? {}
             : { turn: rowsJson(turns, [turnRow(insertTurn)]), ...listedOf(insertTurn) }),
-          ...Object.assign({}, ...patches.map((patch) => patch.values)),
-          ...Object.fromEntries(turnPatches.map(({ turnId }, index) => [`patch${index}TurnId`, turnId])),
+          ...patches.values,
           ...(modeChange === undefined ? {} : { modeChange: modeHistoryJson(modeChange) }),
         },
       );
@@ -180,31 +177,17 @@ export class TurnTransitions {
       Object.assign(sessionSet, sessionPatchSet(sessionPatch), { updatedAt: now });
     if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
     const session = placeholders(sessions, "session_", sessionSet);
-    const patches = turnPatches.map(({ patch }, index) =>
-      placeholders(turns, `patch${index}_`, { ...turnPatchSet(patch), updatedAt: now }),
-    );
+    const patches = turnPatchParts(turnPatches, now);
     const calls = this.#traces.callWrites(llmCalls);
     const [row] = await this.#shapes.send(
-      ["held", session.shape, ...patches.map((patch) => patch.shape), calls.shape].join("/"),
+      ["held", session.shape, ...patches.parts.map((patch) => patch.shape), calls.shape].join("/"),
       () => {
         const db = this.#db;
-        const patched = (index: number) =>
-          and(
-            eq(turns.principal, sql.placeholder("principal")),
-            eq(turns.sessionId, sql.placeholder("sessionId")),
-            eq(turns.turnId, sql.placeholder(`patch${index}TurnId`)),
-          );
-        const patchedExist = patches.map((_, index) =>
-          exists(db.select({ turnId: turns.turnId }).from(turns).where(patched(index))),
+        const patchedExist = patches.parts.map((_, index) =>
+          exists(db.select({ turnId: turns.turnId }).from(turns).where(patchedTurn(index))),
         );
         return whileLeaseHeld(db, { set: session.set, also: and(...patchedExist) }, (held) => [
-          ...patches.map((patch, index) =>
-            db
-              .update(turns)
-              .set(patch.set)
-              .where(and(patched(index), held))
-              .returning({ turnId: turns.turnId }),
-          ),
+          ...patches.parts.map((patch, index) => turnPatchWrite(db, patch, index, held)),
           ...calls.writes(held),
         ]);
       },
@@ -212,8 +195,7 @@ export class TurnTransitions {
         ...keyOf(key),
         owner: lease.owner,
         ...session.values,
-        ...Object.assign({}, ...patches.map((patch) => patch.values)),
-        ...Object.fromEntries(turnPatches.map(({ turnId }, index) => [`patch${index}TurnId`, turnId])),
+        ...patches.values,
         ...calls.values,
       },
     );
@@ -317,20 +299,7 @@ export class TurnTransitions {
               .returning({ turnId: turns.turnId }),
           ]
         : []),
-      ...patches.map((patch, index) =>
-        db
-          .update(turns)
-          .set(patch.set)
-          .where(
-            and(
-              eq(turns.principal, sql.placeholder("principal")),
-              eq(turns.sessionId, sql.placeholder("sessionId")),
-              eq(turns.turnId, sql.placeholder(`patch${index}TurnId`)),
-              claimed,
-            ),
-          )
-          .returning({ turnId: turns.turnId }),
-      ),
+      ...patches.map((patch, index) => turnPatchWrite(db, patch, index, claimed)),
       ...(shape.changesMode ? [modeHistoryWrite(db, "modeChange", claimed)] : []),
     ];
     // It commits without waiting for the disk (`synchronous_commit` off for its own transaction, set as its row
@@ -374,6 +343,39 @@ export class TurnTransitions {
     );
     return { capped: row?.capped === true, held: row?.held === true };
   }
+}
+
+/**
+ * A transition's turn patches as placeholders (prefixed `patch<i>_`), stamped `now`, and the values of their
+ * statement, each turn's id among them (`patch<i>TurnId`).
+ */
+function turnPatchParts(
+  turnPatches: NonNullable<TransitionWrite["turnPatches"]>,
+  now: Date,
+): { parts: Placeholders[]; values: Record<string, unknown> } {
+  const parts = turnPatches.map(({ patch }, index) =>
+    placeholders(turns, `patch${index}_`, { ...turnPatchSet(patch), updatedAt: now }),
+  );
+  const ids = turnPatches.map(({ turnId }, index) => ({ [`patch${index}TurnId`]: turnId }));
+  return { parts, values: Object.assign({}, ...parts.map((part) => part.values), ...ids) };
+}
+
+/** The turn the `index`th patch of a transition names, by its key. */
+function patchedTurn(index: number): SQL | undefined {
+  return and(
+    eq(turns.principal, sql.placeholder("principal")),
+    eq(turns.sessionId, sql.placeholder("sessionId")),
+    eq(turns.turnId, sql.placeholder(`patch${index}TurnId`)),
+  );
+}
+
+/** The `index`th patch of a transition, written only where `guard` holds. */
+function turnPatchWrite(db: StoreDatabase, patch: Placeholders, index: number, guard: SQL) {
+  return db
+    .update(turns)
+    .set(patch.set)
+    .where(and(patchedTurn(index), guard))
+    .returning({ turnId: turns.turnId });
 }
 
 /** What the session list shows of a user turn as it starts (`sessions.first_instruction`, `workspace_id`). */

@@ -10,10 +10,11 @@
  * server runs rounds of BENCH_STREAMS (`300,2000`) concurrent streamed user turns, each of a session of its own,
  * read by clients of this process at BENCH_READ_BYTES_PER_SECOND (20,000) each.
  *
- * Printed for each round: the server's RSS before it, its peak during it and the growth per stream ((peak -
- * before) / streams); its RSS BENCH_SETTLE_SECONDS (60) after the round (the memory given back); the latency a
- * delta gained on its way through the service (every delta carries the time the mock wrote it: a client's
- * receipt minus that), p50/p99; the server's event-loop lag p99 over the round (its /metrics); its CPU; and
+ * Printed for each round: the most streams that streamed at once; the server's RSS before it, its peak during it
+ * and the growth per stream ((peak - before) / most at once); its RSS BENCH_SETTLE_SECONDS (60) after the round
+ * (the memory given back); the latency a delta gained on its way through the service (every delta carries the
+ * time the mock wrote it: a client's receipt minus that), p50/p99, beside this process's own event-loop delay
+ * (a receipt is stamped late by that much); the server's event-loop lag p99 (its /metrics); its CPU; and
  * whether any stream lost or repeated a delta, or ended with a result whose text is not its deltas joined.
  * BENCH_TARGETS (`pglite,postgres`) picks the targets and BENCH_SERVER_NODE_ARGS passes options to the server's
  * node (e.g. `--heapsnapshot-signal=SIGUSR2`). Linux only (/proc).
@@ -26,6 +27,7 @@ import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import postgres from "postgres";
@@ -43,7 +45,7 @@ const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? "60");
  * Streams waiting for their answer's headers at once, at most, as a round opens: clients arrive as the server
  * admits them. Opened 100 every 50 ms, 652 of 2,000 were reset before they were answered.
  */
-const OPENING = 50;
+const OPENING = Number(process.env.BENCH_OPENING ?? "50");
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? "pglite,postgres").split(","));
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? process.env.TEST_DATABASE_URL;
 
@@ -125,7 +127,7 @@ function streamTurn(
   url: string,
   sessionId: string,
   latencies: number[],
-  on: { answered: () => void; firstDelta: () => void },
+  on: { answered: () => void; firstDelta: () => void; ended: () => void },
 ): Promise<StreamOutcome> {
   const body = JSON.stringify({ sessionId, turnId: "turn-1", instruction: "Stream.", stream: true });
   return new Promise((resolve) => {
@@ -156,6 +158,7 @@ function streamTurn(
       seen[seq] = 1;
     };
     const finish = (failure?: string) => {
+      if (texts.length > 0) on.ended();
       outcome.lost = seen.reduce((missing, one) => missing + (one ? 0 : 1), 0);
       const text = texts.join("");
       if (failure) outcome.failure = failure;
@@ -236,7 +239,11 @@ function percentile(sorted: Float64Array, fraction: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
 }
 
-/** One round of `streams` concurrent streamed turns against the server at `url` (process `pid`). */
+/**
+ * One round of `streams` streamed turns against the server at `url` (process `pid`), opened as the server admits
+ * them. The growth per stream is over the most that streamed at once (those past their first delta and not yet
+ * ended), which falls short of `streams` when the server admits them more slowly than the first ones end.
+ */
 async function round(
   url: string,
   pid: number,
@@ -248,13 +255,25 @@ async function round(
   const { memory: memoryBefore } = await serverMetrics(url);
   const cpuBefore = cpuSeconds(pid);
   const startedAt = performance.now();
+  const ownLag = monitorEventLoopDelay();
+  ownLag.enable();
   let peak = before;
   let streaming = 0;
-  let allStreamingRss = Number.NaN;
-  let allStreamingMemory: Promise<string> | undefined;
+  let mostStreaming = 0;
+  // Read every 2 s (a read resets the server's lag record): the worst window's lag p99, and the heap as it was
+  // with the most streams running.
+  let lag = 0;
+  let busiest = { streaming: 0, rss: before, memory: memoryBefore };
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
   }, 250);
+  const metricsReader = setInterval(() => {
+    const now = { streaming, rss: rssMb(pid) };
+    void serverMetrics(url).then(({ lagMs, memory }) => {
+      lag = Math.max(lag, lagMs);
+      if (now.streaming >= busiest.streaming) busiest = { ...now, memory };
+    }, () => undefined); // a server paused (for a heap snapshot, say) may miss a read
+  }, 2_000);
   const latencies: number[] = [];
   const outcomes: Promise<StreamOutcome>[] = [];
   let opening = 0;
@@ -274,18 +293,21 @@ async function round(
         answered,
         firstDelta: () => {
           streaming++;
-          if (streaming < streams) return;
-          allStreamingRss = rssMb(pid);
-          // Read while every stream runs, so it resets the lag's record: the lag printed is the streams' alone.
-          allStreamingMemory = serverMetrics(url).then(({ memory }) => memory);
+          mostStreaming = Math.max(mostStreaming, streaming);
+        },
+        ended: () => {
+          streaming--;
         },
       }),
     );
   }
   const done = await Promise.all(outcomes);
   clearInterval(sampler);
+  clearInterval(metricsReader);
+  ownLag.disable();
   const seconds = (performance.now() - startedAt) / 1_000;
-  const { lagMs: lag, memory: memoryEnd } = await serverMetrics(url);
+  const { lagMs: lastLag, memory: memoryEnd } = await serverMetrics(url);
+  lag = Math.max(lag, lastLag);
   const cpu = cpuSeconds(pid) - cpuBefore;
   const end = rssMb(pid);
   await sleep(settleSeconds * 1_000);
@@ -295,16 +317,17 @@ async function round(
   const failures = done.filter((one) => one.failure !== undefined);
   const lost = done.reduce((sum, one) => sum + one.lost, 0);
   const repeated = done.reduce((sum, one) => sum + one.repeated, 0);
-  const kb = ((peak - before) * 1_024) / streams;
+  const kb = ((peak - before) * 1_024) / mostStreaming;
   return [
-    `${streams} streams (${seconds.toFixed(1)} s): RSS ${before.toFixed(0)} MB before, ${allStreamingRss.toFixed(0)} MB ` +
-      `with all streaming, peak ${peak.toFixed(0)} MB (${kb.toFixed(0)} KB a stream), ${end.toFixed(0)} MB at the end, ` +
-      `${after.toFixed(0)} MB ${settleSeconds} s later (${((after / before - 1) * 100).toFixed(0)}% over before)`,
+    `${streams} streams (${seconds.toFixed(1)} s), at most ${mostStreaming} streaming at once: RSS ${before.toFixed(0)} MB before, ` +
+      `${busiest.rss.toFixed(0)} MB with ${busiest.streaming} streaming, peak ${peak.toFixed(0)} MB (${kb.toFixed(0)} KB a stream), ` +
+      `${end.toFixed(0)} MB at the end, ${after.toFixed(0)} MB ${settleSeconds} s later (${((after / before - 1) * 100).toFixed(0)}% over before)`,
     `  delta latency added p50 ${percentile(sorted, 0.5).toFixed(1)} ms, p99 ${percentile(sorted, 0.99).toFixed(1)} ms ` +
-      `(${sorted.length} deltas); event-loop lag p99 ${lag.toFixed(1)} ms with all streaming; server CPU ${((cpu / seconds) * 100).toFixed(0)}% of a core`,
+      `(${sorted.length} deltas; this process's own event-loop delay p99 ${(ownLag.percentile(99) / 1e6).toFixed(1)} ms); ` +
+      `server event-loop lag p99 ${lag.toFixed(1)} ms (worst 2 s); server CPU ${((cpu / seconds) * 100).toFixed(0)}% of a core`,
     `  ${streams - failures.length} of ${streams} streams complete; deltas lost ${lost}, repeated ${repeated}` +
       (failures.length > 0 ? `; first failure: ${failures[0]?.failure}` : ""),
-    `  before: ${memoryBefore}; all streaming: ${await allStreamingMemory}; at the end: ${memoryEnd}; ` +
+    `  before: ${memoryBefore}; with ${busiest.streaming} streaming: ${busiest.memory}; at the end: ${memoryEnd}; ` +
       `${settleSeconds} s later: ${memoryAfter}`,
   ].join("\n");
 }

@@ -1,6 +1,10 @@
+import { once } from "node:events";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { httpStatusOf } from "@aptix/contracts";
 import { InMemorySessionStore, type TurnEvent } from "@aptix/core";
-import { describe, expect, it } from "vitest";
+import { serve } from "@hono/node-server";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { HeldProvider } from "./held-provider.js";
 import { setup as setupApp } from "./http-app-setup.js";
 
@@ -47,6 +51,17 @@ function parseEventStream(body: string): ParsedEvent[] {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `app` served by Node on a free loopback port, closed after the test. */
+async function served(app: ReturnType<typeof setup>["app"]): Promise<string> {
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+  await once(server, "listening");
+  onTestFinished(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 describe("event streams", () => {
   it("ends a stream whose producer throws with an unsuccessful result event, and tells proxies not to buffer", async () => {
@@ -95,19 +110,38 @@ describe("event streams", () => {
     expect(parseEventStream(await followed.text())).toEqual(events);
   });
 
-  it("stops following a turn once its client has left, while the turn goes on", async () => {
+  it.each([
+    [
+      "in process, cancelling the body",
+      async (app: ReturnType<typeof setup>["app"]) => {
+        const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
+        return { response: followed, leave: () => followed.body?.cancel() };
+      },
+    ],
+    [
+      "served by Node, closing the connection",
+      async (app: ReturnType<typeof setup>["app"]) => {
+        const leaving = new AbortController();
+        const followed = await fetch(`${await served(app)}/v1/sessions/s1/turns/t1/events`, {
+          headers: AUTH,
+          signal: leaving.signal,
+        });
+        return { response: followed, leave: () => leaving.abort() };
+      },
+    ],
+  ])("stops following a turn once its client has left (%s), while the turn goes on", async (_how, follow) => {
     const { app, provider, post, turnReads } = setup();
     provider.enqueue({ text: "Done at last." });
     const held = provider.hold();
     const streamed = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
     await held.entered;
 
-    const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
-    expect(followed.headers.get("content-type")).toContain("text/event-stream");
+    const { response, leave } = await follow(app);
+    expect(response.headers.get("content-type")).toContain("text/event-stream");
     await sleep(30);
     const whileListening = turnReads();
-    await followed.body?.cancel();
-    await sleep(20);
+    await leave();
+    await sleep(30);
     const afterLeaving = turnReads();
     // It polled (every 5 ms) while someone listened, and no more once they left.
     expect(whileListening).toBeGreaterThan(2);
@@ -200,5 +234,30 @@ describe("event streams", () => {
         warnings: [],
       });
     }
+  });
+
+  it("served by Node, writes to the response itself the headers set before the stream opened and the events a client in process reads", async () => {
+    const { app, provider } = setup();
+    const url = await served(app);
+    provider.enqueue({ text: "Hello over a socket." });
+    const response = await fetch(`${url}/v1/agent/execute`, {
+      method: "POST",
+      headers: { ...AUTH, "content-type": "application/json" },
+      body: JSON.stringify({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    expect(response.headers.get("x-accel-buffering")).toBe("no");
+    expect(response.headers.get("x-request-id")).toMatch(/./);
+    // hono's marker for an answer written already is for Node's adapter, never for the client.
+    expect(response.headers.get("x-hono-already-sent")).toBeNull();
+    const events = parseEventStream(await response.text());
+    expect(events.at(-1)).toMatchObject({ id: "0-result", event: "result" });
+    const deltas = events.slice(0, -1);
+    expect(deltas.every((event) => event.event === "output_text.delta")).toBe(true);
+    expect(deltas.map((event) => JSON.parse(event.data).delta).join("")).toBe("Hello over a socket.");
+    const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
+    expect(parseEventStream(await followed.text())).toEqual(events);
   });
 });

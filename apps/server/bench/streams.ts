@@ -269,10 +269,13 @@ async function round(
   }, 250);
   const metricsReader = setInterval(() => {
     const now = { streaming, rss: rssMb(pid) };
-    void serverMetrics(url).then(({ lagMs, memory }) => {
-      lag = Math.max(lag, lagMs);
-      if (now.streaming >= busiest.streaming) busiest = { ...now, memory };
-    }, () => undefined); // a server paused (for a heap snapshot, say) may miss a read
+    void serverMetrics(url).then(
+      ({ lagMs, memory }) => {
+        lag = Math.max(lag, lagMs);
+        if (now.streaming >= busiest.streaming) busiest = { ...now, memory };
+      },
+      () => undefined,
+    ); // a server paused (for a heap snapshot, say) may miss a read
   }, 2_000);
   const latencies: number[] = [];
   const outcomes: Promise<StreamOutcome>[] = [];

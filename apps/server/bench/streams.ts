@@ -274,8 +274,8 @@ async function round(
         lag = Math.max(lag, lagMs);
         if (now.streaming >= busiest.streaming) busiest = { ...now, memory };
       },
-      () => undefined,
-    ); // a server paused (for a heap snapshot, say) may miss a read
+      () => undefined, // a server paused (for a heap snapshot, say) may miss a read
+    );
   }, 2_000);
   const latencies: number[] = [];
   const outcomes: Promise<StreamOutcome>[] = [];

@@ -39,4 +39,18 @@ describe("GET /v1/usage query", () => {
     expect(refused({ from: "2026-01-01", to: "2027-01-02" })).toEqual(["to"]);
     expect(refused({ tz: "UTC" })).toEqual(["tz"]);
   });
+
+  it("pages the session grouping by limit and cursor, and names either with another grouping", () => {
+    const result = validateUsageQuery({ groupBy: "session", limit: "2", cursor: "after:s-1" });
+    expect(result.successful && result.result).toEqual({ groupBy: "session", limit: 2, cursor: "after:s-1" });
+    expect(validateUsageQuery({ groupBy: "session", cursor: "after:" }).successful).toBe(true);
+    expect(refused({ groupBy: "session", limit: "0" })).toEqual(["limit"]);
+    expect(refused({ groupBy: "session", limit: "501" })).toEqual(["limit"]);
+    expect(refused({ groupBy: "session", limit: "ten" })).toEqual(["limit"]);
+    expect(refused({ groupBy: "session", cursor: "after:a b" })).toEqual(["cursor"]);
+    expect(refused({ groupBy: "session", cursor: "s-1" })).toEqual(["cursor"]);
+    expect(refused({ groupBy: "session", cursor: "" })).toEqual(["cursor"]);
+    expect(refused({ groupBy: "day", limit: "2" })).toEqual(["limit"]);
+    expect(refused({ cursor: "after:s-1" })).toEqual(["cursor"]);
+  });
 });

@@ -34,7 +34,7 @@ export type { Clock } from "./ports/clock.js";
 export type { ContentHashService } from "./ports/content-hash-service.js";
 export type { ContextRetriever } from "./ports/context-retriever.js";
 export type * from "./ports/document-preparation.js";
-export type { Embedder } from "./ports/embedder.js";
+export type { Embedded, Embedder } from "./ports/embedder.js";
 export type { FileStore, StoredFile } from "./ports/file-store.js";
 export {
   CONTEXT_OVERFLOW,
@@ -92,7 +92,7 @@ export type {
   TurnRound,
   TurnStatus,
 } from "./records/turn-record.js";
-export { usageOf } from "./records/usage-entry.js";
+export { type UsageEntry, usageOf } from "./records/usage-entry.js";
 export { chunkDocument } from "./retrieval/chunk-document.js";
 export { codeQueryTerms, codeSearchText } from "./retrieval/code-search-text.js";
 export type { DocumentChunk } from "./retrieval/document-chunk.js";

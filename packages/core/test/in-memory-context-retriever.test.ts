@@ -17,7 +17,16 @@ function chunk(id: string, metadata?: Record<string, string>): FixedContextChunk
 }
 
 function query(scope: RagScopeCondition[], limit = 8): RetrievalQuery {
-  return { principal: "principal-a", workspaceId: "ws", text: "explain", scope, boost: {}, limit };
+  return {
+    principal: "principal-a",
+    sessionId: "s-1",
+    turnId: "t-1",
+    workspaceId: "ws",
+    text: "explain",
+    scope,
+    boost: {},
+    limit,
+  };
 }
 
 /** The chunks a retrieval found (failing the test on any other answer). */

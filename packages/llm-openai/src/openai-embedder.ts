@@ -1,4 +1,4 @@
-import type { Embedder } from "@aptix/core";
+import type { Embedded, Embedder } from "@aptix/core";
 import type { LazySdkClient } from "@aptix/llm-transport";
 import OpenAI from "openai";
 import { lazyOpenAIClient, type OpenAIClientOptions } from "./openai-client.js";
@@ -8,17 +8,18 @@ export type OpenAIEmbedderOptions = OpenAIClientOptions;
 
 /**
  * Core's `Embedder` over `client.embeddings.create` (docs/knowledge.md): one request per batch it is given,
- * vectors in input order. The client is made on first use, like the Responses provider's; a failure throws
- * with the same message PROVIDER_ERROR would carry.
+ * vectors in input order, with the input tokens OpenAI billed. The client is made on first use, like the
+ * Responses provider's; a failure throws with the same message PROVIDER_ERROR would carry.
  */
 export class OpenAIEmbedder implements Embedder {
+  readonly id = "openai";
   readonly #client: LazySdkClient<OpenAI>;
 
   constructor(options: OpenAIEmbedderOptions = {}) {
     this.#client = lazyOpenAIClient("openai", options);
   }
 
-  async embed({ model, texts }: { model: string; texts: readonly string[] }): Promise<number[][]> {
+  async embed({ model, texts }: { model: string; texts: readonly string[] }): Promise<Embedded> {
     const client = this.#client.get();
     if (!(client instanceof OpenAI)) throw new Error(client.errors[0].message);
     let response: OpenAI.CreateEmbeddingResponse;
@@ -28,6 +29,9 @@ export class OpenAIEmbedder implements Embedder {
       throw new Error(providerError(error).errors[0].message, { cause: error });
     }
     // OpenAI numbers each vector by its input; order by that rather than trust the list's order.
-    return [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding);
+    return {
+      vectors: [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding),
+      inputTokens: response.usage.prompt_tokens,
+    };
   }
 }

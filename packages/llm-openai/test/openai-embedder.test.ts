@@ -14,10 +14,12 @@ const cosine = (a: number[], b: number[]) =>
   a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0);
 
 describe("OpenAIEmbedder (client.embeddings.create)", () => {
-  it("embeds a batch in one request and answers the vectors in input order", async () => {
+  it("embeds a batch in one request and answers the vectors in input order, with the tokens billed", async () => {
     const embedder = new OpenAIEmbedder({ apiKey: "test", baseURL: server.baseUrl, maxRetries: 0 });
     const texts = ["invoice total of the lines", "the invoice lines", "ship a parcel"];
-    const vectors = await embedder.embed({ model: "text-embedding-3-small", texts });
+    const { vectors, inputTokens } = await embedder.embed({ model: "text-embedding-3-small", texts });
+    // The scripted server bills a token per word: 5, 3 and 3.
+    expect(inputTokens).toBe(11);
     expect(vectors).toEqual(texts.map((text) => hashedEmbedding(text)));
     const [request] = server.embeddingRequests();
     expect(request?.body).toEqual({

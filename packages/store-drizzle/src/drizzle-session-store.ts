@@ -17,6 +17,7 @@ import {
   type SessionListing,
   type SessionRecord,
   type SessionStore,
+  type SumSessionUsageInput,
   type SumUsageInput,
   systemClock,
   type TakeResponseDeletionsInput,
@@ -26,6 +27,7 @@ import {
   type TurnKey,
   type TurnRecord,
   type TurnState,
+  type UsageEntry,
   type UsageSum,
 } from "@aptix/core";
 import { LeaseClock } from "./domains/lease.js";
@@ -132,8 +134,16 @@ export class DrizzleSessionStore implements SessionStore {
     return this.#directory.pruneTraces(input);
   }
 
+  recordUsage(entries: readonly UsageEntry[]): Promise<void> {
+    return this.#usage.recordUsage(entries);
+  }
+
   sumUsage(input: SumUsageInput): Promise<UsageSum[]> {
     return this.#usage.sumUsage(input);
+  }
+
+  sumSessionUsage(input: SumSessionUsageInput): Promise<UsageSum[]> {
+    return this.#usage.sumSessionUsage(input);
   }
 
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {

@@ -23,6 +23,7 @@ import {
   bigserial,
   boolean,
   customType,
+  date,
   doublePrecision,
   index,
   integer,
@@ -172,6 +173,8 @@ export const llmCalls = pgTable(
     sessionId: text("session_id").notNull(),
     turnId: text("turn_id").notNull(),
     callIndex: integer("call_index").notNull(),
+    /** The call's own id (its usage row's key); null on calls kept before it was recorded. */
+    callId: text("call_id"),
     /** The provider called; null on calls kept before it was recorded. */
     provider: text("provider"),
     /** Null once the trace retention dropped it, with the raw payloads (APTIX_TRACE_RETENTION_DAYS). */
@@ -282,10 +285,13 @@ export const compactions = pgTable(
 export const llmUsage = pgTable(
   "llm_usage",
   {
+    /** The call's own id: a row is inserted once under it and never changed. */
+    callId: text("call_id").primaryKey(),
     principal: text("principal").notNull(),
-    sessionId: text("session_id").notNull(),
-    turnId: text("turn_id").notNull(),
-    callIndex: integer("call_index").notNull(),
+    /** Null for a call outside any session (embedding pushed documents). */
+    sessionId: text("session_id"),
+    turnId: text("turn_id"),
+    callIndex: integer("call_index"),
     provider: text("provider").notNull(),
     model: text("model").notNull(),
     inputTokens: integer("input_tokens").notNull(),
@@ -295,14 +301,75 @@ export const llmUsage = pgTable(
     startedAt: timestamptz("started_at").notNull(),
   },
   (table) => [
-    primaryKey({
-      name: "llm_usage_pkey",
-      columns: [table.principal, table.sessionId, table.turnId, table.callIndex],
-    }),
-    // A principal's usage over a time range: the usage route's and every budget check's.
-    index("llm_usage_principal_started_idx").on(table.principal, table.startedAt),
+    // A session's usage since it was made under its key: the session view's.
+    index("llm_usage_session_started_idx").on(table.principal, table.sessionId, table.startedAt),
   ],
 );
+
+/** The sums a daily roll-up keeps of the calls it counts. */
+function usageSums() {
+  return {
+    inputTokens: bigint("input_tokens", { mode: "number" }).notNull(),
+    cachedInputTokens: bigint("cached_input_tokens", { mode: "number" }).notNull(),
+    outputTokens: bigint("output_tokens", { mode: "number" }).notNull(),
+    reasoningTokens: bigint("reasoning_tokens", { mode: "number" }).notNull(),
+    llmCalls: bigint("llm_calls", { mode: "number" }).notNull(),
+  };
+}
+
+/**
+ * A principal's usage by UTC day, provider and model: what usage reports by day or model and every budget read,
+ * at most a row per day and model whatever the number of calls. Kept by a trigger on `llm_usage` inserts, in
+ * the statement that inserts the calls (the migration `0013_usage_history` defines it).
+ */
+export const usageDays = pgTable(
+  "usage_days",
+  {
+    principal: text("principal").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    ...usageSums(),
+  },
+  (table) => [
+    primaryKey({
+      name: "usage_days_pkey",
+      columns: [table.principal, table.day, table.provider, table.model],
+    }),
+  ],
+);
+
+/**
+ * The same by session too ("" for calls outside any session): what usage reports by session read, a page of
+ * sessions in id order, each at most a row per day and model. Kept by the same trigger.
+ */
+export const usageSessionDays = pgTable(
+  "usage_session_days",
+  {
+    principal: text("principal").notNull(),
+    sessionId: text("session_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    provider: text("provider").notNull(),
+    model: text("model").notNull(),
+    ...usageSums(),
+  },
+  (table) => [
+    primaryKey({
+      name: "usage_session_days_pkey",
+      columns: [table.principal, table.sessionId, table.day, table.provider, table.model],
+    }),
+  ],
+);
+
+/**
+ * Secrets made once per database (per store schema) and shared by every instance on it: the prompt-cache key's
+ * when `APTIX_CACHE_KEY_SECRET` is unset. The first instance to need one inserts it; the others read it.
+ */
+export const deploymentSecrets = pgTable("deployment_secrets", {
+  name: text("name").primaryKey(),
+  secret: bytea("secret").notNull(),
+  createdAt: timestamptz("created_at").notNull(),
+});
 
 /**
  * The responses a provider keeps (OpenAI with `store: true`) of deleted sessions, to delete there: written with

@@ -518,45 +518,46 @@ export function describeSessionDirectoryContract(
         ["s-1", "gpt-test", 1],
         ["s-2", "gpt-test", 1],
       ]);
-      const oneSession = await store.sumUsage({
-        principal: "principal-a",
-        ...EVER,
-        groupBy: "model",
-        sessionId: "s-2",
-      });
+      const oneSession = await store.sumSessionUsage({ ...other, since: FIXTURE_TIME });
       expect(oneSession.map(({ key: model, llmCalls }) => [model, llmCalls])).toEqual([["gpt-test", 1]]);
+      expect(await store.sumSessionUsage({ ...other, since: new Date(day2.getTime() + 1) })).toEqual([]);
     });
 
-    it("counts calls that started at or after `from` and before `to`, and only the principal's own", async () => {
+    it("counts the calls of whole UTC days from `from` and before `to`, and only the principal's own", async () => {
       const key = newSessionKey("s-1", "principal-a");
       const theirs = newSessionKey("s-1", "principal-b");
-      const later = new Date(FIXTURE_TIME.getTime() + 1_000);
+      const day1 = new Date(Date.UTC(2026, 2, 1));
+      const day2 = new Date(day1.getTime() + DAY_MS);
       await turnWithCalls(key, "t1", [
-        newCallRecord(key, "t1", 0),
-        newCallRecord(key, "t1", 1, { startedAt: later }),
+        newCallRecord(key, "t1", 0, { startedAt: new Date(day1.getTime() + DAY_MS - 1) }),
+        newCallRecord(key, "t1", 1, { startedAt: day2 }),
       ]);
-      await turnWithCalls(theirs, "t1", [newCallRecord(theirs, "t1", 0)]);
+      await turnWithCalls(theirs, "t1", [newCallRecord(theirs, "t1", 0, { startedAt: day1 })]);
 
       const calls = async (from: Date, to: Date) =>
         (await store.sumUsage({ principal: "principal-a", from, to, groupBy: "model" })).reduce(
           (total, sum) => total + sum.llmCalls,
           0,
         );
-      expect(await calls(FIXTURE_TIME, later)).toBe(1);
-      expect(await calls(later, new Date(later.getTime() + 1))).toBe(1);
-      expect(await calls(EVER.from, FIXTURE_TIME)).toBe(0);
+      expect(await calls(day1, day2)).toBe(1);
+      expect(await calls(day2, new Date(day2.getTime() + DAY_MS))).toBe(1);
+      expect(await calls(EVER.from, day1)).toBe(0);
       expect(await calls(EVER.from, EVER.to)).toBe(2);
       expect(await store.sumUsage({ principal: "principal-c", ...EVER, groupBy: "day" })).toEqual([]);
     });
 
-    it("replaces a call's usage when the call is kept again under its index, and keeps it when its session is deleted", async () => {
+    it("keeps each call's usage once under its id: kept again it changes nothing, and a deleted session's stays", async () => {
       const key = newSessionKey("s-1", "principal-a");
-      await turnWithCalls(key, "t1", [newCallRecord(key, "t1", 0)]);
+      const first = newCallRecord(key, "t1", 0);
+      await turnWithCalls(key, "t1", [first]);
       const lease = newLease("owner-again", LEASE_MS);
       const read = await store.getSession(key);
       await store.applyTransition({ key, lease, now: clock.now(), expectVersion: read?.version as number });
-      const again = newCallRecord(key, "t1", 0);
-      if (again.response) again.response.usage = { inputTokens: 7, outputTokens: 3 };
+      // The same call kept again (a write retried): its usage is not counted twice, nor changed.
+      const again = {
+        ...first,
+        response: first.response && { ...first.response, usage: { inputTokens: 7, outputTokens: 3 } },
+      };
       expect(await store.recordLlmCall({ call: again, lease })).toBe(true);
       await store.releaseLease(key, lease.owner);
 
@@ -565,10 +566,10 @@ export function describeSessionDirectoryContract(
           key: "s-1",
           provider: "openai",
           model: "gpt-test",
-          inputTokens: 7,
-          cachedInputTokens: 0,
-          outputTokens: 3,
-          reasoningTokens: 0,
+          inputTokens: 120,
+          cachedInputTokens: 100,
+          outputTokens: 30,
+          reasoningTokens: 12,
           llmCalls: 1,
         },
       ];
@@ -582,6 +583,126 @@ export function describeSessionDirectoryContract(
       expect(await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" })).toEqual(
         expected,
       );
+    });
+
+    it("adds the calls of a session deleted and made again under the same ids; its view counts the new ones", async () => {
+      const key = newSessionKey("s-1", "principal-a");
+      const made: Date[] = [];
+      for (let time = 0; time < 4; time++) {
+        clock.advance(1_000);
+        await turnWithCalls(key, "t1", [newCallRecord(key, "t1", 0, { startedAt: clock.now() })]);
+        const session = await store.getSession(key);
+        made.push(session?.createdAt as Date);
+        if (time < 3) {
+          expect(
+            await store.deleteSession({ key, expectVersion: session?.version as number, fileIds: [] }),
+          ).toBe("deleted");
+        }
+      }
+      const bySession = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
+      expect(
+        bySession.map(({ key: session, llmCalls, inputTokens }) => [session, llmCalls, inputTokens]),
+      ).toEqual([["s-1", 4, 480]]);
+      const sinceRemade = await store.sumSessionUsage({ ...key, since: made[3] as Date });
+      expect(sinceRemade.map(({ llmCalls }) => llmCalls)).toEqual([1]);
+    });
+
+    it('keeps usage outside a trace (embeddings) once per id, a call without a session under the key ""', async () => {
+      const embedding = {
+        principal: "principal-a",
+        sessionId: null,
+        turnId: null,
+        index: null,
+        provider: "openai",
+        model: "text-embedding-test",
+        inputTokens: 40,
+        cachedInputTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        startedAt: FIXTURE_TIME,
+      };
+      await store.recordUsage([
+        { ...embedding, callId: "embedding-1" },
+        { ...embedding, callId: "embedding-2", sessionId: "s-9", turnId: "t1", inputTokens: 2 },
+      ]);
+      await store.recordUsage([{ ...embedding, callId: "embedding-1", inputTokens: 1_000 }]);
+      await store.recordUsage([]);
+      const bySession = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
+      expect(
+        sorted(bySession).map(({ key, model, inputTokens, llmCalls }) => [key, model, inputTokens, llmCalls]),
+      ).toEqual([
+        ["", "text-embedding-test", 40, 1],
+        ["s-9", "text-embedding-test", 2, 1],
+      ]);
+      const byModel = await store.sumUsage({ principal: "principal-a", ...EVER, groupBy: "model" });
+      expect(
+        byModel.map(({ key, inputTokens, outputTokens, llmCalls }) => [
+          key,
+          inputTokens,
+          outputTokens,
+          llmCalls,
+        ]),
+      ).toEqual([["text-embedding-test", 42, 0, 2]]);
+      const s9 = await store.sumSessionUsage({
+        principal: "principal-a",
+        sessionId: "s-9",
+        since: FIXTURE_TIME,
+      });
+      expect(s9.map(({ inputTokens }) => inputTokens)).toEqual([2]);
+    });
+
+    it("pages the session grouping in id order, the calls without a session first, every model of each session", async () => {
+      const entry = {
+        principal: "principal-a",
+        turnId: "t1",
+        index: 0,
+        provider: "openai",
+        inputTokens: 10,
+        cachedInputTokens: 0,
+        outputTokens: 1,
+        reasoningTokens: 0,
+        startedAt: FIXTURE_TIME,
+      };
+      await store.recordUsage([
+        { ...entry, callId: "c-1", sessionId: "s-b", model: "gpt-test" },
+        { ...entry, callId: "c-2", sessionId: "s-b", model: "gpt-other" },
+        { ...entry, callId: "c-3", sessionId: "s-a", model: "gpt-test" },
+        { ...entry, callId: "c-4", sessionId: null, turnId: null, index: null, model: "gpt-test" },
+        { ...entry, callId: "c-5", sessionId: "s-c", model: "gpt-test" },
+        // Another principal's, and one outside the range: on no page.
+        { ...entry, callId: "c-6", sessionId: "s-a0", model: "gpt-test", principal: "principal-b" },
+        {
+          ...entry,
+          callId: "c-7",
+          sessionId: "s-a1",
+          model: "gpt-test",
+          startedAt: new Date(FIXTURE_TIME.getTime() + DAY_MS),
+        },
+      ]);
+      const range = {
+        from: new Date(FIXTURE_TIME.toISOString().slice(0, 10)),
+        to: new Date(Date.parse(FIXTURE_TIME.toISOString().slice(0, 10)) + DAY_MS),
+      };
+      const page = async (after: string | undefined, limit: number) =>
+        sorted(
+          await store.sumUsage({
+            principal: "principal-a",
+            ...range,
+            groupBy: "session",
+            page: { limit, ...(after === undefined ? {} : { after }) },
+          }),
+        ).map(({ key, model }) => [key, model]);
+      expect(await page(undefined, 2)).toEqual([
+        ["", "gpt-test"],
+        ["s-a", "gpt-test"],
+      ]);
+      expect(await page("s-a", 1)).toEqual([
+        ["s-b", "gpt-other"],
+        ["s-b", "gpt-test"],
+      ]);
+      expect(await page("s-b", 5)).toEqual([["s-c", "gpt-test"]]);
+      expect(await page("s-c", 5)).toEqual([]);
+      expect(await page("", 1)).toEqual([["s-a", "gpt-test"]]);
     });
   });
 }

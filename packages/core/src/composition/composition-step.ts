@@ -50,6 +50,8 @@ export function needsReplay(
 export class CompositionStep {
   constructor(
     private readonly catalog: Pick<AgentCatalog, "toolsFor" | "modes">,
+    /** Keys each session's prompt-cache key (see `sessionCacheKey`). */
+    private readonly cacheKeySecret: Uint8Array,
     private readonly retriever?: ContextRetriever,
   ) {}
 
@@ -116,7 +118,7 @@ export class CompositionStep {
       // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
       tools: this.catalog.toolsFor(mode),
       toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
-      cacheKey: sessionCacheKey(input.session),
+      cacheKey: sessionCacheKey(input.session, this.cacheKeySecret),
     };
     if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
     return ok(request);

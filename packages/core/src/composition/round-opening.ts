@@ -62,6 +62,7 @@ export async function composeRoundOpening(
   const context = await retrieveTurnContext({
     retriever,
     principal: session.principal,
+    sessionId: session.sessionId,
     request,
     cursor,
     settings: retrieval,

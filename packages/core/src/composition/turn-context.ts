@@ -31,6 +31,7 @@ export interface TurnContext {
 export interface TurnContextInput {
   retriever: ContextRetriever | undefined;
   principal: string;
+  sessionId: string;
   request: UserTurnRequest;
   /** Where the turn starts: the session's last workspace and the chunks the provider already holds. */
   cursor: ConversationCursor;
@@ -85,6 +86,8 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
   try {
     retrieval = await retriever.retrieve({
       principal: input.principal,
+      sessionId: input.sessionId,
+      turnId: request.turnId,
       workspaceId,
       text: query,
       scope: request.ragScope ?? [],

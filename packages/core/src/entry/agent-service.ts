@@ -14,6 +14,7 @@ import {
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { CompositionStep } from "../composition/composition-step.js";
+import { newCacheKeySecret } from "../composition/session-cache-key.js";
 import { randomIdGenerator } from "../defaults/random-id-generator.js";
 import { sha256ContentHashService } from "../defaults/sha256-content-hash-service.js";
 import { systemClock } from "../defaults/system-clock.js";
@@ -28,7 +29,7 @@ import type { ContextRetriever } from "../ports/context-retriever.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
-import type { SessionStore, UsageGrouping } from "../ports/session-store.js";
+import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { Compactor } from "../reasoner/compactor.js";
@@ -42,7 +43,7 @@ import { TurnFollower } from "../streaming/turn-follower.js";
 import { TurnWakeups } from "../streaming/turn-wakeups.js";
 import type { PriceTable } from "../usage/model-price.js";
 import { PriceList } from "../usage/price-list.js";
-import { type Spent, type TimeRange, UsageReports } from "../usage/usage-reports.js";
+import { type Spent, type TimeRange, type UsageReportQuery, UsageReports } from "../usage/usage-reports.js";
 import { type Admission, TurnAdmission } from "./admission.js";
 import { turnNotFound } from "./entry-failures.js";
 import { Housekeeping } from "./housekeeping.js";
@@ -107,6 +108,11 @@ export interface AgentServiceOptions {
   observer?: TurnObserver;
   /** Prices (`APTIX_CONFIG` `prices`) taken before the built-in table (`DEFAULT_PRICES`). */
   prices?: PriceTable;
+  /**
+   * The deployment's secret that keys each session's prompt-cache key (an HMAC of principal and session), the
+   * same on every instance that serves the sessions. Default: random, this service's own.
+   */
+  cacheKeySecret?: Uint8Array;
 }
 
 export interface ExecuteOptions {
@@ -190,7 +196,11 @@ export class AgentService {
       hashing,
     });
     const llmCall = new LlmCallStep(observer);
-    const composition = new CompositionStep(catalog, retriever && observedRetriever(retriever, observer));
+    const composition = new CompositionStep(
+      catalog,
+      options.cacheKeySecret ?? newCacheKeySecret(),
+      retriever && observedRetriever(retriever, observer),
+    );
     const compactor = new Compactor(llmCall, clock, observer);
     this.#compaction = new SessionCompaction(
       this.#persistence,
@@ -457,9 +467,9 @@ export class AgentService {
     return this.#deletion.delete({ principal, sessionId });
   }
 
-  /** The principal's usage in `range`, by UTC day, model or session, with its total (DESIGN §17). */
-  usage(principal: string, range: TimeRange, groupBy: UsageGrouping): Promise<UsageReport> {
-    return this.#usage.report(principal, range, groupBy);
+  /** The principal's usage in `range`, by UTC day, model or a page of sessions, with its total. */
+  usage(principal: string, range: TimeRange, query: UsageReportQuery): Promise<UsageReport> {
+    return this.#usage.report(principal, range, query);
   }
 
   /** What the principal spent in `range`, as a budget counts it: tokens in and out, and USD of priced calls. */

@@ -26,7 +26,7 @@ export class ReadModels {
       this.persistence.listTurns(key),
       this.persistence.listModeHistory(key),
       this.persistence.listCompactions(key),
-      this.usage.sessionUsage(key),
+      this.usage.sessionUsage(key, session.createdAt),
     ]);
     const { modes } = this.catalog;
     const context = this.catalog.conversationContext(session.conversationContextId);

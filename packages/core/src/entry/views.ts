@@ -20,7 +20,7 @@ export type { SessionSummary } from "@aptix/contracts";
 export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls" | "toolExecutions"> {
   /** Each request the turn answered (the user turn, then its continuations) with its stored answer. */
   rounds: TurnRound[];
-  llmCalls: Array<Omit<LlmCallRecord, "principal" | "sessionId" | "turnId" | "provider">>;
+  llmCalls: Array<Omit<LlmCallRecord, "callId" | "principal" | "sessionId" | "turnId" | "provider">>;
   toolExecutions: ServerToolExecution[];
 }
 
@@ -65,7 +65,10 @@ export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): Tu
   return {
     ...summarizeTurn(turn),
     rounds: turn.rounds,
-    llmCalls: calls.map(({ principal: _p, sessionId: _s, turnId: _t, provider: _v, ...call }) => call),
+    // The call's id keys its usage inside the store; the trace names a call by its index.
+    llmCalls: calls.map(
+      ({ callId: _c, principal: _p, sessionId: _s, turnId: _t, provider: _v, ...call }) => call,
+    ),
     toolExecutions: turn.toolExecutions,
   };
 }

@@ -15,6 +15,7 @@ import type {
   ResponseDeletion,
   SessionListing,
   SessionStore,
+  SumSessionUsageInput,
   SumUsageInput,
   TakeResponseDeletionsInput,
   TransitionResult,
@@ -97,7 +98,7 @@ interface SessionState {
 export class InMemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, SessionState>();
   readonly #responseDeletions = new Map<string, ResponseDeletion & { dueAt: Date }>();
-  /** Every call's usage, by its call's key: kept when its session is deleted. */
+  /** Every call's usage, by its `callId`, kept once: kept when its session is deleted. */
   readonly #usage = new Map<string, UsageEntry>();
   readonly #clock: Clock;
 
@@ -257,12 +258,7 @@ export class InMemorySessionStore implements SessionStore {
     const calls = (state.calls.get(stored.turnId) ?? []).filter((kept) => kept.index !== stored.index);
     state.calls.set(stored.turnId, [...calls, stored]);
     const usage = usageOf(stored);
-    if (usage !== undefined) {
-      this.#usage.set(
-        JSON.stringify([stored.principal, stored.sessionId, stored.turnId, stored.index]),
-        usage,
-      );
-    }
+    if (usage !== undefined) this.#keepUsage(usage);
     if (written !== undefined) {
       for (const position of [...state.transcript.keys()]) {
         if (position >= written.fromPosition) state.transcript.delete(position);
@@ -424,37 +420,43 @@ export class InMemorySessionStore implements SessionStore {
     return pruned;
   }
 
-  async sumUsage({ principal, from, to, groupBy, sessionId }: SumUsageInput): Promise<UsageSum[]> {
-    const sums = new Map<string, UsageSum>();
-    for (const entry of this.#usage.values()) {
-      const at = entry.startedAt.getTime();
-      if (entry.principal !== principal || at < from.getTime() || at >= to.getTime()) continue;
-      if (sessionId !== undefined && entry.sessionId !== sessionId) continue;
-      const key =
-        groupBy === "day"
-          ? entry.startedAt.toISOString().slice(0, 10)
-          : groupBy === "model"
-            ? entry.model
-            : entry.sessionId;
-      const name = JSON.stringify([key, entry.provider, entry.model]);
-      const sum = sums.get(name) ?? {
-        key,
-        provider: entry.provider,
-        model: entry.model,
-        inputTokens: 0,
-        cachedInputTokens: 0,
-        outputTokens: 0,
-        reasoningTokens: 0,
-        llmCalls: 0,
-      };
-      sum.inputTokens += entry.inputTokens;
-      sum.cachedInputTokens += entry.cachedInputTokens;
-      sum.outputTokens += entry.outputTokens;
-      sum.reasoningTokens += entry.reasoningTokens;
-      sum.llmCalls += 1;
-      sums.set(name, sum);
+  async recordUsage(entries: readonly UsageEntry[]): Promise<void> {
+    for (const entry of entries) this.#keepUsage(copy(entry));
+  }
+
+  /** Sums the calls of whole UTC days, as the drizzle store's daily roll-ups do, a page of sessions at a time. */
+  async sumUsage({ principal, from, to, groupBy, page }: SumUsageInput): Promise<UsageSum[]> {
+    const [first, last] = [dayOf(from), dayOf(to)];
+    const inRange = [...this.#usage.values()].filter((entry) => {
+      const day = dayOf(entry.startedAt);
+      return entry.principal === principal && day >= first && day < last;
+    });
+    const keyOf = (entry: UsageEntry) =>
+      groupBy === "day"
+        ? dayOf(entry.startedAt)
+        : groupBy === "model"
+          ? entry.model
+          : (entry.sessionId ?? "");
+    let entries = inRange;
+    if (page !== undefined) {
+      const after = page.after;
+      const sessions = [...new Set(inRange.map(keyOf))]
+        .filter((key) => after === undefined || key > after)
+        .sort()
+        .slice(0, page.limit);
+      entries = inRange.filter((entry) => sessions.includes(keyOf(entry)));
     }
-    return [...sums.values()];
+    return sumsByKey(entries, keyOf);
+  }
+
+  async sumSessionUsage({ principal, sessionId, since }: SumSessionUsageInput): Promise<UsageSum[]> {
+    const entries = [...this.#usage.values()].filter(
+      (entry) =>
+        entry.principal === principal &&
+        entry.sessionId === sessionId &&
+        entry.startedAt.getTime() >= since.getTime(),
+    );
+    return sumsByKey(entries, (entry) => entry.model);
   }
 
   async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
@@ -471,6 +473,11 @@ export class InMemorySessionStore implements SessionStore {
   }
 
   /** A lease of `owner` lasting `durationMs` from the store's now. */
+  /** Keeps a call's usage unless one is kept under its `callId` already: usage is never replaced. */
+  #keepUsage(entry: UsageEntry): void {
+    if (!this.#usage.has(entry.callId)) this.#usage.set(entry.callId, entry);
+  }
+
   #lease(owner: string, durationMs: number): { owner: string; expiresAt: Date } {
     return { owner, expiresAt: new Date(this.#clock.now().getTime() + durationMs) };
   }
@@ -559,4 +566,35 @@ function applySessionPatch(record: SessionRecord, patch: SessionPatch): void {
 
 function nameOfDeletion({ provider, responseId }: Pick<ResponseDeletion, "provider" | "responseId">): string {
   return JSON.stringify([provider, responseId]);
+}
+
+/** The UTC date of `time`, `YYYY-MM-DD`. */
+function dayOf(time: Date): string {
+  return time.toISOString().slice(0, 10);
+}
+
+/** `entries` summed by `keyOf` and by provider and model. */
+function sumsByKey(entries: readonly UsageEntry[], keyOf: (entry: UsageEntry) => string): UsageSum[] {
+  const sums = new Map<string, UsageSum>();
+  for (const entry of entries) {
+    const key = keyOf(entry);
+    const name = JSON.stringify([key, entry.provider, entry.model]);
+    const sum = sums.get(name) ?? {
+      key,
+      provider: entry.provider,
+      model: entry.model,
+      inputTokens: 0,
+      cachedInputTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      llmCalls: 0,
+    };
+    sum.inputTokens += entry.inputTokens;
+    sum.cachedInputTokens += entry.cachedInputTokens;
+    sum.outputTokens += entry.outputTokens;
+    sum.reasoningTokens += entry.reasoningTokens;
+    sum.llmCalls += 1;
+    sums.set(name, sum);
+  }
+  return [...sums.values()];
 }

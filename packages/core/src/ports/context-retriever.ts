@@ -3,6 +3,9 @@ import type { RagScopeCondition } from "@aptix/contracts";
 /** What a user turn asks its workspace for (docs/knowledge.md, "Turn-time retrieval"). */
 export interface RetrievalQuery {
   principal: string;
+  /** The session and turn asking: what embedding the query spends is their usage. */
+  sessionId: string;
+  turnId: string;
   workspaceId: string;
   /** The turn's instruction with its artifacts' paths and names. */
   text: string;

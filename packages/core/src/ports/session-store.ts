@@ -214,17 +214,29 @@ export type UsageGrouping = "day" | "model" | "session";
 
 export interface SumUsageInput {
   principal: string;
-  /** Calls that started at or after `from` and before `to`. */
+  /**
+   * Whole UTC days, read from the daily roll-ups: the calls of the days from `from` on, before `to` (both UTC
+   * midnights).
+   */
   from: Date;
   to: Date;
   groupBy: UsageGrouping;
-  /** Only the calls of this session of the principal. */
-  sessionId?: string;
+  /**
+   * With `groupBy: "session"`, a page of sessions in id order (the calls outside any session, key "", first):
+   * the `limit` first with usage in the range whose key is after `after`.
+   */
+  page?: { after?: string; limit: number };
+}
+
+/** A session's usage: its calls that started at or after `since` (when the session under this key was made). */
+export interface SumSessionUsageInput extends SessionKey {
+  since: Date;
 }
 
 /**
- * The usage of one group of a principal's LLM calls: its `key` (the UTC date `YYYY-MM-DD` the calls started on,
- * the model, or the session id), and the provider and model of its calls (one group per pair).
+ * The usage of one group of a principal's model calls: its `key` (the UTC date `YYYY-MM-DD` the calls started
+ * on, the model, or the session id, "" for calls outside any session), and the provider and model of its calls
+ * (one group per pair).
  */
 export interface UsageSum extends Pick<UsageEntry, "provider" | "model"> {
   key: string;
@@ -265,8 +277,9 @@ export interface SessionStore {
   releaseLease(key: SessionKey, owner: string): Promise<void>;
   /**
    * Keeps the trace of one call, writes its transcript progress and renews the lease from now, atomically. A
-   * successful call's usage (`usageOf`) is kept with it, replacing one kept under the same index, and outlives
-   * its session: `deleteSession` does not remove it.
+   * successful call's usage (`usageOf`) is kept with it, once under its `callId` (never replaced), with the
+   * daily roll-ups `sumUsage` reads in the same step, and outlives its session: `deleteSession` does not remove
+   * it.
    */
   recordLlmCall(input: RecordLlmCallInput): Promise<boolean>;
   /** Sets the session's mode and appends the history entry, atomically (AGN-011 §5.2). */
@@ -295,8 +308,18 @@ export interface SessionStore {
    * answers how many it pruned.
    */
   pruneTraces(input: PruneTracesInput): Promise<number>;
-  /** The principal's usage between two times, summed by group (see SumUsageInput, UsageSum), in no set order. */
+  /**
+   * Keeps the usage of calls made outside a turn's trace (embeddings), each once under its `callId` (one kept
+   * already changes nothing), with the daily roll-ups, atomically.
+   */
+  recordUsage(entries: readonly UsageEntry[]): Promise<void>;
+  /**
+   * The principal's usage over whole UTC days, summed by group from the daily roll-ups (see SumUsageInput,
+   * UsageSum): never a read of every call. In no set order.
+   */
   sumUsage(input: SumUsageInput): Promise<UsageSum[]>;
+  /** A session's usage by model (the key), from its own calls (see SumSessionUsageInput). In no set order. */
+  sumSessionUsage(input: SumSessionUsageInput): Promise<UsageSum[]>;
   /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
   /** Up to `limit` response deletions due by `dueBy`, each put off until `retryAt` in the same step. */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { LlmCallResult } from "../ports/llm-provider.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
@@ -18,6 +19,7 @@ export function callRecord(input: {
   const { answered } = input;
   const { trace, ...response } = answered.successful ? answered.result : { trace: answered.trace };
   return {
+    callId: randomUUID(),
     principal: input.principal,
     sessionId: input.sessionId,
     turnId: input.turnId,

@@ -4,6 +4,8 @@ import type { LlmResponse } from "./llm-response.js";
 
 /** One LLM call of a turn, as the composition trace keeps it (AGN-027 §7). Served out of band only. */
 export interface LlmCallRecord {
+  /** Unique to this call, whatever its session, turn and index: its usage is kept under it, once. */
+  callId: string;
   principal: string;
   sessionId: string;
   turnId: string;

@@ -10,7 +10,9 @@ import {
   type WorkspaceSummary,
 } from "@aptix/contracts";
 import { inProcessDocumentPreparation } from "../defaults/in-process-document-preparation.js";
+import { systemClock } from "../defaults/system-clock.js";
 import { errorMessage } from "../error-message.js";
+import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type {
   ContextRetriever,
@@ -24,9 +26,10 @@ import type {
   PreparedChunk,
   PreparedDocument,
 } from "../ports/document-preparation.js";
-import type { Embedder } from "../ports/embedder.js";
+import type { Embedded, Embedder } from "../ports/embedder.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
+import type { SessionStore } from "../ports/session-store.js";
 import type {
   IndexChunkInput,
   IndexDocumentInput,
@@ -34,6 +37,7 @@ import type {
   WorkspaceIndex,
   WorkspaceKey,
 } from "../ports/workspace-index.js";
+import type { UsageEntry } from "../records/usage-entry.js";
 import { codeQueryTerms } from "./code-search-text.js";
 import { reciprocalRankFusion } from "./reciprocal-rank-fusion.js";
 
@@ -56,6 +60,13 @@ export interface WorkspaceKnowledgeOptions {
   preparation?: DocumentPreparation;
   ids: IdGenerator;
   embeddings?: KnowledgeEmbeddings;
+  /**
+   * Where each embeddings request's usage is kept (the session store), so it shows in usage reports and counts
+   * against budgets. Absent: not kept.
+   */
+  usage?: Pick<SessionStore, "recordUsage">;
+  /** When a request's usage counts. Default: the system clock. */
+  clock?: Clock;
   /** Bounds of the chunker (see `chunkDocument`); its defaults otherwise. */
   chunking?: ChunkingBounds;
   /**
@@ -76,6 +87,8 @@ export interface SearchWorkspaceInput extends WorkspaceKey {
   /** Chunks whose repo or language equals these rank higher; they never filter. */
   boost?: { repo?: string; language?: string };
   limit: number;
+  /** The session and turn searching (turn-time retrieval): embedding the query is their usage. */
+  asking?: { sessionId: string; turnId: string };
 }
 
 const utf8 = new TextEncoder();
@@ -97,8 +110,12 @@ export class WorkspaceKnowledge implements ContextRetriever {
   readonly #embeddings: KnowledgeEmbeddings | undefined;
   readonly #chunking: WorkspaceKnowledgeOptions["chunking"];
   readonly #quota: { quotaBytes?: number };
+  readonly #usage: Pick<SessionStore, "recordUsage"> | undefined;
+  readonly #clock: Clock;
 
   constructor(options: WorkspaceKnowledgeOptions) {
+    this.#usage = options.usage;
+    this.#clock = options.clock ?? systemClock;
     this.#quota = options.quotaBytes === undefined ? {} : { quotaBytes: options.quotaBytes };
     this.#index = options.index;
     this.#preparation = options.preparation ?? inProcessDocumentPreparation(options.hashes);
@@ -259,6 +276,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
       ragScope: query.scope,
       boost: query.boost,
       limit: query.limit,
+      asking: { sessionId: query.sessionId, turnId: query.turnId },
     });
     if (found === undefined) return { type: "unknown_workspace" };
     if (found.length === 0 && (await this.#index.getWorkspace(key))?.chunks === 0)
@@ -295,7 +313,11 @@ export class WorkspaceKnowledge implements ContextRetriever {
           ? undefined
           : [];
     if (lexical === undefined || !embeddings) return lexical;
-    const [embedding] = await this.#embedTexts([input.query]);
+    const [embedding] = await this.#embedTexts([input.query], {
+      principal: input.principal,
+      sessionId: input.asking?.sessionId ?? null,
+      turnId: input.asking?.turnId ?? null,
+    });
     const vector = await this.#index.searchVector({
       key,
       model: embeddings.model,
@@ -310,7 +332,10 @@ export class WorkspaceKnowledge implements ContextRetriever {
   async #embed(key: WorkspaceKey, chunks: readonly { chunkId: string; text: string }[]): Promise<void> {
     const embeddings = this.#embeddings;
     if (!embeddings || chunks.length === 0) return;
-    const vectors = await this.#embedTexts(chunks.map((chunk) => chunk.text));
+    const vectors = await this.#embedTexts(
+      chunks.map((chunk) => chunk.text),
+      { principal: key.principal, sessionId: null, turnId: null },
+    );
     await this.#index.storeEmbeddings(
       key,
       embeddings.model,
@@ -318,17 +343,18 @@ export class WorkspaceKnowledge implements ContextRetriever {
     );
   }
 
-  /** Embeds in batches of `batchSize`, in order. */
-  async #embedTexts(texts: readonly string[]): Promise<number[][]> {
+  /** Embeds in batches of `batchSize`, in order, keeping each request's usage as the spender's. */
+  async #embedTexts(texts: readonly string[], spender: Spender): Promise<number[][]> {
     const embeddings = this.#embeddings;
     if (!embeddings) return [];
     const batchSize = embeddings.batchSize ?? 64;
     const vectors: number[][] = [];
     for (let start = 0; start < texts.length; start += batchSize) {
       const batch = texts.slice(start, start + batchSize);
-      let embedded: number[][];
+      const startedAt = this.#clock.now();
+      let answered: Embedded;
       try {
-        embedded = await embeddings.embedder.embed({ model: embeddings.model, texts: batch });
+        answered = await embeddings.embedder.embed({ model: embeddings.model, texts: batch });
       } catch (error) {
         throw new EmbeddingError(
           embeddings.model,
@@ -336,6 +362,22 @@ export class WorkspaceKnowledge implements ContextRetriever {
           error,
         );
       }
+      // Spent whatever the answer holds; a store that fails to keep it fails the push or search, unlike the provider.
+      await this.#usage?.recordUsage([
+        {
+          callId: this.#ids.newId("embedding"),
+          ...spender,
+          index: null,
+          provider: embeddings.embedder.id,
+          model: embeddings.model,
+          inputTokens: answered.inputTokens,
+          cachedInputTokens: 0,
+          outputTokens: 0,
+          reasoningTokens: 0,
+          startedAt,
+        },
+      ]);
+      const embedded = answered.vectors;
       if (embedded.length !== batch.length) {
         throw new EmbeddingError(
           embeddings.model,
@@ -347,6 +389,9 @@ export class WorkspaceKnowledge implements ContextRetriever {
     return vectors;
   }
 }
+
+/** Whose usage an embeddings request is: a principal's, and the session and turn that asked, if any. */
+type Spender = Pick<UsageEntry, "principal" | "sessionId" | "turnId">;
 
 /** The embedder failed: a provider's failure, not the index's. */
 class EmbeddingError extends Error {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type AgentExecuteResponse,
   type FileRef,
@@ -158,6 +159,8 @@ export function newCallRecord(
   overrides: Partial<LlmCallRecord> = {},
 ): LlmCallRecord {
   return {
+    // A call of its own every time, as every call made is.
+    callId: randomUUID(),
     principal: key.principal,
     sessionId: key.sessionId,
     turnId,

@@ -1,12 +1,14 @@
 import type { SessionUsage, UsageQuery, UsageReport } from "@aptix/contracts";
-import type { SessionStore, UsageGrouping, UsageSum } from "../ports/session-store.js";
+import type { SessionStore, UsageSum } from "../ports/session-store.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { PriceList } from "./price-list.js";
 
 const DAY_MS = 86_400_000;
 const NANOS_PER_USD = 1_000_000_000;
-/** A session's whole life: from before its first call until long after its last (a year every store can write). */
-const ALL_TIME = { from: new Date(0), to: new Date("9999-12-31T00:00:00.000Z") };
+/** A session page's cursor: this, then the last key of the page before (which may be "", see UsageSum). */
+const USAGE_CURSOR_PREFIX = "after:";
+/** Session buckets per page when the query names no `limit`. */
+const DEFAULT_SESSION_PAGE = 100;
 
 /** A range of time: `from` included, `to` excluded. */
 export interface TimeRange {
@@ -42,10 +44,16 @@ const NO_TOTALS: Totals = {
   pricedNanos: 0,
 };
 
-/** The usage views (DESIGN §17): a session's usage, a principal's report by group, and what a budget counts. */
+/** How a report groups, and which page of sessions it answers (a query's `limit` and `cursor`). */
+export type UsageReportQuery = Pick<UsageQuery, "groupBy" | "limit" | "cursor">;
+
+/**
+ * The usage views: a session's usage, a principal's report by group, and what a budget counts. A principal's
+ * reads go to the store's daily roll-ups, so they are bounded by days and models, never by calls.
+ */
 export class UsageReports {
   constructor(
-    private readonly store: Pick<SessionStore, "sumUsage">,
+    private readonly store: Pick<SessionStore, "sumUsage" | "sumSessionUsage">,
     private readonly prices: PriceList,
   ) {}
 
@@ -58,22 +66,33 @@ export class UsageReports {
     return { from, to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
   }
 
-  async report(principal: string, range: TimeRange, groupBy: UsageGrouping): Promise<UsageReport> {
-    const sums = await this.store.sumUsage({ principal, ...range, groupBy });
-    const buckets = new Map<string, Totals>();
-    for (const sum of sums) buckets.set(sum.key, this.#add(buckets.get(sum.key) ?? NO_TOTALS, sum));
-    const total = [...buckets.values()].reduce(addTotals, NO_TOTALS);
+  async report(principal: string, range: TimeRange, query: UsageReportQuery): Promise<UsageReport> {
+    const { groupBy } = query;
+    if (groupBy !== "session") {
+      const buckets = this.#buckets(await this.store.sumUsage({ principal, ...range, groupBy }));
+      return { buckets: shownBuckets(buckets), total: totalOf(buckets) };
+    }
+    const limit = query.limit ?? DEFAULT_SESSION_PAGE;
+    const after = query.cursor?.slice(USAGE_CURSOR_PREFIX.length);
+    const page = { limit: limit + 1, ...(after === undefined ? {} : { after }) };
+    const [sessions, models] = await Promise.all([
+      this.store.sumUsage({ principal, ...range, groupBy, page }),
+      this.store.sumUsage({ principal, ...range, groupBy: "model" }),
+    ]);
+    const buckets = this.#buckets(sessions);
+    const more = buckets.length > limit;
+    const shownPage = shownBuckets(buckets.slice(0, limit));
+    const total = totalOf(this.#buckets(models));
     return {
-      buckets: [...buckets]
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([key, totals]) => ({ key, ...shown(totals) })),
-      total: shown(total),
+      buckets: shownPage,
+      total,
+      ...(more ? { nextCursor: USAGE_CURSOR_PREFIX + (shownPage.at(-1)?.key ?? "") } : {}),
     };
   }
 
-  /** Every LLM call of the session's turns, compaction summaries included. */
-  async sessionUsage(key: SessionKey): Promise<SessionUsage> {
-    const sums = await this.store.sumUsage({ ...key, ...ALL_TIME, groupBy: "model" });
+  /** Every model call of the session made under its key since `since` (its creation), compactions included. */
+  async sessionUsage(key: SessionKey, since: Date): Promise<SessionUsage> {
+    const sums = await this.store.sumSessionUsage({ ...key, since });
     const totals = sums.reduce((total, sum) => this.#add(total, sum), NO_TOTALS);
     return { ...shown(totals), reasoningTokens: totals.reasoningTokens };
   }
@@ -82,6 +101,13 @@ export class UsageReports {
     const sums = await this.store.sumUsage({ principal, ...range, groupBy: "model" });
     const totals = sums.reduce((total, sum) => this.#add(total, sum), NO_TOTALS);
     return { tokens: totals.inputTokens + totals.outputTokens, usd: totals.pricedNanos / NANOS_PER_USD };
+  }
+
+  /** Sums by key, in key order. */
+  #buckets(sums: readonly UsageSum[]): [string, Totals][] {
+    const buckets = new Map<string, Totals>();
+    for (const sum of sums) buckets.set(sum.key, this.#add(buckets.get(sum.key) ?? NO_TOTALS, sum));
+    return [...buckets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
 
   #add(totals: Totals, sum: UsageSum): Totals {
@@ -104,6 +130,14 @@ function addTotals(a: Totals, b: Totals): Totals {
     costNanos: a.costNanos === undefined || b.costNanos === undefined ? undefined : a.costNanos + b.costNanos,
     pricedNanos: a.pricedNanos + b.pricedNanos,
   };
+}
+
+function totalOf(buckets: readonly [string, Totals][]): UsageReport["total"] {
+  return shown(buckets.reduce((total, [, totals]) => addTotals(total, totals), NO_TOTALS));
+}
+
+function shownBuckets(buckets: readonly [string, Totals][]): UsageReport["buckets"] {
+  return buckets.map(([key, totals]) => ({ key, ...shown(totals) }));
 }
 
 function shown(totals: Totals): UsageReport["total"] {

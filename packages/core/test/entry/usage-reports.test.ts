@@ -58,7 +58,7 @@ describe("UsageReports", () => {
       new PriceList(PRICED, {}),
     );
     const range = { from: new Date(0), to: new Date("2100-01-01") };
-    const byModel = await reports.report("principal-a", range, "model");
+    const byModel = await reports.report("principal-a", range, { groupBy: "model" });
     expect(byModel.buckets).toEqual([
       {
         key: "gpt-test",
@@ -84,10 +84,10 @@ describe("UsageReports", () => {
       llmCalls: 3,
       costUsd: null,
     });
-    const byDay = await reports.report("principal-a", range, "day");
+    const byDay = await reports.report("principal-a", range, { groupBy: "day" });
     expect(byDay.buckets.map((bucket) => [bucket.key, bucket.costUsd])).toEqual([[DAY, null]]);
     expect(await reports.spent("principal-a", range)).toEqual({ tokens: 450, usd: 0.00066 });
-    expect(await reports.sessionUsage(newSessionKey("s-1", "principal-a"))).toEqual({
+    expect(await reports.sessionUsage(newSessionKey("s-1", "principal-a"), new Date(0))).toEqual({
       inputTokens: 360,
       cachedInputTokens: 300,
       outputTokens: 90,
@@ -95,6 +95,55 @@ describe("UsageReports", () => {
       llmCalls: 3,
       costUsd: null,
     });
+  });
+
+  it("pages the session grouping in key order, calls outside a session first, each page with the whole total", async () => {
+    const store = new InMemorySessionStore(new ManualClock());
+    for (const sessionId of ["s-3", "s-1", "s-2"]) {
+      const key = newSessionKey(sessionId, "principal-a");
+      const lease = newLease(`owner-${sessionId}`, 60_000);
+      await startTurnFor(store, newTurnRecord(key, "t1"), lease);
+      await store.recordLlmCall({ call: newCallRecord(key, "t1", 0), lease });
+    }
+    await store.recordUsage([
+      {
+        callId: "embedding-1",
+        principal: "principal-a",
+        sessionId: null,
+        turnId: null,
+        index: null,
+        provider: "openai",
+        model: "gpt-test",
+        inputTokens: 50,
+        cachedInputTokens: 0,
+        outputTokens: 0,
+        reasoningTokens: 0,
+        startedAt: FIXTURE_TIME,
+      },
+    ]);
+    const reports = new UsageReports(store, new PriceList(PRICED));
+    const range = { from: new Date(0), to: new Date("2100-01-01") };
+    const first = await reports.report("principal-a", range, { groupBy: "session", limit: 2 });
+    expect(first.buckets.map((bucket) => [bucket.key, bucket.inputTokens])).toEqual([
+      ["", 50],
+      ["s-1", 120],
+    ]);
+    expect(first.nextCursor).toBe("after:s-1");
+    const second = await reports.report("principal-a", range, {
+      groupBy: "session",
+      limit: 2,
+      cursor: first.nextCursor,
+    });
+    expect(second.buckets.map((bucket) => bucket.key)).toEqual(["s-2", "s-3"]);
+    expect(second.nextCursor).toBeUndefined();
+    expect(second.total).toEqual(first.total);
+    expect(first.total).toMatchObject({ inputTokens: 410, llmCalls: 4 });
+    const fromStart = await reports.report("principal-a", range, {
+      groupBy: "session",
+      limit: 1,
+      cursor: "after:",
+    });
+    expect(fromStart.buckets.map((bucket) => bucket.key)).toEqual(["s-1"]);
   });
 
   it("reads a query's dates as whole UTC days, and no dates as the current UTC month", () => {

@@ -1,3 +1,4 @@
+import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   type CompositionInput,
@@ -53,9 +54,11 @@ const toolOutput: TranscriptItem = {
 
 const alice = { principal: "alice", sessionId: "s1" };
 
-async function compose(overrides: Partial<CompositionInput> = {}): Promise<LlmRequest> {
+const SECRET = new TextEncoder().encode("deployment secret");
+
+async function compose(overrides: Partial<CompositionInput> = {}, secret = SECRET): Promise<LlmRequest> {
   const modes = new ModeCatalog([general, review, quiet]);
-  const result = await new CompositionStep({ toolsFor: () => tools, modes }).run({
+  const result = await new CompositionStep({ toolsFor: () => tools, modes }, secret).run({
     context,
     session: alice,
     mode: general,
@@ -101,6 +104,29 @@ describe("CompositionStep (layer 1)", () => {
       expect(key).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
       expect(key).not.toContain("alice");
     }
+  });
+
+  it("keys the cache key by the deployment's secret: the same under one secret, another under another, no plain hash", async () => {
+    const { cacheKey } = await compose();
+    expect((await compose()).cacheKey).toBe(cacheKey);
+    const otherSecret = new TextEncoder().encode("another deployment");
+    expect((await compose({}, otherSecret)).cacheKey).not.toBe(cacheKey);
+    expect(cacheKey).toBe(
+      createHmac("sha256", SECRET)
+        .update(JSON.stringify(["aptix-session", "alice", "s1"]))
+        .digest("base64url"),
+    );
+    // Anyone can compute a plain hash of guessable ids; none of these is the key.
+    const plain = [
+      JSON.stringify(["aptix-session", "alice", "s1"]),
+      JSON.stringify(["alice", "s1"]),
+      "alice:s1",
+      "alice/s1",
+    ].flatMap((text) => [
+      createHash("sha256").update(text).digest("base64url"),
+      createHash("sha256").update(text).digest("hex"),
+    ]);
+    expect(plain).not.toContain(cacheKey);
   });
 
   it("sends the boot prompt alone when the mode has no instructions", async () => {

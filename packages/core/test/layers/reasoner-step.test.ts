@@ -37,7 +37,7 @@ async function setup(maxLlmCalls = 5) {
   const provider = new ScriptedLlmProvider();
   const llmCall = new LlmCallStep();
   const reasoner = new ReasonerStep({
-    composition: new CompositionStep(catalog),
+    composition: new CompositionStep(catalog, new TextEncoder().encode("deployment secret")),
     llmCall,
     compactor: new Compactor(llmCall, clock),
     serverTools: new ServerToolExecutionStep({

@@ -1,13 +1,17 @@
 import type { WorkspaceDocument } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { sha256ContentHashService } from "../../src/defaults/sha256-content-hash-service.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
 import { InMemoryWorkspaceIndex } from "../../src/in-memory/in-memory-workspace-index.js";
-import type { Embedder } from "../../src/ports/embedder.js";
+import type { Embedded, Embedder } from "../../src/ports/embedder.js";
 import type { WorkspaceIndex, WorkspaceKey } from "../../src/ports/workspace-index.js";
 import { WorkspaceKnowledge } from "../../src/retrieval/workspace-knowledge.js";
+import { ManualClock } from "../../src/testing/index.js";
 
 const alice = { principal: "alice", workspaceId: "ws" };
 const bob = { principal: "bob", workspaceId: "ws" };
+/** The session and turn a turn-time retrieval asks for. */
+const asking = { sessionId: "s-1", turnId: "t-1" };
 
 const billing: WorkspaceDocument = {
   path: "src/billing/invoice-manager.ts",
@@ -27,10 +31,13 @@ const shipping: WorkspaceDocument = {
 
 /** A deterministic embedder: each text's words hashed into 16 buckets. It counts every text it embeds. */
 class CountingEmbedder implements Embedder {
+  readonly id = "hashing";
   readonly batches: string[][] = [];
-  async embed({ texts }: { model: string; texts: readonly string[] }): Promise<number[][]> {
+  async embed({ texts }: { model: string; texts: readonly string[] }): Promise<Embedded> {
     this.batches.push([...texts]);
-    return texts.map((text) => {
+    // A token per character: a count the test can foresee.
+    const inputTokens = texts.reduce((sum, text) => sum + text.length, 0);
+    const vectors = texts.map((text) => {
       const vector = new Array<number>(16).fill(0);
       for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
         const bucket = [...word].reduce((sum, char) => sum + char.charCodeAt(0), 0) % 16;
@@ -38,6 +45,7 @@ class CountingEmbedder implements Embedder {
       }
       return vector;
     });
+    return { vectors, inputTokens };
   }
 }
 
@@ -49,7 +57,13 @@ async function pushed(service: WorkspaceKnowledge, input: Parameters<WorkspaceKn
 }
 
 function knowledge(
-  options: { index?: WorkspaceIndex; embedder?: Embedder; batchSize?: number; minted?: string[] } = {},
+  options: {
+    index?: WorkspaceIndex;
+    embedder?: Embedder;
+    batchSize?: number;
+    minted?: string[];
+    usage?: InMemorySessionStore;
+  } = {},
 ) {
   let ids = 0;
   return new WorkspaceKnowledge({
@@ -62,6 +76,7 @@ function knowledge(
         return id;
       },
     },
+    ...(options.usage ? { usage: options.usage, clock: new ManualClock() } : {}),
     ...(options.embedder
       ? {
           embeddings: {
@@ -224,8 +239,55 @@ describe("WorkspaceKnowledge", () => {
       expect(embedder.batches.at(-1)).toEqual(["def other():\n    pass"]);
     });
 
+    it("keeps each embeddings request's usage: a push's outside any session, a turn's query as its session's", async () => {
+      const usage = new InMemorySessionStore(new ManualClock());
+      const service = knowledge({ embedder: new CountingEmbedder(), batchSize: 2, usage });
+      await service.upsert({ ...alice, documents: [billing, readme, shipping] });
+      await service.retrieve({ ...alice, text: "invoice", scope: [], boost: {}, limit: 8, ...asking });
+      const day = { from: new Date(Date.UTC(2000, 0, 1)), to: new Date(Date.UTC(2100, 0, 1)) };
+      const sums = await usage.sumUsage({
+        principal: "alice",
+        ...day,
+        groupBy: "session",
+        page: { limit: 10 },
+      });
+      const pushedChars = [billing, readme, shipping].reduce(
+        (sum, document) => sum + document.contents.length,
+        0,
+      );
+      expect(
+        sums.map(({ key, provider, model, inputTokens, outputTokens, llmCalls }) => ({
+          key,
+          provider,
+          model,
+          inputTokens,
+          outputTokens,
+          llmCalls,
+        })),
+      ).toEqual([
+        {
+          key: "",
+          provider: "hashing",
+          model: "hashed-words",
+          inputTokens: pushedChars,
+          outputTokens: 0,
+          llmCalls: 2,
+        },
+        {
+          key: "s-1",
+          provider: "hashing",
+          model: "hashed-words",
+          inputTokens: "invoice".length,
+          outputTokens: 0,
+          llmCalls: 1,
+        },
+      ]);
+      expect(await usage.sumUsage({ principal: "bob", ...day, groupBy: "model" })).toEqual([]);
+    });
+
     it("fails with PROVIDER_ERROR when the embedder fails, keeping none of the changed documents", async () => {
       const broken: Embedder = {
+        id: "broken",
         embed: async () => {
           throw new Error("rate limited");
         },
@@ -320,7 +382,9 @@ describe("WorkspaceKnowledge", () => {
       expect(await service.search({ ...bob, query: "invoice", limit: 8 })).toEqual(notFound);
       expect(await service.removeDocuments(bob, [billing.path])).toEqual(notFound);
       expect(await service.drop(bob)).toEqual(notFound);
-      expect(await service.retrieve({ ...bob, text: "invoice", scope: [], boost: {}, limit: 8 })).toEqual({
+      expect(
+        await service.retrieve({ ...bob, text: "invoice", scope: [], boost: {}, limit: 8, ...asking }),
+      ).toEqual({
         type: "unknown_workspace",
       });
       expect(await service.get(alice)).toMatchObject({ successful: true, result: { documents: 1 } });
@@ -335,7 +399,9 @@ describe("WorkspaceKnowledge", () => {
         expect(await service.search({ ...key, query: "invoice", limit: 8 })).toMatchObject(notFound);
         expect(await service.removeDocuments(key, [billing.path])).toMatchObject(notFound);
         expect(await service.drop(key)).toMatchObject(notFound);
-        expect(await service.retrieve({ ...key, text: "invoice", scope: [], boost: {}, limit: 8 })).toEqual({
+        expect(
+          await service.retrieve({ ...key, text: "invoice", scope: [], boost: {}, limit: 8, ...asking }),
+        ).toEqual({
           type: "unknown_workspace",
         });
         const refused = await service.upsert({ ...key, documents: [billing] });
@@ -361,7 +427,7 @@ describe("WorkspaceKnowledge", () => {
     it("tells an empty index from no match", async () => {
       const service = knowledge();
       await service.upsert({ ...alice, documents: [readme] });
-      const query = { ...alice, scope: [], boost: {}, limit: 8 };
+      const query = { ...alice, scope: [], boost: {}, limit: 8, ...asking };
       expect(await service.retrieve({ ...query, text: "zebra" })).toEqual({ type: "found", chunks: [] });
       await service.removeDocuments(alice, [readme.path]);
       expect(await service.retrieve({ ...query, text: "shop" })).toEqual({ type: "empty_index" });

@@ -269,6 +269,8 @@ export function toLlmCall(row: LlmCallRow): LlmCallRecord {
     sessionId: row.sessionId,
     turnId: row.turnId,
     index: row.callIndex,
+    // A call kept before calls had ids: its key in the trace names it.
+    callId: row.callId ?? `${row.turnId}#${row.callIndex}`,
     ...(row.provider === null ? {} : { provider: row.provider }),
     request: row.request,
     response: row.response,

@@ -7,7 +7,7 @@ import type {
   SessionKey,
   TranscriptItem,
 } from "@aptix/core";
-import { usageOf } from "@aptix/core";
+import { type UsageEntry, usageOf } from "@aptix/core";
 import { and, asc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { compactions, llmCalls, llmUsage, sessions, toolCatalogs, transcriptItems } from "../schema.js";
@@ -129,7 +129,7 @@ export class TranscriptAndTraces {
 
   /**
    * The writes that keep `calls` of one session, in order: each call's trace (replacing one kept before under
-   * its index), the tool catalogs not known stored, and the transcript their progress leaves (each progress
+   * its index), its usage (once under its id), the tool catalogs not known stored, and the transcript their progress leaves (each progress
    * replaces every item from its position on).
    */
   callWrites(calls: readonly LlmCallWrite[]): CallWrites {
@@ -156,7 +156,7 @@ export class TranscriptAndTraces {
     return {
       writes: (held) => [
         keptByCall(this.#db, llmCalls, "calls", held),
-        ...(usage.length === 0 ? [] : [keptByCall(this.#db, llmUsage, "usage", held)]),
+        ...(usage.length === 0 ? [] : [usageWrite(this.#db, "usage", held)]),
         ...(catalogs.size === 0
           ? []
           : [
@@ -221,6 +221,7 @@ export class TranscriptAndTraces {
       sessionId: call.sessionId,
       turnId: call.turnId,
       callIndex: call.index,
+      callId: call.callId,
       provider: call.provider ?? null,
       request: request.payload as LlmCallRow["request"],
       response: call.response,
@@ -237,15 +238,10 @@ export class TranscriptAndTraces {
 }
 
 /**
- * Writes the rows of a table keyed by a call (its trace, its usage) from the placeholder `name` where `held`
- * holds: a call kept again under the same index replaces every column besides the key.
+ * Writes the trace rows of calls from the placeholder `name` where `held` holds: a call kept again under the same
+ * index (its round run again) replaces every column besides the key.
  */
-function keptByCall(
-  db: StoreDatabase,
-  table: typeof llmCalls | typeof llmUsage,
-  name: string,
-  held: SQL,
-): Write {
+function keptByCall(db: StoreDatabase, table: typeof llmCalls, name: string, held: SQL): Write {
   const { principal: _p, sessionId: _s, turnId: _t, callIndex: _i, ...values } = getTableColumns(table);
   return db
     .insert(table)
@@ -257,12 +253,22 @@ function keptByCall(
     .returning({ turnId: table.turnId });
 }
 
+/**
+ * Inserts the usage rows in the placeholder `name` where `condition` holds, each once under its call's id: one
+ * kept already stays as it was. The insert's trigger adds them to the daily roll-ups in the same statement.
+ */
+export function usageWrite(db: StoreDatabase, name: string, condition: SQL) {
+  return db
+    .insert(llmUsage)
+    .select(rowsWhere(llmUsage, name, condition))
+    .onConflictDoNothing({ target: llmUsage.callId })
+    .returning({ callId: llmUsage.callId });
+}
+
 /** The usage row a call adds: none for a call without usage. */
 function usageRows(call: LlmCallRecord): (typeof llmUsage.$inferInsert)[] {
   const usage = usageOf(call);
-  if (usage === undefined) return [];
-  const { index, ...rest } = usage;
-  return [{ ...rest, callIndex: index }];
+  return usage === undefined ? [] : [usageRow(usage)];
 }
 
 /** `excluded.<column>` for each column: in an upsert, the values of the row that conflicted. */
@@ -338,4 +344,8 @@ const {
 
 function compactionRow(compaction: CompactionRecord): typeof compactions.$inferInsert {
   return { ...compaction, createdAt: new Date(compaction.createdAt) };
+}
+
+export function usageRow({ index, ...entry }: UsageEntry): typeof llmUsage.$inferInsert {
+  return { ...entry, callIndex: index };
 }

@@ -46,7 +46,8 @@ ALTER TABLE "llm_usage" ADD COLUMN "call_id" text;--> statement-breakpoint
 UPDATE "llm_usage" SET "call_id" = gen_random_uuid()::text;--> statement-breakpoint
 ALTER TABLE "llm_usage" ALTER COLUMN "call_id" SET NOT NULL;--> statement-breakpoint
 ALTER TABLE "llm_usage" ADD CONSTRAINT "llm_usage_pkey" PRIMARY KEY("call_id");--> statement-breakpoint
-CREATE INDEX "llm_usage_session_started_idx" ON "llm_usage" USING btree ("principal","session_id","started_at");;--> statement-breakpoint
+CREATE INDEX "usage_session_days_page_idx" ON "usage_session_days" USING btree ("principal","session_id" collate "C","day");--> statement-breakpoint
+CREATE INDEX "llm_usage_session_started_idx" ON "llm_usage" USING btree ("principal","session_id","started_at");--> statement-breakpoint
 INSERT INTO "usage_days" SELECT "principal", ("started_at" AT TIME ZONE 'UTC')::date, "provider", "model",
     sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
   FROM "llm_usage" GROUP BY 1, 2, 3, 4;--> statement-breakpoint
@@ -55,30 +56,34 @@ INSERT INTO "usage_session_days" SELECT "principal", coalesce("session_id", ''),
     sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
   FROM "llm_usage" GROUP BY 1, 2, 3, 4, 5;--> statement-breakpoint
 -- The calls a statement inserted (a call kept again under its id is no insert), added to the roll-ups once per
--- statement, in key order so concurrent statements lock the rows they share in one order. Its tables are named
--- unqualified, like every statement's: the store's connections search its own schema.
+-- statement, in key order so concurrent statements lock the rows they share in one order. The roll-ups are named
+-- in the trigger's own schema, whatever the inserting connection's search_path.
 CREATE FUNCTION "llm_usage_roll_up"() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  INSERT INTO "usage_days" AS kept
-    SELECT "principal", ("started_at" AT TIME ZONE 'UTC')::date, "provider", "model",
-        sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
-      FROM added GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-    ON CONFLICT ("principal", "day", "provider", "model") DO UPDATE SET
-      "input_tokens" = kept."input_tokens" + excluded."input_tokens",
-      "cached_input_tokens" = kept."cached_input_tokens" + excluded."cached_input_tokens",
-      "output_tokens" = kept."output_tokens" + excluded."output_tokens",
-      "reasoning_tokens" = kept."reasoning_tokens" + excluded."reasoning_tokens",
-      "llm_calls" = kept."llm_calls" + excluded."llm_calls";
-  INSERT INTO "usage_session_days" AS kept
-    SELECT "principal", coalesce("session_id", ''), ("started_at" AT TIME ZONE 'UTC')::date, "provider", "model",
-        sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
-      FROM added GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-    ON CONFLICT ("principal", "session_id", "day", "provider", "model") DO UPDATE SET
-      "input_tokens" = kept."input_tokens" + excluded."input_tokens",
-      "cached_input_tokens" = kept."cached_input_tokens" + excluded."cached_input_tokens",
-      "output_tokens" = kept."output_tokens" + excluded."output_tokens",
-      "reasoning_tokens" = kept."reasoning_tokens" + excluded."reasoning_tokens",
-      "llm_calls" = kept."llm_calls" + excluded."llm_calls";
+  EXECUTE format($roll_up$
+    INSERT INTO %I."usage_days" AS kept
+      SELECT "principal", ("started_at" AT TIME ZONE 'UTC')::date, "provider", "model",
+          sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
+        FROM added GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
+      ON CONFLICT ("principal", "day", "provider", "model") DO UPDATE SET
+        "input_tokens" = kept."input_tokens" + excluded."input_tokens",
+        "cached_input_tokens" = kept."cached_input_tokens" + excluded."cached_input_tokens",
+        "output_tokens" = kept."output_tokens" + excluded."output_tokens",
+        "reasoning_tokens" = kept."reasoning_tokens" + excluded."reasoning_tokens",
+        "llm_calls" = kept."llm_calls" + excluded."llm_calls"
+  $roll_up$, TG_TABLE_SCHEMA);
+  EXECUTE format($roll_up$
+    INSERT INTO %I."usage_session_days" AS kept
+      SELECT "principal", coalesce("session_id", ''), ("started_at" AT TIME ZONE 'UTC')::date, "provider", "model",
+          sum("input_tokens"), sum("cached_input_tokens"), sum("output_tokens"), sum("reasoning_tokens"), count(*)
+        FROM added GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
+      ON CONFLICT ("principal", "session_id", "day", "provider", "model") DO UPDATE SET
+        "input_tokens" = kept."input_tokens" + excluded."input_tokens",
+        "cached_input_tokens" = kept."cached_input_tokens" + excluded."cached_input_tokens",
+        "output_tokens" = kept."output_tokens" + excluded."output_tokens",
+        "reasoning_tokens" = kept."reasoning_tokens" + excluded."reasoning_tokens",
+        "llm_calls" = kept."llm_calls" + excluded."llm_calls"
+  $roll_up$, TG_TABLE_SCHEMA);
   RETURN NULL;
 END
 $$;--> statement-breakpoint

@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { createPglite } from "./create-pglite.js";
+import { DeploymentSecrets } from "./domains/deployment-secrets.js";
 import { DrizzleTurnEventLog, type ListenToChannel } from "./domains/events.js";
 import { DrizzleFileStore } from "./domains/files.js";
 import type { StoreDatabase } from "./domains/rows.js";
@@ -80,6 +81,11 @@ export interface AptixStore {
    * (4 on Postgres, 1 on PGlite); a call beyond that waits for a connection. For a metrics gauge.
    */
   poolInUse(): number;
+  /**
+   * The secret named `name` (32 random bytes), made on first use and kept in the database, so every instance on
+   * it answers the same: the prompt-cache key's when the deployment configures none.
+   */
+  deploymentSecret(name: string): Promise<Uint8Array>;
   /** Closes what `openStore` opened; the store answers no more calls. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -191,6 +197,7 @@ function assemble(
     db,
     listen === undefined ? undefined : { schema, listen, ...(onWarning === undefined ? {} : { onWarning }) },
   );
+  const secrets = reporting(new DeploymentSecrets(db, clock));
   return {
     sessions: reporting(new DrizzleSessionStore(db, clock, leaseClock === undefined ? {} : { leaseClock })),
     files: reporting(new DrizzleFileStore(db, clock)),
@@ -199,6 +206,7 @@ function assemble(
     workspaceIndex: reporting(
       new DrizzleWorkspaceIndex(db, { clock, ...(vectorSchema === undefined ? {} : { vectorSchema }) }),
     ),
+    deploymentSecret: (name) => secrets.secret(name),
     readiness: readinessProbe(db, schema, isClosed),
     poolInUse: () => Math.min(inFlight.count, poolSize),
     close: once(close),

@@ -358,6 +358,9 @@ export const usageSessionDays = pgTable(
       name: "usage_session_days_pkey",
       columns: [table.principal, table.sessionId, table.day, table.provider, table.model],
     }),
+    // A page of a principal's sessions, in the byte order of their ids whatever the database's collation, from
+    // the cursor on: the page read stops after its sessions.
+    index("usage_session_days_page_idx").on(table.principal, sql`${table.sessionId} collate "C"`, table.day),
   ],
 );
 

@@ -6,6 +6,7 @@ import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.j
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
+import { cacheKeySecretFromEnv } from "./wiring/cache-key-secret-from-env.js";
 import { checkPort } from "./wiring/check-port.js";
 import { listen } from "./wiring/listen.js";
 import { loadCatalogWithTools } from "./wiring/load-catalog-with-tools.js";
@@ -44,6 +45,10 @@ export async function startServer(
       throw error;
     },
   );
+  const cacheKeySecret = await cacheKeySecretFromEnv(env, store).catch(async (error: unknown) => {
+    await Promise.all([tools.close(), store.close()]);
+    throw error;
+  });
   // Pushes are read and cut in worker threads: megabytes of parsing, chunking and terms would hold the event
   // loop for seconds.
   const preparation = new DocumentPreparationPool();
@@ -64,6 +69,7 @@ export async function startServer(
     prices: config.prices,
     publicUrl: () => publicUrl,
     observer: telemetry.observer,
+    cacheKeySecret,
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
   const readiness = await ReadinessMonitor.start(

@@ -127,6 +127,11 @@ const ServerEnvSchema = z.object({
   APTIX_OPENAI_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
   APTIX_ANTHROPIC_MAX_RETRIES: integer(2, 0, 10),
   APTIX_ANTHROPIC_TIMEOUT_MS: integer(120_000, 1_000, 3_600_000),
+  /**
+   * Keys each session's prompt-cache key (an HMAC of principal and session) the same on every instance; unset:
+   * a random secret made once and kept in the database.
+   */
+  APTIX_CACHE_KEY_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Lets callers other than loopback read `GET /metrics` with `Authorization: Bearer <token>`. */
   APTIX_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   // OpenTelemetry's standard variables (docs/operations.md, Traces): traces are exported only when they say so.

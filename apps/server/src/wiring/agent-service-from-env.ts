@@ -21,13 +21,15 @@ export interface AgentServiceParts {
   publicUrl: () => string;
   /** Where turns are reported for traces and metrics. */
   observer: TurnObserver;
+  /** Keys sessions' prompt-cache keys (see `cacheKeySecretFromEnv`). */
+  cacheKeySecret: Uint8Array;
 }
 
 const DAY_MS = 24 * 3_600_000;
 
 /** Core's service over the adapters, with the limits the environment sets. */
 export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
-  const { catalog, providers, retriever, store, files, prices, publicUrl, observer } = parts;
+  const { catalog, providers, retriever, store, files, prices, publicUrl, observer, cacheKeySecret } = parts;
   return new AgentService({
     catalog,
     providers,
@@ -40,6 +42,7 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     producedFiles: { publicUrl, ...files, quotaBytes: env.APTIX_QUOTA_FILE_BYTES },
     leaseMs: env.APTIX_LEASE_MS,
     observer,
+    cacheKeySecret,
     ...(prices === undefined ? {} : { prices }),
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,

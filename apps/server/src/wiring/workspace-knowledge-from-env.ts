@@ -5,7 +5,10 @@ import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import type { ServerEnv } from "../config/server-env.js";
 import type { DocumentPreparationPool } from "../knowledge/document-preparation-pool.js";
 
-/** The principals' workspace indexes, embedding chunks with OpenAI when the catalog names an embeddings model. */
+/**
+ * The principals' workspace indexes, embedding chunks with OpenAI when the catalog names an embeddings model (each
+ * request's usage kept with the principal's other calls).
+ */
 export function workspaceKnowledgeFromEnv(
   env: ServerEnv,
   store: AptixStore,
@@ -17,6 +20,8 @@ export function workspaceKnowledgeFromEnv(
     hashes: sha256ContentHashService,
     preparation,
     ids: randomIdGenerator,
+    // Embedding requests spend too: kept as usage, so reports show them and budgets count them.
+    usage: store.sessions,
     quotaBytes: env.APTIX_QUOTA_WORKSPACE_BYTES,
     ...(embeddings
       ? {

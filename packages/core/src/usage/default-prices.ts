@@ -17,6 +17,10 @@ export const DEFAULT_PRICES: PriceTable = {
   "gpt-4o-mini*": { inputPerMTok: 0.15, cachedInputPerMTok: 0.075, outputPerMTok: 0.6 },
   "o3*": { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 },
   "o4-mini*": { inputPerMTok: 1.1, cachedInputPerMTok: 0.275, outputPerMTok: 4.4 },
+  // Embeddings: input alone, never cached.
+  "text-embedding-3-small": { inputPerMTok: 0.02, cachedInputPerMTok: 0.02, outputPerMTok: 0 },
+  "text-embedding-3-large": { inputPerMTok: 0.13, cachedInputPerMTok: 0.13, outputPerMTok: 0 },
+  "text-embedding-ada-002": { inputPerMTok: 0.1, cachedInputPerMTok: 0.1, outputPerMTok: 0 },
   "claude-opus-4-8*": { inputPerMTok: 5, cachedInputPerMTok: 0.5, outputPerMTok: 25 },
   "claude-opus-4-7*": { inputPerMTok: 5, cachedInputPerMTok: 0.5, outputPerMTok: 25 },
   "claude-opus-4-6*": { inputPerMTok: 5, cachedInputPerMTok: 0.5, outputPerMTok: 25 },

@@ -7,6 +7,7 @@ import { ConfigError } from "../src/config/config-error.js";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { loadCatalog } from "../src/config/load-catalog.js";
 import { readServerEnv, type ServerEnv } from "../src/config/server-env.js";
+import { cacheKeySecretFromEnv } from "../src/wiring/cache-key-secret-from-env.js";
 
 function configFile(content: unknown): string {
   const path = join(mkdtempSync(join(tmpdir(), "aptix-config-")), "config.json");
@@ -315,6 +316,22 @@ describe("the environment", () => {
     expect(() => readServerEnv({ APTIX_METRICS_TOKEN: "short-secret" })).toThrow(
       /^Invalid environment:\n {2}APTIX_METRICS_TOKEN: must be at least 16 characters$/,
     );
+    expect(() => readServerEnv({ APTIX_CACHE_KEY_SECRET: "too-short-a-secret" })).toThrow(
+      /^Invalid environment:\n {2}APTIX_CACHE_KEY_SECRET: must be at least 32 characters$/,
+    );
+  });
+
+  it("takes the prompt-cache key's secret from APTIX_CACHE_KEY_SECRET, else the one the database keeps", async () => {
+    const kept = new Uint8Array(32).fill(7);
+    const store = {
+      deploymentSecret: async (name: string) => (name === "prompt-cache-key" ? kept : new Uint8Array()),
+    };
+    const given = "a-deployment-secret-of-32-chars-or-more";
+    expect(readServerEnv({}).APTIX_CACHE_KEY_SECRET).toBeUndefined();
+    expect(await cacheKeySecretFromEnv(readServerEnv({ APTIX_CACHE_KEY_SECRET: given }), store)).toEqual(
+      new TextEncoder().encode(given),
+    );
+    expect(await cacheKeySecretFromEnv(readServerEnv({}), store)).toBe(kept);
   });
 
   it("reads the per-principal limits, 16 running turns and 1 GiB each of documents and files by default, and names a bad one", () => {

@@ -1,6 +1,7 @@
 import type { AgentExecuteResponse, InvokeError, SessionSummary, UsageReport } from "@aptix/contracts";
+import { InMemorySessionStore, type SumUsageInput, type UsageSum } from "@aptix/core";
 import { ManualClock } from "@aptix/core/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { setup } from "./http-app-setup.js";
 
 const BOB = "bob-key-0123456789ab";
@@ -75,6 +76,9 @@ describe("GET /v1/usage", () => {
       ["from=2026-01-01&to=2027-01-02", "to"],
       ["from=2026-01-01", "to"],
       ["groupBy=week", "groupBy"],
+      ["groupBy=session&limit=501", "limit"],
+      ["groupBy=session&cursor=not%20a%20cursor", "cursor"],
+      ["groupBy=model&cursor=after:s1", "cursor"],
     ]) {
       const response = await get(`/v1/usage?${query}`);
       expect(response.status).toBe(400);
@@ -83,6 +87,36 @@ describe("GET /v1/usage", () => {
       const fields = (error.details?.fields ?? []) as Array<{ path: string }>;
       expect(fields.map((f) => f.path)).toEqual([field]);
     }
+  });
+
+  it("runs at most two of a principal's usage reads at once: a third is 429 RATE_LIMITED with Retry-After", async () => {
+    // A store whose usage sums wait until the test lets them go: reads that stay running.
+    const held: Array<() => void> = [];
+    class HeldUsageStore extends InMemorySessionStore {
+      override async sumUsage(input: SumUsageInput): Promise<UsageSum[]> {
+        await new Promise<void>((resolve) => held.push(resolve));
+        return super.sumUsage(input);
+      }
+    }
+    const { get } = setup({ store: new HeldUsageStore() });
+    const running = [get("/v1/usage?groupBy=model"), get("/v1/usage?groupBy=day")];
+    await vi.waitFor(() => expect(held).toHaveLength(2));
+    const refused = await get("/v1/usage");
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("1");
+    expect((await errorOf(refused)).code).toBe("RATE_LIMITED");
+    // Another principal's reads are not held back by alice's.
+    const bobs = get("/v1/usage", BOB);
+    await vi.waitFor(() => expect(held).toHaveLength(3));
+    for (const release of held.splice(0)) release();
+    expect((await Promise.all([...running, bobs])).map((response) => response.status)).toEqual([
+      200, 200, 200,
+    ]);
+    // Slots given back: alice reads again.
+    const again = get("/v1/usage");
+    await vi.waitFor(() => expect(held).toHaveLength(1));
+    for (const release of held.splice(0)) release();
+    expect((await again).status).toBe(200);
   });
 
   it("prices a model by the config over the built-in table, and an unpriced model as null", async () => {

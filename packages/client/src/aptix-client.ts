@@ -43,11 +43,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** `usage`'s range (UTC dates `YYYY-MM-DD`, both included, given together) and grouping. */
+/**
+ * `usage`'s range (UTC dates `YYYY-MM-DD`, both included, given together) and grouping; the session grouping is
+ * paged (`limit` sessions, the next page after a report's `nextCursor`).
+ */
 export interface UsageOptions extends CallOptions {
   from?: string;
   to?: string;
   groupBy?: UsageQuery["groupBy"];
+  limit?: number;
+  cursor?: string;
 }
 
 /**
@@ -226,13 +231,16 @@ export class AptixClient {
   }
 
   /**
-   * The caller's LLM usage and its cost (`GET /v1/usage`), by UTC day (default), model or session, with the
-   * total; `from` and `to` (UTC dates, both included) come together, else the current UTC month.
+   * The caller's LLM usage and its cost (`GET /v1/usage`), by UTC day (default), model or a page of sessions,
+   * with the whole range's total; `from` and `to` (UTC dates, both included) come together, else the current UTC
+   * month.
    */
   usage(options: UsageOptions = {}): Promise<AptixResult<UsageReport>> {
     const { signal, ...query } = options;
     const params = new URLSearchParams(
-      Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
+      Object.entries(query).flatMap(([name, value]): [string, string][] =>
+        value === undefined ? [] : [[name, String(value)]],
+      ),
     ).toString();
     return this.#getJson(`/v1/usage${params === "" ? "" : `?${params}`}`, readUsageResult, { signal });
   }

@@ -89,6 +89,7 @@ const usageTotals = z.looseObject({
 const usageSchema = z.looseObject({
   buckets: z.array(usageTotals.extend({ key: z.string() })),
   total: usageTotals,
+  nextCursor: z.string().optional(),
 });
 
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });

@@ -456,6 +456,30 @@ describe("sessions, traces and files", () => {
     });
   });
 
+  it("reads the caller's usage by a page of sessions, the next page after the report's cursor", async () => {
+    const client = clientWith();
+    const sessions = [uniqueId("spent"), uniqueId("spent")].sort();
+    for (const sessionId of sessions) {
+      server.openai.script(step.text("Spent."));
+      await client.execute({ sessionId, turnId: "t1", instruction: "Spend" });
+    }
+    // Earlier tests' sessions share the principal: page until ours are read.
+    const keys: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.usage({ groupBy: "session", limit: 1, ...(cursor ? { cursor } : {}) });
+      if (!page.successful) throw new Error(page.errors[0].message);
+      expect(page.result.buckets.length).toBeLessThanOrEqual(1);
+      keys.push(...page.result.buckets.map((bucket) => bucket.key));
+      cursor = page.result.nextCursor;
+    } while (cursor !== undefined);
+    expect(keys.filter((key) => sessions.includes(key))).toEqual(sessions);
+    expect((await client.usage({ groupBy: "session", limit: 0 })).errors[0]).toMatchObject({
+      code: "VALIDATION_FAILED",
+      details: { fields: [{ path: "limit" }] },
+    });
+  });
+
   it("fetches a file's bytes and content type", async () => {
     const text = "--- a/a.ts\n+++ b/a.ts\n";
     await server.putFile({ fileId: "file_client_1", name: "fix.patch", mimeType: "text/x-diff", text });

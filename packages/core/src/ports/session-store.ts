@@ -210,7 +210,7 @@ export interface FindIdleSessionsInput {
 }
 
 /** What `sumUsage` groups a principal's usage by (besides provider and model, which price each group). */
-export type UsageGrouping = "day" | "model" | "session";
+type UsageGrouping = "day" | "model" | "session";
 
 export interface SumUsageInput {
   principal: string;

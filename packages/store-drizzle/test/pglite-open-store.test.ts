@@ -54,6 +54,7 @@ describe("openStore on PGlite", () => {
     const clock = new ManualClock();
     const key = newSessionKey("session-disk");
     const items = sampleTranscriptItems();
+    const call = newCallRecord(key, "turn-1", 0);
 
     const first = await openStore(path, { clock });
     expect(await first.readiness()).toStrictEqual({ ready: true });
@@ -62,7 +63,7 @@ describe("openStore on PGlite", () => {
     const cursor = newCursor({ responseId: "resp_0", transcriptLength: items.length });
     expect(
       await first.sessions.recordLlmCall({
-        call: newCallRecord(key, "turn-1", 0),
+        call,
         progress: { items, fromPosition: 0, cursor },
         lease: newLease("owner-1", 60_000),
       }),
@@ -82,9 +83,7 @@ describe("openStore on PGlite", () => {
       expect(session?.cursor).toStrictEqual(cursor);
       expect(await second.sessions.getTurn(key, "turn-1")).toStrictEqual(turn);
       expect(await second.sessions.loadTranscript(key, items.length)).toStrictEqual(items);
-      expect(await second.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([
-        newCallRecord(key, "turn-1", 0),
-      ]);
+      expect(await second.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
       const stored = await second.files.get(key.principal, "file_1");
       expect(stored?.file).toStrictEqual(file);
       expect(Array.from(stored?.content ?? [])).toEqual([0, 1, 2, 255]);

@@ -154,6 +154,7 @@ describe("opening one schema from two processes at once", () => {
         expect(tables.map((row) => row.table_name)).toEqual([
           "__drizzle_migrations",
           "compactions",
+          "deployment_secrets",
           "files",
           "llm_calls",
           "llm_usage",
@@ -164,6 +165,8 @@ describe("opening one schema from two processes at once", () => {
           "transcript_items",
           "turn_events",
           "turns",
+          "usage_days",
+          "usage_session_days",
           "workspace_chunks",
           "workspace_documents",
           "workspace_embeddings",

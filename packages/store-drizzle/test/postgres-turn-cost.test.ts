@@ -196,14 +196,22 @@ describe("the cost of a plain turn on Postgres (docs/turn-cost.md)", () => {
       // Rows read, table by table: flat in the session's length. Turn 1 finds no session and creates it; every
       // later turn's read finds the session row (and its turn and open turn, by primary key: none), and its
       // transition reads the row again to claim it, and nothing more. (Each measured turn runs on a new store,
-      // which stores the mode's tool catalog again: finding it there, it reads one row that turn 1 did not.)
+      // which stores the mode's tool catalog again: finding it there, it reads one row that turn 1 did not. And
+      // its call's usage adds to the day's roll-ups, which turn 1 made: a row of each.)
       const rows = (cost: TurnCost) => pick(cost.rowsRead, (name) => !name.includes("."));
       expect(rows(last)).toStrictEqual(rows(second));
-      const { sessions = 0, tool_catalogs: catalogs = 0 } = first.rowsRead;
+      const {
+        sessions = 0,
+        tool_catalogs: catalogs = 0,
+        usage_days: days = 0,
+        usage_session_days: sessionDays = 0,
+      } = first.rowsRead;
       expect(rows(last)).toStrictEqual({
         ...rows(first),
         sessions: sessions + 2,
         tool_catalogs: catalogs + 1,
+        usage_days: days + 1,
+        usage_session_days: sessionDays + 1,
       });
       // Through the same indexes: the primary keys, and the running turns' index the claim's running-turn
       // cap counts by. (Index entries read also count entries of dead row versions that vacuum has not

@@ -2,6 +2,7 @@ import { type InvokeResult, ok, type SessionCompacted } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { CompositionStep } from "../composition/composition-step.js";
 import { countItemTokens } from "../composition/context-window.js";
+import { sessionCacheKey } from "../composition/session-cache-key.js";
 import { storedProgress } from "../lifecycle/turn-endings.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
@@ -21,7 +22,7 @@ const CLAIM_ATTEMPTS = 3;
 export class SessionCompaction {
   constructor(
     private readonly persistence: TurnPersistence,
-    private readonly catalog: Pick<AgentCatalog, "conversationContext">,
+    private readonly catalog: Pick<AgentCatalog, "conversationContext" | "modes" | "toolsFor">,
     private readonly composition: Pick<CompositionStep, "systemMessage">,
     private readonly providers: ReadonlyMap<string, LlmProvider>,
     private readonly compactor: Compactor,
@@ -58,6 +59,11 @@ export class SessionCompaction {
         cursor,
         unsent: cursor.pendingInput,
         inTurn: false,
+        // As the session's next call would be sent: the summary's call reads the conversation from the cache.
+        calls: {
+          tools: this.catalog.toolsFor(this.catalog.modes.get(session.mode)),
+          cacheKey: sessionCacheKey(key),
+        },
         reason: "manual",
         tokensBefore:
           (cursor.chainTokens ? cursor.chainTokens.input + cursor.chainTokens.output : 0) +

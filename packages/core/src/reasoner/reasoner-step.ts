@@ -16,6 +16,7 @@ import {
   heldContextOf,
   isFreshCursor,
 } from "../records/conversation-cursor.js";
+import type { LlmRequest } from "../records/llm-request.js";
 import type { LlmFinishReason, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -157,6 +158,7 @@ export class ReasonerStep {
       if (estimate !== undefined && estimate > window.compactAt) {
         const compacted = await this.#compact(input, {
           reason: "threshold",
+          calls: composed.result,
           tokensBefore: estimate,
           newItems,
           sessionMode,
@@ -218,6 +220,7 @@ export class ReasonerStep {
           overflowCompacted = true;
           const compacted = await this.#compact(input, {
             reason: "overflow",
+            calls: request,
             tokensBefore: estimate ?? window.tokens,
             ...(estimate === undefined ? {} : { refusedTokens: estimate }),
             newItems,
@@ -336,6 +339,8 @@ export class ReasonerStep {
     input: ReasonerInput,
     what: {
       reason: "threshold" | "overflow";
+      /** The call it makes room for: the summary's call sends the conversation with its tools and cache key. */
+      calls: Pick<LlmRequest, "tools" | "cacheKey">;
       tokensBefore: number;
       refusedTokens?: number;
       newItems: readonly TranscriptItem[];
@@ -355,6 +360,7 @@ export class ReasonerStep {
       cursor,
       unsent: [...cursor.pendingInput, ...what.newItems],
       inTurn: what.inTurn,
+      calls: what.calls,
       reason: what.reason,
       tokensBefore: what.tokensBefore,
       ...(what.refusedTokens === undefined ? {} : { refusedTokens: what.refusedTokens }),

@@ -36,7 +36,7 @@ const SUMMARISER_PROMPT =
  * its own, so the model never reads the summary as the user's words (a user message would share the next user
  * message's turn on Anthropic, whose adapter joins consecutive user items).
  */
-export function summaryNote(summary: string): SystemMessageItem {
+function summaryNote(summary: string): SystemMessageItem {
   return { type: "system_message", text: `${SUMMARY_HEADER}\n${summary}` };
 }
 

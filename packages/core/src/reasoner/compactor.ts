@@ -54,6 +54,8 @@ export interface CompactionInput {
   refusedTokens?: number;
   /** The turn's progress: the summary's call counts in its calls and usage. */
   progress: TurnProgress;
+  /** The summarising calls it may make at most: what is left of the request's LLM calls. */
+  maxCalls: number;
   signal?: AbortSignal;
 }
 
@@ -118,7 +120,8 @@ export class Compactor {
     let summaryCall: LlmCallRecord | undefined;
     let budget = limit;
     // The summary's own call may be refused as too long too: asked again on half as much, a few times.
-    for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++, budget = Math.floor(budget / 2)) {
+    const attempts = Math.min(SUMMARY_ATTEMPTS, input.maxCalls);
+    for (let attempt = 0; attempt < attempts; attempt++, budget = Math.floor(budget / 2)) {
       const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
       // No cache key: nothing sends this prompt again, so a provider's cache would only be written.
       const request = summaryRequest({

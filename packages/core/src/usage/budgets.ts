@@ -4,7 +4,7 @@ import type { TimeRange, UsageReports } from "./usage-reports.js";
 import { utcDayOf, utcMonthOf } from "./utc-periods.js";
 
 /** A principal's budgets: USD of priced calls a UTC month, tokens (input and output) a UTC day. */
-export interface BudgetLimits {
+interface BudgetLimits {
   usdMonthly?: number;
   tokensDaily?: number;
 }

@@ -98,6 +98,8 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
       ["t1", "completed", null],
       ["t2", "failed", "BUDGET_EXCEEDED"],
     ]);
+    // The turn's text so far stays with it.
+    expect(view.turns[1]?.error?.details).toMatchObject({ partialText: "Writing the notes." });
     const trace = expectOk(await service.trace(sessionId, "t2", "bob"));
     expect(trace.toolExecutions.map((execution) => execution.name)).toEqual(["create_file"]);
 

@@ -71,6 +71,8 @@ export interface CompactionInput {
   refusedTokens?: number;
   /** The turn's progress: the summary's call counts in its calls and usage. */
   progress: TurnProgress;
+  /** The summarising calls it may make at most: what is left of the request's LLM calls. */
+  maxCalls: number;
   signal?: AbortSignal;
 }
 
@@ -139,7 +141,17 @@ export class Compactor {
     let budget = limit;
     let refusals = 0;
     let retried = false;
-    for (;;) {
+    // Every attempt is one of the request's LLM calls: it stops at what is left of them.
+    for (let calls = 0; ; calls++) {
+      if (calls >= input.maxCalls) {
+        return fail(
+          "PROVIDER_ERROR",
+          "The conversation could not be compacted: the request's LLM calls are used up.",
+          {
+            compaction: input.reason,
+          },
+        );
+      }
       const request =
         held ??
         renderedSummaryRequest({

@@ -13,10 +13,10 @@ const DRAIN_MS = 5_000;
  * Answers `refusal` to a request whose body was not read, or not to its end (refused by its Content-Length, by
  * the bodies in flight, or past the limit as it streamed in), so that the client reads the answer: with
  * `Connection: close`, and under Node the body's rest is read and dropped for at most 5 s or `drainBytes` before
- * the answer ends and Node closes the connection. Closing at once would leave the client's unsent body in the
- * way: its next write meets a reset (EPIPE) before it has read the answer, and Node's `http` client then loses
- * it. So the answer is written whole at once, and only its end (which closes) waits for the body: a client that
- * stops sending on an answer (fetch does) closes first, one that sends on (Node's `http`) has the answer read by
+ * the answer ends and Node closes the connection. Closing on an unread body resets the connection, and a client
+ * still writing it meets EPIPE, often before it has read the answer (Node's `http` client then loses the answer).
+ * So the answer is written whole at once, and only its end (which closes) waits for the body: a client that
+ * stops sending on an answer (fetch does) closes first, one that sends on (Node's `http`) has read the answer by
  * the time the connection closes under it.
  */
 export async function refuseBody(

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { httpStatusOf } from "@aptix/contracts";
-import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, type TurnEvent } from "@aptix/core";
+import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
 import { InMemoryTurnEventLog } from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -271,8 +271,8 @@ describe("event streams", () => {
      */
     const words = Array.from({ length: 8_000 }, (_, i) => `${String(i).padStart(6, "0")}${"x".repeat(993)} `);
 
-    /** A turn of `words` streamed and ended, on a log that counts the deltas its reads hand out. */
-    async function endedTurn() {
+    /** The app on a log that counts the deltas its reads hand out, its provider to answer `words`. */
+    function countingReads() {
       const store = new InMemorySessionStore();
       const log = new InMemoryTurnEventLog(store);
       let listed = 0;
@@ -282,11 +282,19 @@ describe("event streams", () => {
         listed += deltas.length;
         return deltas;
       };
-      const { app, provider, post } = setupApp({ store, events: log, service: { eventFlushMs: 5 } });
+      const { app, provider, post, get } = setupApp({ store, events: log, service: { eventFlushMs: 5 } });
       provider.enqueue({ text: words.join("") });
+      return { app, post, get, listed: () => listed };
+    }
+
+    /** A turn of `words` streamed and ended. */
+    async function endedTurn() {
+      const { app, post, listed } = countingReads();
       const live = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
       expect(parseEventStream(await live.text())).toHaveLength(words.length + 1);
-      return { app, listed: () => listed };
+      // What the live stream read of the log (it was not read while the turn ran) is not the follower's.
+      const before = listed();
+      return { app, listed: () => listed() - before };
     }
 
     /** The count once it has not changed for a few looks in a row: what was read before the reads stopped. */
@@ -342,6 +350,22 @@ describe("event streams", () => {
       for await (const chunk of followed) text += chunk;
       expectWhole(parseEventStream(text));
       expect(listed()).toBe(words.length);
+    });
+
+    it("a live stream: past the events a reader may leave unread, its turn's queue is dropped and the stream goes on from the log", async () => {
+      const { post, get, listed } = countingReads();
+      const live = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+      for (let status = ""; status !== "completed"; await sleep(20)) {
+        const session = (await (await get("/v1/sessions/s1")).json()) as {
+          result: { turns: Array<{ status: string }> };
+        };
+        status = session.result.turns[0]?.status ?? "";
+      }
+      // The turn ended long before its client read: the stream, fallen behind, reads the log a page at a time.
+      expect(listed()).toBeLessThanOrEqual(FOLLOW_PAGE_DELTAS);
+      expectWhole(parseEventStream(await live.text()));
+      // All but the few events it took before it fell behind came from the log.
+      expect(listed()).toBeGreaterThan(words.length - MAX_QUEUED_EVENTS);
     });
   });
 });

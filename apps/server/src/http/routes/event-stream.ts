@@ -88,9 +88,20 @@ function bodyStream(
   left: AbortController,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let room: (() => void) | undefined;
+  // One wait for room, however many writes ask (a heartbeat's too): the reader's next pull ends it.
+  let room: { wait: Promise<void>; end: () => void } | undefined;
+  const wait = () => {
+    if (room === undefined) {
+      let end!: () => void;
+      const waiting = new Promise<void>((resolve) => {
+        end = resolve;
+      });
+      room = { wait: waiting, end };
+    }
+    return room.wait;
+  };
   const wake = () => {
-    room?.();
+    room?.end();
     room = undefined;
   };
   left.signal.addEventListener("abort", wake, { once: true });
@@ -104,7 +115,7 @@ function bodyStream(
             write: (text) => {
               if (!open()) return undefined;
               controller.enqueue(encoder.encode(text));
-              return full() ? new Promise<void>((resolve) => (room = resolve)) : undefined;
+              return full() ? wait() : undefined;
             },
             reading: () => !full(),
             end: () => open() && controller.close(),

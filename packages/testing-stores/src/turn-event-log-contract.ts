@@ -95,6 +95,24 @@ export function describeTurnEventLogContract(
       expect(await log.list(alice, "t", 0, 2)).toEqual([]);
     });
 
+    it("lists a page: the first `limit` deltas after the given seq, in seq order", async () => {
+      const owner = await holdLease(alice);
+      // Appended out of order and in two writes: the page is by seq, not by arrival.
+      await append(alice, "t", owner, [
+        { round: 0, seq: 3, delta: "d" },
+        { round: 0, seq: 1, delta: "b" },
+      ]);
+      await append(alice, "t", owner, [
+        { round: 0, seq: 0, delta: "a" },
+        { round: 0, seq: 2, delta: "c" },
+        { round: 1, seq: 0, delta: "next round" },
+      ]);
+      expect((await log.list(alice, "t", 0, -1, 2)).map((delta) => delta.seq)).toEqual([0, 1]);
+      expect((await log.list(alice, "t", 0, 1, 2)).map((delta) => delta.delta)).toEqual(["c", "d"]);
+      expect((await log.list(alice, "t", 0, 2, 5)).map((delta) => delta.delta)).toEqual(["d"]);
+      expect(await log.list(alice, "t", 0, 3, 2)).toEqual([]);
+    });
+
     it("keeps rounds, turns and principals apart", async () => {
       const bob = { principal: "bob", sessionId: "s" };
       const [owner, bobs] = [await holdLease(alice), await holdLease(bob)];

@@ -325,12 +325,25 @@ export class AgentService {
   }
 
   #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {
-    const events = new TurnEventQueue();
+    // A reader that fell behind goes on from the log: after its last event, or from the round's start.
+    const roundStart = admission.round === 0 ? undefined : `${admission.round - 1}-result`;
+    const events = new TurnEventQueue({
+      catchUp: (lastEventId) => this.#eventsFromLog(key, turnId, lastEventId ?? roundStart),
+    });
     this.#answer(key, turnId, admission, (event) => events.push(event)).then(
       () => events.end(),
       (error: unknown) => events.end({ error }),
     );
     return events;
+  }
+
+  /** A live stream's events after `lastEventId`, read from the event log as a follower reads them. */
+  async *#eventsFromLog(key: SessionKey, turnId: string, lastEventId: string | undefined) {
+    const turn = await this.#persistence.getTurn(key, turnId);
+    if (!turn) throw new Error(`turn ${turnId} is gone`);
+    const followed = this.#follower.resume(key, turn, lastEventId);
+    if (!followed.successful) throw new Error(followed.errors[0].message);
+    yield* followed.result;
   }
 
   /** The one place an admission is acted on: the round's answer, streamed to `onEvent` when given. */

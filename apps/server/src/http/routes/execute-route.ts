@@ -132,8 +132,6 @@ export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOpti
     // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
     if (handled.replayed) c.header("Idempotent-Replayed", "true");
     if (handled.type === "answer") return sendResult(c, handled.result);
-    return sendEventStream(c, heartbeatMs, async (emit) => {
-      for await (const event of handled.events) emit(event);
-    });
+    return sendEventStream(c, heartbeatMs, () => handled.events);
   });
 }

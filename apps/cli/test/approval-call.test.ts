@@ -80,6 +80,11 @@ describe("ApprovalCall: what an earlier always covers", () => {
     expect(call({ name: text }).outsidePaths).toEqual([]);
   });
 
+  it("says how many paths are outside, naming them", () => {
+    expect(call({ name: "/etc/a" }).outside).toBe("a path outside the workspace (/etc/a)");
+    expect(call({ name: "/etc/a", to: "../b" }).outside).toBe("paths outside the workspace (/etc/a, ../b)");
+  });
+
   it("takes a path inside any of the workspace's folders (as given, or its real path) for inside", () => {
     expect(call({ name: "/private/shop/a.txt" }, [WORKSPACE, "/private/shop"]).outsidePaths).toEqual([]);
   });

@@ -85,7 +85,7 @@ describe("aptix chat and run", () => {
       chat.type("Now outside\r");
       await chat.waitFor("[y]es / [n]o / [a]lways this session", from);
       expect(chat.text().slice(from)).toContain(
-        "Its arguments name paths outside the workspace (../outside.txt): aptix asks every time, even with --yes or always.",
+        "Its arguments name a path outside the workspace (../outside.txt): aptix asks every time, even with --yes or always.",
       );
       chat.type("n\r");
       await chat.waitFor("Not made outside.", from);
@@ -172,7 +172,7 @@ describe("aptix chat and run", () => {
     expect(aptix.toolOutputs().get("call_yes_outside")).toBe(
       JSON.stringify({
         error:
-          "The user did not approve this call of make_file. Its arguments name paths outside the workspace (/etc/cron.d/x): aptix asks the user about every such call, even with --yes, and stdin is not a terminal to ask on.",
+          "The user did not approve this call of make_file. Its arguments name a path outside the workspace (/etc/cron.d/x): aptix asks the user about every such call, even with --yes, and stdin is not a terminal to ask on.",
       }),
     );
 
@@ -237,7 +237,7 @@ describe("aptix acp", () => {
       },
     ]);
     expect(JSON.stringify(editor.permissions[2]?.toolCall.content)).toContain(
-      'Its arguments name paths outside the workspace (/etc/cron.d/x): asked every time, even after \\"allow for this session\\".',
+      'Its arguments name a path outside the workspace (/etc/cron.d/x): asked every time, even after \\"allow for this session\\".',
     );
     expect(aptix.toolOutputs().get("call_rejected")).toBe(DECLINED);
     expect(aptix.toolOutputs().get("call_outside")).toBe(DECLINED);

@@ -24,9 +24,7 @@ export function acpApprove(
     const outside =
       call.outsidePaths.length === 0
         ? []
-        : [
-            `Its arguments name paths outside the workspace (${call.outsidePaths.join(", ")}): asked every time, even after "allow for this session".`,
-          ];
+        : [`Its arguments name ${call.outside}: asked every time, even after "allow for this session".`];
     const shown = [...call.arguments.map(({ name, value }) => `${name}: ${value}`), ...outside].join("\n");
     const toolCall = {
       toolCallId,

@@ -153,14 +153,13 @@ export class TurnRunner {
     terminal.line(terminal.compose`Run ${terminal.style("bold", tool)}${where} with:`);
     for (const line of argumentLines) terminal.line(line);
     if (outside) {
-      const paths = call.outsidePaths.join(", ");
       terminal.line(
-        terminal.compose`${terminal.style("yellow", "Its arguments name paths outside the workspace (")}${paths}${terminal.style("yellow", "): aptix asks every time, even with --yes or always.")}`,
+        terminal.compose`${terminal.style("yellow", "Its arguments name")} ${call.outside}${terminal.style("yellow", ": aptix asks every time, even with --yes or always.")}`,
       );
       if (options.yes && streams.stdin.isTTY !== true)
         return {
           approved: false,
-          message: `Its arguments name paths outside the workspace (${paths}): aptix asks the user about every such call, even with --yes, and stdin is not a terminal to ask on.`,
+          message: `Its arguments name ${call.outside}: aptix asks the user about every such call, even with --yes, and stdin is not a terminal to ask on.`,
         };
     }
     const answer = await this.#reader().next(

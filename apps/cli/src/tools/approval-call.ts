@@ -24,6 +24,12 @@ export class ApprovalCall {
   /** The argument values that name a path outside every one of the workspace's folders. */
   readonly outsidePaths: readonly string[];
 
+  /** The paths outside, for a sentence: "a path outside the workspace (x)", "paths outside the workspace (x, y)". */
+  get outside(): string {
+    const paths = this.outsidePaths;
+    return `${paths.length === 1 ? "a path" : "paths"} outside the workspace (${paths.join(", ")})`;
+  }
+
   /** `workspaces`: the workspace's folders, absolute (its path as given and its real path). */
   constructor(tool: string, argumentsJson: string, workspaces: readonly string[], home: string | undefined) {
     const parsed = parsedObject(argumentsJson);

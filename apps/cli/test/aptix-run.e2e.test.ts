@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { step } from "@aptix/testing-llm-servers";
@@ -327,6 +329,40 @@ describe("aptix run: Ctrl-C", () => {
     );
     expect(await turnStatuses(aptix.server.url, "run-sigint-ask")).toEqual(["cancelled"]);
     expect(await workspace.read("src/cart.ts")).toBe(CART);
+  });
+
+  it("a second Ctrl-C exits 130 at once when the service does not answer the cancel", async () => {
+    const workspace = await makeWorkspace("run-sigint-twice", { "a.txt": "a\n" });
+    // A service that takes every request and answers none.
+    const paths: string[] = [];
+    const silent = createServer((request) => {
+      paths.push(request.url ?? "");
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const seen = async (what: RegExp) => {
+      for (let waited = 0; !paths.some((path) => what.test(path)); waited += 20) {
+        if (waited > 30_000) throw new Error(`no request matched ${what}: ${paths.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      const started = startAptix(["run", "Hello", "--url", `http://127.0.0.1:${port}`], {
+        cwd: workspace.dir,
+      });
+      await seen(/^\/v1\//);
+      started.child.kill("SIGINT");
+      await seen(/\/cancel$/);
+      started.child.kill("SIGINT");
+      const result = await started.finished;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toBe(
+        "aptix: stopped (Ctrl-C) without waiting for the service to cancel the turn.\n",
+      );
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });
 

@@ -12,7 +12,13 @@ export async function runCommand(context: CliContext, instruction: string): Prom
   const { terminal, streams, options } = context;
   const stopping = new AbortController();
   const stop = () => {
-    if (!stopping.signal.aborted) stopping.abort(new Error("Stopped by the user (Ctrl-C)."));
+    if (!stopping.signal.aborted) {
+      stopping.abort(new Error("Stopped by the user (Ctrl-C)."));
+      return;
+    }
+    // A second Ctrl-C does not wait for the service to answer the cancel (it may be unreachable).
+    streams.stderr.write("aptix: stopped (Ctrl-C) without waiting for the service to cancel the turn.\n");
+    process.exit(EXIT.interrupted);
   };
   // Ctrl-C reaches the process as SIGINT, or, while a question holds the terminal in raw mode, the line reader.
   process.on("SIGINT", stop);

@@ -196,7 +196,7 @@ describe("aptix acp", () => {
       step.text("Made."),
       makeFile("call_unasked", "again.txt"),
       step.text("Made again."),
-      makeFile("call_outside", "/etc/cron.d/x"),
+      makeFile("call_outside", "/etc/cron.d/\u202ex"),
       step.text("Not made outside."),
     );
     const answers = ["reject_once", "allow_always", "reject_once"];
@@ -236,9 +236,12 @@ describe("aptix acp", () => {
         },
       },
     ]);
-    expect(JSON.stringify(editor.permissions[2]?.toolCall.content)).toContain(
-      'Its arguments name a path outside the workspace (/etc/cron.d/x): asked every time, even after \\"allow for this session\\".',
+    // The path outside named, and the model's bidi override shown as its escape.
+    const outsideShown = JSON.stringify(editor.permissions[2]?.toolCall.content);
+    expect(outsideShown).toContain(
+      'Its arguments name a path outside the workspace (/etc/cron.d/\\\\u202ex): asked every time, even after \\"allow for this session\\".',
     );
+    expect(outsideShown).not.toContain("\u202e");
     expect(aptix.toolOutputs().get("call_rejected")).toBe(DECLINED);
     expect(aptix.toolOutputs().get("call_outside")).toBe(DECLINED);
     expect([ran("call_allowed"), ran("call_unasked")]).toEqual([true, true]);

@@ -1,6 +1,7 @@
 import { homedir } from "node:os";
 import type { AgentContext } from "@agentclientprotocol/sdk";
 import type { ApprovalRequest } from "@aptix/client";
+import { visible } from "../terminal/visible.js";
 import { ApprovalCall } from "../tools/approval-call.js";
 import type { AcpSession } from "./acp-session.js";
 import { askPermission, PERMISSION_OPTIONS } from "./acp-tools.js";
@@ -25,7 +26,10 @@ export function acpApprove(
       call.outsidePaths.length === 0
         ? []
         : [`Its arguments name ${call.outside}: asked every time, even after "allow for this session".`];
-    const shown = [...call.arguments.map(({ name, value }) => `${name}: ${value}`), ...outside].join("\n");
+    // The model's text: its bidi and invisible characters shown as escapes, so the dialog reads as the call runs.
+    const shown = visible(
+      [...call.arguments.map(({ name, value }) => `${name}: ${value}`), ...outside].join("\n"),
+    );
     const toolCall = {
       toolCallId,
       title,

@@ -4,6 +4,8 @@ import type { TurnEvent } from "@aptix/core";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
+import { reportFault } from "../report-fault.js";
+import { withRequestId } from "../with-request-id.js";
 
 /** Where a stream's text goes. A write never waits: see `sendEventStream`. */
 interface EventSink {
@@ -42,7 +44,7 @@ export function sendEventStream(
     outgoing.on("close", () => {
       if (!outgoing.writableFinished) left.abort();
     });
-    void stream(nodeSink(outgoing, left.signal), heartbeatMs, produce, left.signal);
+    void stream(c, nodeSink(outgoing, left.signal), heartbeatMs, produce, left.signal);
     return c.newResponse(null, { headers: RESPONSE_ALREADY_SENT.headers });
   }
   const encoder = new TextEncoder();
@@ -50,6 +52,7 @@ export function sendEventStream(
     start(controller) {
       const open = () => !left.signal.aborted;
       void stream(
+        c,
         {
           write: (text) => open() && controller.enqueue(encoder.encode(text)),
           end: () => open() && controller.close(),
@@ -75,27 +78,38 @@ function nodeSink(outgoing: ServerResponse, left: AbortSignal): EventSink {
   };
 }
 
-/** Writes what `produce` emits to `sink` as server-sent events, with a comment line every `heartbeatMs`. */
+/**
+ * Writes what `produce` emits to `sink` as server-sent events, with a comment line every `heartbeatMs`. An
+ * INTERNAL result carries the request id (`withRequestId`), as it would unstreamed.
+ */
 async function stream(
+  c: Context<AppEnv>,
   sink: EventSink,
   heartbeatMs: number,
   produce: (emit: (event: TurnEvent) => void, signal: AbortSignal) => Promise<void>,
   signal: AbortSignal,
 ): Promise<void> {
+  const requestId = c.get("requestId");
   const heartbeat = setInterval(() => sink.write(": keep-alive\n\n"), heartbeatMs);
   let resultSent = false;
   try {
     await produce((event) => {
-      resultSent ||= event.event === "result";
-      sink.write(serverSentEvent(event.event, JSON.stringify(event.data), event.id));
+      const isResult = event.event === "result";
+      resultSent ||= isResult;
+      const data = isResult ? withRequestId(event.data, requestId) : event.data;
+      sink.write(serverSentEvent(event.event, JSON.stringify(data), event.id));
     }, signal);
   } catch (error) {
+    reportFault(c, error, "stream failed");
     // Every stream ends with a result. This one has no id: it is no stored event of the turn, so a client that
     // follows the turn from its last id still gets the turn's own result.
     if (!resultSent) {
       const failure = fail(
         "INTERNAL",
-        `The stream failed: ${error instanceof Error ? error.message : String(error)}`,
+        "The stream failed unexpectedly; the request id identifies it in the logs.",
+        {
+          requestId,
+        },
       );
       sink.write(serverSentEvent("result", JSON.stringify(failure)));
     }

@@ -1,0 +1,20 @@
+import type { TurnObserver } from "@aptix/core";
+import type { Logger } from "pino";
+import { faultSummary } from "../logging/fault-summary.js";
+
+/**
+ * `observer`, with each unexpected failure of a round also logged: which round, and the error as `faultSummary`
+ * gives it (its type, code and frames: never its message, which goes to the trace).
+ */
+export function loggingFaults(observer: TurnObserver, logger: Logger): TurnObserver {
+  return {
+    ...observer,
+    fault(round, error) {
+      observer.fault?.(round, error);
+      logger.error(
+        { sessionId: round.sessionId, turnId: round.turnId, round: round.round, fault: faultSummary(error) },
+        "round failed unexpectedly",
+      );
+    },
+  };
+}

@@ -153,6 +153,27 @@ describe("LlmCallStep (layer 2)", () => {
     expect(!failed.successful && failed.errors[0].message).toBe(`upstream said ${good}`);
   });
 
+  it("repairs tool-call arguments whose JSON escapes a NUL or a lone surrogate, and leaves other JSON as it was", async () => {
+    const escaped = '{"path":"a\\u0000b\\ud83d","icon":"\\ud83d\\udcc4"}';
+    const clean = '{ "path": "plain" }';
+    const answer = response([
+      { callId: "c1", name: "read_file", argumentsJson: escaped },
+      { callId: "c2", name: "read_file", argumentsJson: clean },
+      { callId: "c3", name: "read_file", argumentsJson: "not JSON \\u0000" },
+    ]);
+    const result = await new LlmCallStep().run({
+      provider: providerAnswering(async () => ok(answer)),
+      request,
+    });
+    const repaired = '{"path":"a\uFFFDb\uFFFD","icon":"\u{1F4C4}"}';
+    const expected = [repaired, clean, "not JSON \\u0000"];
+    expect(result.successful && result.result.toolCalls.map((call) => call.argumentsJson)).toEqual(expected);
+    expect(
+      result.successful &&
+        result.result.output.map((item) => (item.type === "function_call" ? item.argumentsJson : undefined)),
+    ).toEqual(expected);
+  });
+
   it("streams only storable text, and a surrogate pair split across deltas as one character", async () => {
     const sent = ["Hi\u0000", " \uD83D", "\uDCC4 and \uD83D", " then \uDCC4", "end \uD83D"];
     const deltas: string[] = [];

@@ -1,4 +1,4 @@
-import { storable } from "./storable.js";
+import { storable } from "../storable.js";
 
 /**
  * `onTextDelta` given only storable text (see `storable`). A delta that ends in the first half of a surrogate pair

@@ -1,6 +1,6 @@
 import type { LlmCallResult } from "../ports/llm-provider.js";
 import type { LlmResponse } from "../records/llm-response.js";
-import { storable } from "./storable.js";
+import { storable } from "../storable.js";
 
 /** An escape, in JSON text, of U+0000 or of either half of a surrogate pair (which may stand alone). */
 const UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f][0-9a-f]{2})/i;

@@ -63,6 +63,7 @@ export async function startServer(
     store,
     files: config.files,
     prices: config.prices,
+    budgets: config.budgets,
     publicUrl: () => publicUrl,
     observer: loggingFaults(telemetry.observer, logger),
   });
@@ -78,7 +79,6 @@ export async function startServer(
     readiness,
     logger,
     telemetry,
-    budgets: config.budgets,
   });
   const listening = await listen(app.fetch, env).catch(async (error: unknown) => {
     // The port was taken since checkPort: what started must not outlive the start-up that stops.

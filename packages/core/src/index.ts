@@ -103,5 +103,6 @@ export { createCreateFileTool } from "./server-tools/create-file-tool.js";
 export { FileKeeper } from "./server-tools/file-keeper.js";
 export { createKnowledgeSearchTool } from "./server-tools/knowledge-search-tool.js";
 export { isMediaType, OPAQUE_MEDIA_TYPE } from "./server-tools/media-type.js";
+export type { BudgetsOptions } from "./usage/budgets.js";
 export { PriceList } from "./usage/price-list.js";
 export { UsageReports } from "./usage/usage-reports.js";

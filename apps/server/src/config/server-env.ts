@@ -102,12 +102,15 @@ const ServerEnvSchema = z.object({
   APTIX_QUOTA_WORKSPACE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** Bytes of produced files (create_file, MCP results) one principal may keep (the tool call fails beyond). */
   APTIX_QUOTA_FILE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
-  /** USD a principal may spend a UTC month (priced calls), then new user turns are refused; unset: no budget. */
+  /**
+   * USD a principal may spend a UTC month (priced calls), then new user turns and compactions are refused and a
+   * running turn ends before its next round; unset: no budget.
+   */
   APTIX_BUDGET_USD_MONTHLY: z.coerce
     .number({ error: "must be a number of US dollars, 0 or more" })
     .min(0, "must be a number of US dollars, 0 or more")
     .optional(),
-  /** Tokens (input and output) a principal may use a UTC day, then new user turns are refused; unset: no budget. */
+  /** Tokens (input and output) a principal may use a UTC day, then as past the USD budget; unset: no budget. */
   APTIX_BUDGET_TOKENS_DAILY: z.coerce
     .number({ error: "must be a whole number of tokens, 0 or more" })
     .int("must be a whole number of tokens, 0 or more")

@@ -17,7 +17,6 @@ import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
 import { BodiesInFlight } from "./bodies-in-flight.js";
-import type { Budgets } from "./budgets.js";
 import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
@@ -63,8 +62,6 @@ export interface AppOptions {
   metricsToken?: string;
   /** Gives each request a server span; absent when traces are not exported. */
   tracer?: Tracer;
-  /** Refuse new user turns past a principal's budget (DESIGN §17); none when absent. */
-  budgets?: Budgets;
   /** The time the usage route's default range (the current UTC month) is taken from; the system's by default. */
   clock?: Clock;
 }

@@ -7,6 +7,7 @@ import { type ConversationCursor, isFreshCursor } from "../records/conversation-
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
+import { withSystem } from "./compaction.js";
 import { contextWindowOf, fitItem, RECENT_SHARE } from "./context-window.js";
 import { composeRoundOpening, type OpenedRound, type RoundOpening } from "./round-opening.js";
 import { sessionCacheKey } from "./session-cache-key.js";
@@ -92,8 +93,7 @@ export class CompositionStep {
     const { context, mode, cursor } = input;
     // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
     const system = this.systemMessage(context, input.currentModeId);
-    const withCurrentSystem = (items: TranscriptItem[]) =>
-      items.map((item) => (item.type === "system_message" ? system : item));
+    const withCurrentSystem = (items: TranscriptItem[]) => withSystem(items, system);
     // A single item larger than a quarter of the window is cut when sent (DESIGN §15); the store keeps it whole.
     const maxItemTokens = Math.floor(contextWindowOf(context).tokens * RECENT_SHARE);
     const fitted = (items: TranscriptItem[]) => items.map((item) => fitItem(item, maxItemTokens));

@@ -40,6 +40,7 @@ import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-s
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
 import { TurnFollower } from "../streaming/turn-follower.js";
 import { TurnWakeups } from "../streaming/turn-wakeups.js";
+import { Budgets, type BudgetsOptions } from "../usage/budgets.js";
 import type { PriceTable } from "../usage/model-price.js";
 import { PriceList } from "../usage/price-list.js";
 import { type Spent, type TimeRange, UsageReports } from "../usage/usage-reports.js";
@@ -107,6 +108,11 @@ export interface AgentServiceOptions {
   observer?: TurnObserver;
   /** Prices (`APTIX_CONFIG` `prices`) taken before the built-in table (`DEFAULT_PRICES`). */
   prices?: PriceTable;
+  /**
+   * Per-principal budgets: past one, a new user turn is refused BUDGET_EXCEEDED (nothing stored), a running turn
+   * fails BUDGET_EXCEEDED before its next round, and a compaction asked for is refused. None when absent.
+   */
+  budgets?: BudgetsOptions;
 }
 
 export interface ExecuteOptions {
@@ -183,11 +189,15 @@ export class AgentService {
       maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
+    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
+    const budgets = options.budgets && new Budgets(options.budgets, this.#usage, clock);
+    const maxLlmCalls = options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST;
     this.#admission = new TurnAdmission({
       catalog,
       persistence: this.#persistence,
       clock,
       hashing,
+      ...(budgets ? { budgets } : {}),
     });
     const llmCall = new LlmCallStep(observer);
     const composition = new CompositionStep(catalog, retriever && observedRetriever(retriever, observer));
@@ -199,6 +209,7 @@ export class AgentService {
       providers,
       compactor,
       clock,
+      { ...(budgets ? { budgets } : {}), maxLlmCalls },
     );
     this.#rounds = new RoundRunner({
       providers,
@@ -221,7 +232,8 @@ export class AgentService {
         }),
         clock,
         modes: catalog.modes,
-        maxLlmCalls: options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
+        maxLlmCalls,
+        ...(budgets ? { budgets } : {}),
       }),
       settlement: this.#settlement,
       modes: catalog.modes,
@@ -238,7 +250,6 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
     this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock, this.#usage);
     this.#lists = new SessionLists(this.#persistence, catalog.modes);
     this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
@@ -379,7 +390,8 @@ export class AgentService {
 
   /**
    * Compacts the session's conversation now (`POST …/compact`, DESIGN §15): SESSION_BUSY while a turn is open;
-   * `compacted: false` when there is no turn since the latest compaction.
+   * `compacted: false`, no call made, when there is no turn since the latest compaction; BUDGET_EXCEEDED past a
+   * budget of the principal.
    */
   compactSession(principal: string, sessionId: string): Promise<InvokeResult<SessionCompacted>> {
     return this.#compaction.compact({ principal, sessionId });

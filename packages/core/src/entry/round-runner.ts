@@ -150,6 +150,7 @@ export class RoundRunner {
       progress,
       ...(recorder ? { text: recorder } : {}),
       signal,
+      budgetJudged: round.admittedUnderBudget === true,
     });
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();

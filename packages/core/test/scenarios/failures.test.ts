@@ -22,7 +22,8 @@ describe("failed turns", () => {
       errors: [
         {
           code: "ITERATION_LIMIT_EXCEEDED",
-          message: "The model made 3 calls in a row without a final answer or a client tool call.",
+          message:
+            "The request made 3 LLM calls (summaries included) without a final answer or a client tool call.",
           details: { maxLlmCalls: 3 },
         },
       ],

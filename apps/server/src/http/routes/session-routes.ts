@@ -156,8 +156,9 @@ const compactSession = createRoute({
   summary: "Compact a session's conversation",
   description:
     "Summarises the conversation now and restarts the provider's chain from the summary and the recent turns " +
-    "that fit, as happens on its own near the model's context window. `compacted: false` when no turn came " +
-    "since the latest compaction; 409 SESSION_BUSY while a turn is open.",
+    "that fit, as happens on its own near the model's context window. `compacted: false`, no model called, " +
+    "when no turn came since the latest compaction; 409 SESSION_BUSY while a turn is open; 429 BUDGET_EXCEEDED " +
+    "past a budget of the caller, no model called.",
   security: OWNER_ONLY,
   request: { params: SESSION_PARAMS },
   responses: {

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
+import { loggingFaults } from "./telemetry/logging-faults.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
@@ -64,7 +65,7 @@ export async function startServer(
     prices: config.prices,
     budgets: config.budgets,
     publicUrl: () => publicUrl,
-    observer: telemetry.observer,
+    observer: loggingFaults(telemetry.observer, logger),
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
   const readiness = await ReadinessMonitor.start(

@@ -5,13 +5,15 @@ import { httpStatusOf } from "@aptix/contracts";
 import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
 import { InMemoryTurnEventLog } from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
+import type { Logger } from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { capturedLog } from "./captured-log.js";
 import { HeldProvider } from "./held-provider.js";
 import { setup as setupApp } from "./http-app-setup.js";
 
 const AUTH = { authorization: "Bearer alice-key-0123456789" };
 
-function setup() {
+function setup(options: { logger?: Logger } = {}) {
   const store = new InMemorySessionStore();
   let turnReads = 0;
   const getTurn = store.getTurn.bind(store);
@@ -23,6 +25,7 @@ function setup() {
     provider: new HeldProvider({ id: "scripted" }),
     store,
     service: { followPollMs: 5, eventFlushMs: 5 },
+    ...options,
   });
   return { ...app, turnReads: () => turnReads };
 }
@@ -68,12 +71,13 @@ async function served(app: ReturnType<typeof setup>["app"]): Promise<{ url: stri
 
 describe("event streams", () => {
   it("ends a stream whose producer throws with an unsuccessful result event, and tells proxies not to buffer", async () => {
-    const { service, post } = setup();
+    const { logger, lines } = capturedLog();
+    const { service, post } = setup({ logger });
     service.handle = async () => ({
       type: "events",
       events: (async function* (): AsyncIterable<TurnEvent> {
         yield { id: "0-0", event: "output_text.delta", data: { delta: "Hel" } };
-        throw new Error("store exploded");
+        throw new Error("store exploded: params SECRET");
       })(),
       replayed: false,
     });
@@ -87,10 +91,27 @@ describe("event streams", () => {
       // No id: it is not one of the turn's events, so following from "0-0" still finds the turn's own result.
       [undefined, "result"],
     ]);
-    expect(JSON.parse(events[1]?.data ?? "null")).toMatchObject({
+    // What failed is the operator's: the result names the request, the log line the error's type and frames.
+    const requestId = response.headers.get("x-request-id");
+    expect(JSON.parse(events[1]?.data ?? "null")).toEqual({
       successful: false,
-      errors: [{ code: "INTERNAL", message: expect.stringContaining("store exploded") }],
+      errors: [
+        {
+          code: "INTERNAL",
+          message: "The stream failed unexpectedly; the request id identifies it in the logs.",
+          details: { requestId },
+        },
+      ],
+      warnings: [],
     });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        requestId,
+        message: "stream failed",
+        fault: expect.objectContaining({ type: "Error" }),
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain("SECRET");
   });
 
   it("answers a streamed turn sent again while it runs as JSON SESSION_BUSY, and keeps its result for followers", async () => {

@@ -43,7 +43,7 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** The request limits the app validates with, over a 1,000-character instruction limit. */
   limits?: Partial<RequestLimits>;
   /** Short polls and flushes make the streaming tests quick. */
-  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs" | "prices">;
+  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs" | "prices" | "observer">;
   /** The budgets new user turns are admitted under; none when absent. */
   budgets?: BudgetsOptions;
   /** The model of the default catalog's contexts; the catalog's when absent. */

@@ -141,6 +141,25 @@ export function describeTurnEventLogContract(
       expect(await log.list(alice, "t", 0, -1)).toEqual(deltas);
     });
 
+    it("keeps every other session's deltas when one append holds text the store refuses", async () => {
+      // Appends asked for at once may share a statement (the drizzle log groups them): a U+0000, which Postgres
+      // refuses, in one must fail at most that one.
+      const keys = ["a", "b", "c", "d"].map((sessionId) => ({ principal: `p-${sessionId}`, sessionId }));
+      const owners = await Promise.all(keys.map((key) => holdLease(key)));
+      const texts = ["first \u{1F4A1}", "refused \u0000", "third", "fourth"];
+      const appended = await Promise.allSettled(
+        keys.map((key, index) =>
+          append(key, "t", owners[index] as string, [{ round: 0, seq: 0, delta: texts[index] as string }]),
+        ),
+      );
+      for (const index of [0, 2, 3]) {
+        expect(appended[index]).toEqual({ status: "fulfilled", value: true });
+        expect(await log.list(keys[index] as SessionKey, "t", 0, -1)).toEqual([
+          { round: 0, seq: 0, delta: texts[index] },
+        ]);
+      }
+    });
+
     it("accepts an empty append", async () => {
       await append(alice, "t", await holdLease(alice), []);
       expect(await log.list(alice, "t", 0, -1)).toEqual([]);

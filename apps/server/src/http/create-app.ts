@@ -21,6 +21,7 @@ import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
 import { principalMiddleware } from "./principal.js";
+import { reportFault } from "./report-fault.js";
 import { requestBody } from "./request-body.js";
 import { requestMetrics } from "./request-metrics.js";
 import { requestRateLimit } from "./request-rate-limit.js";
@@ -91,15 +92,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         }),
       );
     }
-    c.var.logger.error(
-      { error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
-      "unhandled error",
-    );
+    reportFault(c, error, "unhandled error");
     return sendResult(
       c,
-      fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs.", {
-        requestId: c.get("requestId"),
-      }),
+      fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs."),
     );
   });
 

@@ -4,6 +4,8 @@ import type { TurnEvent } from "@aptix/core";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
+import { reportFault } from "../report-fault.js";
+import { withRequestId } from "../with-request-id.js";
 
 /**
  * The bytes a stream's client may leave unread before the next event waits for it: Node's own default for a
@@ -54,10 +56,10 @@ export function sendEventStream(
     outgoing.on("close", () => {
       if (!outgoing.writableFinished) left.abort();
     });
-    void stream(nodeSink(outgoing, left.signal), heartbeatMs, events, left.signal);
+    void stream(c, nodeSink(outgoing, left.signal), heartbeatMs, events, left.signal);
     return c.newResponse(null, { headers: RESPONSE_ALREADY_SENT.headers });
   }
-  return c.body(bodyStream(heartbeatMs, events, left), 200);
+  return c.body(bodyStream(c, heartbeatMs, events, left), 200);
 }
 
 function nodeSink(outgoing: ServerResponse, left: AbortSignal): EventSink {
@@ -83,6 +85,7 @@ function nodeSink(outgoing: ServerResponse, left: AbortSignal): EventSink {
 
 /** The stream as a Response body, pulled by its reader: a write waits while `UNREAD_BYTES` are queued. */
 function bodyStream(
+  c: Context<AppEnv>,
   heartbeatMs: number,
   events: (signal: AbortSignal) => AsyncIterable<TurnEvent>,
   left: AbortController,
@@ -111,6 +114,7 @@ function bodyStream(
         const open = () => !left.signal.aborted;
         const full = () => (controller.desiredSize ?? 0) <= 0;
         void stream(
+          c,
           {
             write: (text) => {
               if (!open()) return undefined;
@@ -134,33 +138,42 @@ function bodyStream(
 
 /**
  * Writes the events to `sink` as server-sent events, taking each once the sink has room, with a comment line
- * every `heartbeatMs` while the client reads.
+ * every `heartbeatMs` while the client reads. An INTERNAL result carries the request id (`withRequestId`), as it
+ * would unstreamed.
  */
 async function stream(
+  c: Context<AppEnv>,
   sink: EventSink,
   heartbeatMs: number,
   events: (signal: AbortSignal) => AsyncIterable<TurnEvent>,
   signal: AbortSignal,
 ): Promise<void> {
+  const requestId = c.get("requestId");
   const heartbeat = setInterval(() => {
     if (sink.reading()) void sink.write(": keep-alive\n\n");
   }, heartbeatMs);
   let resultSent = false;
   try {
     for await (const event of events(signal)) {
-      resultSent ||= event.event === "result";
-      const full = sink.write(serverSentEvent(event.event, JSON.stringify(event.data), event.id));
+      const isResult = event.event === "result";
+      resultSent ||= isResult;
+      const data = isResult ? withRequestId(event.data, requestId) : event.data;
+      const full = sink.write(serverSentEvent(event.event, JSON.stringify(data), event.id));
       if (full) await full;
       // Nobody reads any more: the events are left where they are (a turn's in its log).
       if (signal.aborted) break;
     }
   } catch (error) {
+    reportFault(c, error, "stream failed");
     // Every stream ends with a result. This one has no id: it is no stored event of the turn, so a client that
     // follows the turn from its last id still gets the turn's own result.
     if (!resultSent) {
       const failure = fail(
         "INTERNAL",
-        `The stream failed: ${error instanceof Error ? error.message : String(error)}`,
+        "The stream failed unexpectedly; the request id identifies it in the logs.",
+        {
+          requestId,
+        },
       );
       void sink.write(serverSentEvent("result", JSON.stringify(failure)));
     }

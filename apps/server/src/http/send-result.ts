@@ -1,4 +1,4 @@
-import { type ErrorCode, httpStatusOf, type InvokeResult } from "@aptix/contracts";
+import { type ErrorCode, httpStatusOf, type InvokeResult, type InvokeWarning } from "@aptix/contracts";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./app-env.js";
@@ -19,7 +19,8 @@ export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> =
  * `Retry-After`: the error's own `details.retryAfterSeconds` (RATE_LIMITED), else its code's. A failure's
  * errors are kept for the access log.
  */
-export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {
+export function sendResult<T>(c: Context<AppEnv>, answer: InvokeResult<T>): Response {
+  const result = noted(c, answer);
   if (!result.successful) {
     c.set("resultErrors", result.errors);
     const [first] = result.errors;
@@ -29,4 +30,10 @@ export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Resp
   }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;
   return c.json(result, status);
+}
+
+/** `result` with the warnings every answer of the app carries (`AppOptions.notices`) after its own. */
+export function noted<R extends { warnings: InvokeWarning[] }>(c: Context<AppEnv>, result: R): R {
+  const notices = c.get("notices");
+  return notices === undefined ? result : { ...result, warnings: [...result.warnings, ...notices] };
 }

@@ -4,6 +4,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import type { ServerEnv } from "../config/server-env.js";
+import { DEMO_NOTICE } from "../demo/demo-notice.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
 import { Budgets } from "../http/budgets.js";
@@ -38,6 +39,7 @@ export function appFromEnv(
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
     readiness: async () => readiness.status(),
+    notices: env.demo ? [DEMO_NOTICE] : [],
     logger,
     metrics: telemetry.metrics,
     ...(env.APTIX_METRICS_TOKEN === undefined ? {} : { metricsToken: env.APTIX_METRICS_TOKEN }),

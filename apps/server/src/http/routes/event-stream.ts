@@ -4,6 +4,7 @@ import type { TurnEvent } from "@aptix/core";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
+import { noted } from "../send-result.js";
 
 /** Where a stream's text goes. A write never waits: see `sendEventStream`. */
 interface EventSink {
@@ -27,8 +28,14 @@ interface EventSink {
 export function sendEventStream(
   c: Context<AppEnv>,
   heartbeatMs: number,
-  produce: (emit: (event: TurnEvent) => void, signal: AbortSignal) => Promise<void>,
+  producer: (emit: (event: TurnEvent) => void, signal: AbortSignal) => Promise<void>,
 ): Response {
+  // The result carries the app's notices as a JSON answer does.
+  const produce: typeof producer = (emit, signal) =>
+    producer(
+      (event) => emit(event.event === "result" ? { ...event, data: noted(c, event.data) } : event),
+      signal,
+    );
   c.header("Content-Type", "text/event-stream");
   c.header("Cache-Control", "no-cache");
   // Buffering proxies (nginx) would otherwise hold the deltas back until the stream ends.

@@ -1,6 +1,6 @@
 import { isStoreUnavailable, StoreUnavailableError } from "@aptix/core";
 import { newSessionKey } from "@aptix/core/testing";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
 import { reportingUnavailability } from "../src/store-unavailable.js";
 
@@ -18,6 +18,12 @@ function failingWith(error: unknown, closed = false) {
   };
   return reportingUnavailability(store, () => closed);
 }
+
+// The process's first `memory://` store runs PGlite's initdb (seconds of CPU, minutes on a busy two-core machine),
+// the next ones load its result: the hook awaits it, so no test's own time limit covers it.
+beforeAll(async () => {
+  await (await openStore("memory://")).close();
+});
 
 describe("reportingUnavailability", () => {
   it.each([

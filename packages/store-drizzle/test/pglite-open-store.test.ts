@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type StoreStep } from "../src/index.js";
 
 // Creating a database runs PGlite's initdb, seconds of CPU, minutes on a busy two-core machine: this file creates
-// one in memory and one on disk, each in a hook, which awaits it whatever it takes; the tests then open them again.
+// one in memory and one on disk in a hook that waits for them with no time limit (initdb runs in a child process,
+// which ends, succeeding or failing); the tests then open them again, which takes seconds.
 describe("openStore on PGlite", () => {
   let directory: string;
   /** A database on disk, created by the hook. */
@@ -36,7 +37,7 @@ describe("openStore on PGlite", () => {
     const [first] = await Promise.all([opened(), openStore("memory://").then((store) => store.close())]);
     created = first.steps;
     await first.store.close();
-  });
+  }, 0);
 
   afterAll(async () => {
     await rm(directory, { recursive: true, force: true });

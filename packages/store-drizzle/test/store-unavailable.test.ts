@@ -20,10 +20,11 @@ function failingWith(error: unknown, closed = false) {
 }
 
 // The process's first `memory://` store runs PGlite's initdb (seconds of CPU, minutes on a busy two-core machine),
-// the next ones load its result: the hook awaits it, so no test's own time limit covers it.
+// the next ones load its result: the hook waits for it with no time limit (initdb runs in a child process, which
+// ends, succeeding or failing), so no test's own limit covers it.
 beforeAll(async () => {
   await (await openStore("memory://")).close();
-});
+}, 0);
 
 describe("reportingUnavailability", () => {
   it.each([

@@ -16,9 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type StoreStep } from "../src/index.js";
 
 // Creating a database runs PGlite's initdb, seconds of CPU, minutes on a busy two-core machine: this file creates
-// one in memory and one on disk in a hook that waits for them with no time limit (initdb runs in a child process,
-// which ends, succeeding or failing); the tests then open them again, which takes seconds.
-describe("openStore on PGlite", () => {
+// one in memory and one on disk in a hook; the tests then open them again, seconds of CPU each, which a loaded
+// machine stretched past a minute. Every wait here is for PGlite's work, which ends (initdb in a child process,
+// opening and migrating in this one), succeeding or failing: none has a time limit.
+describe("openStore on PGlite", { timeout: 0 }, () => {
   let directory: string;
   /** A database on disk, created by the hook. */
   let path: string;

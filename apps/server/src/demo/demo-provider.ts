@@ -107,12 +107,13 @@ function answerTo(items: readonly TranscriptItem[], tools: ReadonlySet<string>):
       .filter((item) => item.type === "function_call_output");
     return { text: outputs.map((output) => aboutOutput(output, items)).join("\n\n"), toolCalls: [] };
   }
-  const text = last?.type === "user_message" ? textOf(last) : "";
   // Compaction's summarising call: no tools, the conversation rendered in one message.
   if (tools.size === 0 && /\[CONVERSATION\]/.test(items.map(textOfItem).join("\n"))) {
     return { text: summaryOf(items), toolCalls: [] };
   }
-  const instruction = /\[INSTRUCTION\]\n([\s\S]*)/.exec(text)?.[1]?.trim() ?? text.trim();
+  // The first part holds the instruction; the next ones the turn's `[CONTEXT]`, artifacts and solution context.
+  const [first = "", ...rest] = last?.type === "user_message" ? partsOf(last) : [];
+  const instruction = /\[INSTRUCTION\]\n([\s\S]*)/.exec(first)?.[1]?.trim() ?? first.trim();
   const fileName = FILE_NAME.exec(instruction)?.[0];
   if (WRITE.test(instruction) && fileName && tools.has("create_file")) {
     const extension = fileName.split(".").pop()?.toLowerCase() ?? "txt";
@@ -132,7 +133,8 @@ function answerTo(items: readonly TranscriptItem[], tools: ReadonlySet<string>):
       ],
     };
   }
-  const path = PATH.exec(instruction)?.[0];
+  // A file the instruction names, else the first one its context shows (a workspace's best match).
+  const path = PATH.exec(instruction)?.[0] ?? PATH.exec(rest.join("\n"))?.[0];
   if (path && tools.has("read_file")) {
     return { text: "", toolCalls: [{ name: "read_file", input: { path, startLine: null, endLine: null } }] };
   }
@@ -185,12 +187,12 @@ function summaryOf(items: readonly TranscriptItem[]): string {
   ].join("\n");
 }
 
-function textOf(item: Extract<TranscriptItem, { type: "user_message" }>): string {
-  return item.content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+function partsOf(item: Extract<TranscriptItem, { type: "user_message" }>): string[] {
+  return item.content.flatMap((part) => (part.type === "text" ? [part.text] : []));
 }
 
 function textOfItem(item: TranscriptItem): string {
-  return item.type === "user_message" ? textOf(item) : "";
+  return item.type === "user_message" ? partsOf(item).join("\n") : "";
 }
 
 function parsed(json: string): unknown {

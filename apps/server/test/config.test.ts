@@ -454,6 +454,9 @@ describe("the environment", () => {
       [undefined, "0", "false", "", "1", "true"].map((value) => readServerEnv({ APTIX_DEMO: value }).demo),
     ).toEqual([false, false, false, false, true, true]);
     expect(() => readServerEnv({ APTIX_DEMO: "yes" })).toThrow('APTIX_DEMO="yes": must be 1 (on) or 0 (off)');
+    // Its own embedded database unless told another: a real model's start never replays the demo's answers.
+    expect(readServerEnv({ APTIX_DEMO: "1", INIT_CWD: "/srv" }).DATABASE_URL).toBe("/srv/.aptix/demo-db");
+    expect(readServerEnv({ APTIX_DEMO: "1", DATABASE_URL: "memory://" }).DATABASE_URL).toBe("memory://");
   });
 
   it("refuses local mode on a non-loopback address", () => {

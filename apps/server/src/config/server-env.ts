@@ -54,12 +54,13 @@ const otlpUrl = z.url({
 const ServerEnvSchema = z.object({
   PORT: integer(8787, 0, 65_535),
   HOST: z.string().min(1).default("127.0.0.1"),
+  /** `./.aptix/db` when unset, `./.aptix/demo-db` for the demo (see `readServerEnv`). */
   DATABASE_URL: z
     .string()
     .min(1)
-    .default("./.aptix/db")
+    .optional()
     .superRefine((url, context) => {
-      const problem = databaseSchemeProblem(url);
+      const problem = url === undefined ? undefined : databaseSchemeProblem(url);
       if (problem) context.addIssue({ code: "custom", message: problem });
     }),
   /** The schema of the store's tables, created if missing (store-drizzle's default: `aptix`). */
@@ -149,7 +150,9 @@ const ServerEnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default("aptix"),
 });
 
-export type ServerEnv = z.infer<typeof ServerEnvSchema> & {
+export type ServerEnv = Omit<z.infer<typeof ServerEnvSchema>, "DATABASE_URL"> & {
+  /** Postgres's URL, `memory://`, or the embedded database's directory as an absolute path. */
+  DATABASE_URL: string;
   /** Principal by API key; empty in local mode. */
   apiKeys: Map<string, string>;
   /** APTIX_DEMO is on: the demo model answers every turn. */
@@ -225,11 +228,14 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
       "APTIX_TRUSTED_PROXIES is set, and APTIX_API_KEYS is unset: local mode refuses every forwarded request. Set APTIX_API_KEYS to serve through a proxy.",
     );
   }
+  const demo = parsed.data.APTIX_DEMO === "1" || parsed.data.APTIX_DEMO === "true";
+  // The demo keeps its sessions apart: a real model's start must not replay the demo's stored answers unmarked.
+  const databaseUrl = parsed.data.DATABASE_URL ?? (demo ? "./.aptix/demo-db" : "./.aptix/db");
   return {
     ...parsed.data,
-    DATABASE_URL: resolveDatabasePath(parsed.data.DATABASE_URL, env.INIT_CWD),
+    DATABASE_URL: resolveDatabasePath(databaseUrl, env.INIT_CWD),
     apiKeys,
-    demo: parsed.data.APTIX_DEMO === "1" || parsed.data.APTIX_DEMO === "true",
+    demo,
   };
 }
 

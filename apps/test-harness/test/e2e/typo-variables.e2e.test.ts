@@ -11,10 +11,21 @@ import { fileURLToPath } from "node:url";
 import { afterAll, expect, it, vi } from "vitest";
 import { type LaunchedServer, launchServer } from "../../src/e2e/index.js";
 
-// The child compiles the server with tsx before it reads its environment: seconds, more on a busy machine.
+// The child compiles the server with tsx before it reads its environment: seconds, more on a busy machine. It ends
+// or says it listens, and the test waits for one or the other.
 vi.setConfig({ testTimeout: 0 });
 
 const children: LaunchedServer[] = [];
+
+/** How the child ended; "listening" if it started instead (the typo passed), which fails the test at once. */
+function ended(child: LaunchedServer) {
+  const started = child
+    .waitForLine((line) => line.message === "listening", 600_000)
+    .then(() => "listening" as const)
+    // Rejected when the child exits first: its exit status answers then.
+    .catch(() => child.exited);
+  return Promise.race([child.exited, started]);
+}
 let directory: string;
 
 afterAll(async () => {
@@ -31,8 +42,8 @@ it("stops with exit code 2 and one did-you-mean line on APTIX_PORT or a postgres
   };
   const port = launch({ APTIX_PORT: "abc", DATABASE_URL: "memory://" });
   const scheme = launch({ DATABASE_URL: "postgress://aptix:hunter2@127.0.0.1/aptix" });
-  expect(await port.exited).toEqual({ code: 2, signal: null });
-  expect(await scheme.exited).toEqual({ code: 2, signal: null });
+  expect(await ended(port)).toEqual({ code: 2, signal: null });
+  expect(await ended(scheme)).toEqual({ code: 2, signal: null });
   expect(port.logs.map((line) => [line.level, line.message])).toEqual([
     ["error", 'Invalid environment: APTIX_PORT: is not a variable the service reads (did you mean "PORT"?)'],
   ]);

@@ -1,5 +1,5 @@
-// `pnpm start` and `pnpm demo` (`--demo`: the server with APTIX_DEMO=1): builds the server (saying what it builds, with the time since start), then runs
-// `node apps/server/dist/main.js` and stays its parent until it stops. pnpm runs this with `exec`, so it is pnpm's
+// `pnpm start` and `pnpm demo` (`--demo`: the server with APTIX_DEMO=1): builds the server (saying what it builds,
+// with the time since start), then runs `node apps/server/dist/main.js` and stays its parent until it stops. pnpm runs this with `exec`, so it is pnpm's
 // own child: pnpm's SIGTERM (what a process manager sends) reaches it, and it forwards the stop to the server and
 // waits for it, so no server outlives `pnpm start` and a clean stop ends with the server's exit code, 0.
 import { spawn } from "node:child_process";
@@ -22,14 +22,13 @@ const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 
 /** The running step (the build, then the server), which a stop is forwarded to. */
 let child;
+/** When the first stop signal came; none yet while undefined. */
 let stoppedAt;
-let stopSignal;
 for (const signal of STOP_SIGNALS) {
   process.on(signal, () => {
     const now = performance.now();
     if (stoppedAt !== undefined && now - stoppedAt < SAME_STOP_MS) return;
     stoppedAt ??= now;
-    stopSignal ??= signal;
     child?.kill(signal);
   });
 }
@@ -73,7 +72,7 @@ for await (const line of createInterface({ input: child.stdout })) {
 }
 const buildCode = await building;
 // Stopped while building: nothing failed, and there is no server to start.
-if (stopSignal !== undefined) process.exit(0);
+if (stoppedAt !== undefined) process.exit(0);
 if (buildCode !== 0) {
   say(`the build failed (exit code ${buildCode})`);
   process.exit(buildCode);

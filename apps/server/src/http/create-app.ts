@@ -1,4 +1,10 @@
-import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
+import {
+  type AgentExecuteRequest,
+  fail,
+  type InvokeResult,
+  type InvokeWarning,
+  WORKSPACE_LIMITS,
+} from "@aptix/contracts";
 import {
   type AgentService,
   type Clock,
@@ -64,6 +70,8 @@ export interface AppOptions {
   tracer?: Tracer;
   /** The time the usage route's default range (the current UTC month) is taken from; the system's by default. */
   clock?: Clock;
+  /** Warnings every answer carries, whatever it answers (the demo model's); none by default. */
+  notices?: readonly InvokeWarning[];
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
@@ -77,6 +85,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   if (options.tracer) app.use(requestTracing(options.tracer));
   app.use(requestId());
   app.use(accessLog(logger));
+  const { notices = [] } = options;
+  if (notices.length > 0) {
+    app.use(async (c, next) => {
+      c.set("notices", notices);
+      await next();
+    });
+  }
   if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
   const { metrics } = options;
   if (metrics) app.use(requestMetrics(metrics));

@@ -1,4 +1,4 @@
-import { type ErrorCode, httpStatusOf, type InvokeResult } from "@aptix/contracts";
+import { type ErrorCode, httpStatusOf, type InvokeResult, type InvokeWarning } from "@aptix/contracts";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./app-env.js";
@@ -21,7 +21,7 @@ export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> =
  * error carries the request id (`withRequestId`). A failure's errors are kept for the access log.
  */
 export function sendResult<T>(c: Context<AppEnv>, answered: InvokeResult<T>): Response {
-  const result = withRequestId(answered, c.get("requestId"));
+  const result = noted(c, withRequestId(answered, c.get("requestId")));
   if (!result.successful) {
     c.set("resultErrors", result.errors);
     const [first] = result.errors;
@@ -31,4 +31,10 @@ export function sendResult<T>(c: Context<AppEnv>, answered: InvokeResult<T>): Re
   }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;
   return c.json(result, status);
+}
+
+/** `result` with the warnings every answer of the app carries (`AppOptions.notices`) after its own. */
+export function noted<R extends { warnings: InvokeWarning[] }>(c: Context<AppEnv>, result: R): R {
+  const notices = c.get("notices");
+  return notices === undefined ? result : { ...result, warnings: [...result.warnings, ...notices] };
 }

@@ -3,6 +3,7 @@ import type { AgentService, WorkspaceKnowledge } from "@aptix/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
 import type { ServerEnv } from "../config/server-env.js";
+import { DEMO_NOTICE } from "../demo/demo-notice.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
 import { createApp } from "../http/create-app.js";
@@ -34,6 +35,7 @@ export function appFromEnv(
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
     readiness: async () => readiness.status(),
+    notices: env.demo ? [DEMO_NOTICE] : [],
     logger,
     metrics: telemetry.metrics,
     ...(env.APTIX_METRICS_TOKEN === undefined ? {} : { metricsToken: env.APTIX_METRICS_TOKEN }),

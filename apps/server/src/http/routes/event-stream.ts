@@ -5,6 +5,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { reportFault } from "../report-fault.js";
+import { noted } from "../send-result.js";
 import { withRequestId } from "../with-request-id.js";
 
 /**
@@ -138,7 +139,7 @@ function bodyStream(
 
 /**
  * Writes the events to `sink` as server-sent events, taking each once the sink has room, with a comment line
- * every `heartbeatMs` while the client reads. An INTERNAL result carries the request id (`withRequestId`), as it
+ * every `heartbeatMs` while the client reads. An INTERNAL result carries the request id (`withRequestId`) and the result the app's notices, as it
  * would unstreamed.
  */
 async function stream(
@@ -157,7 +158,8 @@ async function stream(
     for await (const event of events(signal)) {
       const isResult = event.event === "result";
       resultSent ||= isResult;
-      const data = isResult ? withRequestId(event.data, requestId) : event.data;
+      // The result carries the app's notices as a JSON answer does.
+      const data = isResult ? noted(c, withRequestId(event.data, requestId)) : event.data;
       const full = sink.write(serverSentEvent(event.event, JSON.stringify(data), event.id));
       if (full) await full;
       // Nobody reads any more: the events are left where they are (a turn's in its log).
@@ -175,7 +177,7 @@ async function stream(
           requestId,
         },
       );
-      void sink.write(serverSentEvent("result", JSON.stringify(failure)));
+      void sink.write(serverSentEvent("result", JSON.stringify(noted(c, failure))));
     }
   } finally {
     clearInterval(heartbeat);

@@ -5,7 +5,14 @@ import { sharedVitestConfig } from "../../tooling/vitest.shared.js";
 
 // test/alone/ holds the tests that time the server (DESIGN's bounds for /healthz): `test-alone` runs them once
 // every other test has finished, one file at a time, so no other test's load is what they measure.
+// Vitest runs one file at a time on two cores (a worker per core but one). These files are independent (each its
+// own sessions, schemas, ports and child processes) and spend most of their time waiting on servers, child
+// processes and PGlite's child initdb, so three at once overlap the waits.
 export default defineConfig({
   ...sharedVitestConfig,
-  test: { ...sharedVitestConfig.test, exclude: [...configDefaults.exclude, "test/alone/**"] },
+  test: {
+    ...sharedVitestConfig.test,
+    exclude: [...configDefaults.exclude, "test/alone/**"],
+    maxWorkers: 3,
+  },
 });

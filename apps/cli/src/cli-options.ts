@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { IdentifierSchema } from "@aptix/contracts";
+import { IdentifierSchema, validateUsageQuery } from "@aptix/contracts";
 import { type DefaultWorkspace, defaultWorkspace } from "./workspace/default-workspace.js";
 import { workspaceIdOf } from "./workspace/workspace-id.js";
 
@@ -33,16 +33,19 @@ Options:
   --continue             continue this workspace's latest session (chat, run)
   -y, --yes              apply patches and approve the service's tools that ask first without
                          asking, but patches that change files that run code when an editor
-                         or tool opens the project (.vscode/, .envrc, …)
+                         or tool opens the project (.vscode/, .envrc, …) and tool calls whose
+                         arguments name a path outside the workspace
   --allow-ignored        let the tools read, list, search and patch what .gitignore
                          ignores, and .gitignore files (chat, run, acp; .git stays closed)
   --json                 print one JSON object as the last line of stdout
   -h, --help             show this help
+  --version              print the version of aptix
 
 A turn whose workspace was never indexed runs without its files as context: aptix says so
 and names the command that fixes it (aptix index).
 
-Exit codes: 0 done, 1 the turn failed, 2 usage error.
+Exit codes: 0 done, 1 the turn failed, 2 usage error, 130 stopped by Ctrl-C (the turn is
+cancelled on the service).
 `;
 
 /** `aptix acp --help`: what an editor's configuration needs, not the terminal commands. */
@@ -76,7 +79,8 @@ type Command =
   | { name: "sessions" }
   | { name: "usage"; from?: string; to?: string; groupBy?: string }
   | { name: "acp" }
-  | { name: "help"; usage: string };
+  | { name: "help"; usage: string }
+  | { name: "version" };
 
 export interface CliOptions {
   command: Command;
@@ -109,23 +113,29 @@ export function parseCliOptions(argv: readonly string[], env: NodeJS.ProcessEnv,
   try {
     parsed = parse(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // Node's own message goes on to explain `--`: the first sentence names the mistake.
+    const [mistake = ""] = (error as Error).message.split(/(?<=\.) /, 1);
+    throw new UsageError(mistake.replace(/\.$/, ""));
   }
   const { values, positionals } = parsed;
   const [name, ...rest] = positionals;
-  const command: Command = values.help
-    ? { name: "help", usage: name === "acp" ? ACP_USAGE : USAGE }
-    : commandOf(name, rest);
+  const command: Command = values.version
+    ? { name: "version" }
+    : values.help
+      ? { name: "help", usage: name === "acp" ? ACP_USAGE : USAGE }
+      : commandOf(name, rest);
   const range = { from: values.from, to: values.to, groupBy: values["group-by"] };
   if (
     command.name !== "usage" &&
     command.name !== "help" &&
+    command.name !== "version" &&
     Object.values(range).some((value) => value !== undefined)
   )
     throw new UsageError("--from, --to and --group-by apply to usage only.");
   if (command.name === "usage") {
     for (const [key, value] of Object.entries(range))
       if (value !== undefined) Object.assign(command, { [key]: value });
+    checkUsageQuery(range);
   }
   const workspaceArgument = command.name === "index" ? rest[0] : undefined;
   const given = workspaceArgument ?? values.workspace;
@@ -188,6 +198,7 @@ function parse(argv: readonly string[]) {
       to: { type: "string" },
       "group-by": { type: "string" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
     },
   });
 }
@@ -240,4 +251,30 @@ function checkIdentifier(what: string, value: string): void {
   const parsed = IdentifierSchema.safeParse(value);
   if (!parsed.success)
     throw new UsageError(`${what} ${JSON.stringify(value)} ${parsed.error.issues[0]?.message}.`);
+}
+
+/** The options of `aptix usage` by the query's fields, for messages that name what the user typed. */
+const USAGE_OPTIONS: Record<string, string> = { from: "--from", to: "--to", groupBy: "--group-by" };
+
+/**
+ * `aptix usage`'s options checked as the service checks its query (dates, a range given whole, a grouping it
+ * knows), so a mistake is a usage error here rather than a refused request.
+ */
+function checkUsageQuery(query: { from?: string; to?: string; groupBy?: string }): void {
+  const checked = validateUsageQuery(
+    Object.fromEntries(
+      Object.entries(query).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
+  );
+  if (checked.successful) return;
+  const fields = (
+    checked.errors[0]?.details as { fields?: Array<{ path: string; message: string }> } | undefined
+  )?.fields;
+  // The service's messages name the fields as its query spells them (`from`, `groupBy`): named here as options.
+  const option = (name: string) => USAGE_OPTIONS[name] ?? name;
+  const problems = (fields ?? []).map(
+    ({ path, message }) =>
+      `${option(path)} ${message.replace(/`(\w+)`/g, (_all, name: string) => option(name))}`,
+  );
+  throw new UsageError(`${problems.join("; ") || checked.errors[0]?.message}.`);
 }

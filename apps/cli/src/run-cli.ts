@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { AptixClient } from "@aptix/client";
 import { acpCommand } from "./acp/acp-command.js";
 import { parseCliOptions, UsageError } from "./cli-options.js";
+import { cliVersion } from "./cli-version.js";
 import { chatCommand } from "./commands/chat-command.js";
 import { type CliContext, EXIT } from "./commands/cli-context.js";
 import { describeFailure } from "./commands/describe-failure.js";
@@ -16,7 +17,7 @@ import { visible } from "./terminal/visible.js";
 
 export type CliStreams = CliContext["streams"];
 
-/** Runs `aptix <argv>` and answers its exit code (0 done, 1 the turn failed, 2 usage error). */
+/** Runs `aptix <argv>` and answers its exit code (0 done, 1 the turn failed, 2 usage error, 130 Ctrl-C). */
 export async function runCli(argv: readonly string[], streams: CliStreams, cwd: string): Promise<number> {
   let context: CliContext;
   try {
@@ -49,6 +50,9 @@ export async function runCli(argv: readonly string[], streams: CliStreams, cwd: 
     switch (command.name) {
       case "help":
         streams.stdout.write(command.usage);
+        return EXIT.done;
+      case "version":
+        streams.stdout.write(`aptix ${cliVersion()}\n`);
         return EXIT.done;
       case "chat":
         return await chatCommand(context);

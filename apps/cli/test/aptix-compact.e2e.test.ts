@@ -67,13 +67,13 @@ describe("aptix chat", () => {
       from = chat.text().length;
       chat.type("And now?\r");
       await chat.waitFor("42, as agreed.", from);
-      expect(chat.text().slice(from)).toMatch(/\(conversation compacted: \d+ → \d+ tokens of context\)/);
+      expect(chat.text().slice(from)).toMatch(/\(conversation compacted: \d+ → \d+ tokens? of context\)/);
       chat.type("/exit\r");
       expect(await chat.exited).toBe(0);
     } finally {
       chat.kill();
     }
-    expect(chat.text()).toMatch(/Compacted: \d+ → \d+ tokens of context\./);
+    expect(chat.text()).toMatch(/Compacted: \d+ → \d+ tokens? of context\./);
     expect(await compactions("compact-chat-1")).toBe(2);
   });
 });
@@ -109,7 +109,7 @@ describe("aptix acp", () => {
           : [],
       )
       .join("");
-    expect(said).toMatch(/Compacted: \d+ → \d+ tokens of context\./);
+    expect(said).toMatch(/Compacted: \d+ → \d+ tokens? of context\./);
     expect(await compactions(sessionId)).toBe(1);
   });
 });

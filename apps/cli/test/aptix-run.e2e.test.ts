@@ -1,12 +1,16 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { step } from "@aptix/testing-llm-servers";
 import { afterEach, describe, expect, it } from "vitest";
-import { APTIX_BIN, runAptix, runProcess } from "./support/aptix-process.js";
+import { APTIX_BIN, runAptix, runProcess, startAptix } from "./support/aptix-process.js";
 import { API_KEY } from "./support/aptix-server.js";
 import { startCuttingProxy } from "./support/cutting-proxy.js";
+import { openTerminal } from "./support/open-terminal.js";
+import { turnStatuses } from "./support/turn-statuses.js";
 import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
@@ -273,7 +277,122 @@ describe("aptix run: streaming", () => {
   });
 });
 
+/** Waits until the scripted model has had more than `calls` requests. */
+async function providerCalled(calls: number): Promise<void> {
+  for (let waited = 0; aptix.openai.responseRequests().length <= calls; waited += 20) {
+    if (waited > 30_000) throw new Error("the provider was never called");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe("aptix run: Ctrl-C", () => {
+  it("cancels the turn on the service and exits 130 with one line", async () => {
+    const workspace = await makeWorkspace("run-sigint", { "a.txt": "a\n" });
+    aptix.openai.script(step.text("Never delivered.", { delayMs: 120_000 }));
+    const calls = aptix.openai.responseRequests().length;
+    const started = startAptix(
+      ["run", "Take forever", "--session", "run-sigint", "--url", aptix.server.url],
+      {
+        cwd: workspace.dir,
+        env: { APTIX_API_KEY: API_KEY },
+      },
+    );
+    await providerCalled(calls);
+    started.child.kill("SIGINT");
+    const result = await started.finished;
+    expect(result.code, result.stderr).toBe(130);
+    expect(result.stderr).toMatch(
+      /^aptix: stopped \(Ctrl-C\): turn [0-9a-f-]{36} is cancelled on the service\.\n$/,
+    );
+    expect(result.stdout).not.toContain("Never delivered.");
+    expect(await turnStatuses(aptix.server.url, "run-sigint")).toEqual(["cancelled"]);
+  });
+
+  it("answers the patch's question at once in a terminal: the turn is cancelled, no file changes, exit 130", async () => {
+    const workspace = await makeWorkspace("run-sigint-ask", { "src/cart.ts": CART });
+    aptix.openai.script(step.functionCalls({ name: "apply_patch", arguments: { patch: CART_PATCH } }));
+    const term = openTerminal(
+      aptix.server.url,
+      ["run", "Fix the cart", "--session", "run-sigint-ask"],
+      workspace.dir,
+    );
+    try {
+      await term.waitFor("Apply this patch? [y/N]");
+      // No Enter: Ctrl-C alone answers.
+      term.type("\x03");
+      expect(await term.exited).toBe(130);
+    } finally {
+      term.kill();
+    }
+    expect(term.text()).toMatch(
+      /aptix: stopped \(Ctrl-C\): turn [0-9a-f-]{36} is cancelled on the service\./,
+    );
+    expect(await turnStatuses(aptix.server.url, "run-sigint-ask")).toEqual(["cancelled"]);
+    expect(await workspace.read("src/cart.ts")).toBe(CART);
+  });
+
+  it("a second Ctrl-C exits 130 at once when the service does not answer the cancel", async () => {
+    const workspace = await makeWorkspace("run-sigint-twice", { "a.txt": "a\n" });
+    // A service that takes every request and answers none.
+    const paths: string[] = [];
+    const silent = createServer((request) => {
+      paths.push(request.url ?? "");
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    const seen = async (what: RegExp) => {
+      for (let waited = 0; !paths.some((path) => what.test(path)); waited += 20) {
+        if (waited > 30_000) throw new Error(`no request matched ${what}: ${paths.join(", ")}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    try {
+      const started = startAptix(["run", "Hello", "--url", `http://127.0.0.1:${port}`], {
+        cwd: workspace.dir,
+      });
+      await seen(/^\/v1\//);
+      started.child.kill("SIGINT");
+      await seen(/\/cancel$/);
+      started.child.kill("SIGINT");
+      const result = await started.finished;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toBe(
+        "aptix: stopped (Ctrl-C) without waiting for the service to cancel the turn.\n",
+      );
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
+describe("aptix run: what it prints besides the answer", () => {
+  it("prints the session to go on with after a failed turn, but none after a refused one", async () => {
+    const workspace = await makeWorkspace("run-refused", { "a.txt": "a\n" });
+    aptix.openai.script(step.error(500));
+    const failed = await run(["run", "Fail", "--session", "run-failed"], workspace.dir);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("session run-failed");
+    const refused = await runAptix(["run", "Hello", "--session", "run-refused", "--url", aptix.server.url], {
+      cwd: workspace.dir,
+      env: { APTIX_API_KEY: "not-the-key-0123456789abcdef" },
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain("UNAUTHORIZED");
+    expect(refused.stderr).not.toContain("session run-refused");
+  });
+});
+
 describe("aptix: exit codes", () => {
+  it("prints its version for --version", async () => {
+    const workspace = await makeWorkspace("version", { "a.txt": "a\n" });
+    const { version } = JSON.parse(
+      readFileSync(fileURLToPath(new URL("../package.json", import.meta.url)), "utf8"),
+    );
+    const result = await runAptix(["--version"], { cwd: workspace.dir });
+    expect(result).toMatchObject({ code: 0, stdout: `aptix ${version}\n`, stderr: "" });
+  });
+
   it("exits 1 when the turn fails, with the errors as the --json line", async () => {
     const workspace = await makeWorkspace("failing", { "a.txt": "a\n" });
     aptix.openai.script(step.error(500));
@@ -292,6 +411,10 @@ describe("aptix: exit codes", () => {
     [[], /Name a command/],
     [["run", "x", "--workspace", "no-such-dir"], /no-such-dir is not a directory/],
     [["acp", "--workspace", "."], /aptix acp takes its workspaces.*--workspace do not apply/],
+    [["usage", "--from", "2026-01-01"], /--to is required with --from/],
+    [["usage", "--to", "2026-01-01"], /--from is required with --to/],
+    [["usage", "--from", "2026-02-30", "--to", "2026-03-01"], /--from must be an ISO 8601 date/],
+    [["usage", "--group-by", "week"], /--group-by must be one of "day", "model", "session"/],
   ])("exits 2 with one line saying why for %j", async (args, message) => {
     const workspace = await makeWorkspace("usage", { "a.txt": "a\n" });
     const result = await runAptix(args, { cwd: workspace.dir });

@@ -106,6 +106,8 @@ describe("finding 8 (issue 27) and issue 37: what the model sends cannot drive t
       step.text([
         "Done \u001b",
         "]0;pwned\u0007 \u009b31m\r\u202eend\u200b\u200c\u200e\u202a\u2068\u{e0041}",
+        // Issue 46: more that prints nothing, or breaks a line where none shows.
+        " ad\u00admin\u034f\u180e\u3164\u2028\u2029\ufe0f\u{e0100}.",
       ]),
     );
     const result = await run(["run", "Add a line", "--yes"], workspace.dir);
@@ -121,6 +123,14 @@ describe("finding 8 (issue 27) and issue 37: what the model sends cannot drive t
       "\ufeff",
       "\u{e0041}",
       "\u{e0063}",
+      "\u00ad",
+      "\u034f",
+      "\u180e",
+      "\u3164",
+      "\u2028",
+      "\u2029",
+      "\ufe0f",
+      "\u{e0100}",
     ])
       expect(result.stdout + result.stderr, JSON.stringify(char)).not.toContain(char);
     expect(result.stdout).toContain("+harmless\\x1b[1A\\x1b[2K\\x1b[1A\\x1b[2K");
@@ -130,6 +140,7 @@ describe("finding 8 (issue 27) and issue 37: what the model sends cannot drive t
     expect(result.stdout).toContain(
       "Done \\x1b]0;pwned\\x07 \\x9b31m\\x0d\\u202eend\\u200b\\u200c\\u200e\\u202a\\u2068\\u{e0041}",
     );
+    expect(result.stdout).toContain(" ad\\xadmin\\u034f\\u180e\\u3164\\u2028\\u2029\\ufe0f\\u{e0100}.");
     expect(result.stdout).toContain("tool read_file \\x1b[2Jmissing\\x07\\u200dfi\\u2067le.txt ✗");
     // The file still gets the bytes the model sent: only what is printed is made visible.
     expect(await workspace.read("notes.txt")).toBe(

@@ -2,6 +2,7 @@ import { step } from "@aptix/testing-llm-servers";
 import { describe, expect, it } from "vitest";
 import { API_KEY } from "./support/aptix-server.js";
 import { openTerminal } from "./support/open-terminal.js";
+import { turnStatuses } from "./support/turn-statuses.js";
 import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace, workspaceIdOf } from "./support/workspace-dir.js";
 
@@ -81,12 +82,7 @@ describe("aptix chat in a terminal", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       expect(Date.now() - pressedAt).toBeLessThan(3_000);
-      const summary = (await (
-        await fetch(`${aptix.server.url}/v1/sessions/cancel-me`, {
-          headers: { authorization: `Bearer ${API_KEY}` },
-        })
-      ).json()) as { result: { turns: Array<{ status: string }> } };
-      expect(summary.result.turns.map((turn) => turn.status)).toEqual(["cancelled"]);
+      expect(await turnStatuses(aptix.server.url, "cancel-me")).toEqual(["cancelled"]);
       const afterCancel = chat.text().length;
       chat.type("Go on\r");
       await chat.waitFor("Next answer.", afterCancel);
@@ -95,6 +91,33 @@ describe("aptix chat in a terminal", () => {
     } finally {
       chat.kill();
     }
+  });
+
+  it("Ctrl-C at the patch's question answers it at once: the turn is cancelled, no file changes, the chat goes on", async () => {
+    const workspace = await makeWorkspace("chat-cancel-ask", { "a.txt": "a\n" });
+    const patch = ["--- a/a.txt", "+++ b/a.txt", "@@ -1 +1 @@", "-a", "+b", ""].join("\n");
+    aptix.openai.script(
+      step.functionCalls({ name: "apply_patch", arguments: { patch } }),
+      step.text("Next answer."),
+    );
+    const chat = inTerminal(["chat", "--session", "cancel-at-ask"], workspace.dir);
+    try {
+      await chat.waitFor("> ");
+      chat.type("Change a\r");
+      await chat.waitFor("Apply this patch? [y/N]");
+      // No Enter: Ctrl-C alone answers the question and stops the turn.
+      chat.type("\x03");
+      await chat.waitFor("Stopped.");
+      const afterCancel = chat.text().length;
+      chat.type("Go on\r");
+      await chat.waitFor("Next answer.", afterCancel);
+      chat.type("/exit\r");
+      expect(await chat.exited).toBe(0);
+    } finally {
+      chat.kill();
+    }
+    expect(await turnStatuses(aptix.server.url, "cancel-at-ask")).toEqual(["cancelled", "completed"]);
+    expect(await workspace.read("a.txt")).toBe("a\n");
   });
 
   it("shows a patch's hiding escapes as text, in colour, so every line of it is there to approve", async () => {
@@ -296,7 +319,7 @@ describe("aptix chat in a terminal", () => {
       chat.type("/resume no-such-session\r");
       await chat.waitFor("SESSION_NOT_FOUND", afterFresh);
       chat.type(`/resume ${first}\r`);
-      await chat.waitFor(`session ${first} · 1 turns`, afterFresh);
+      await chat.waitFor(`session ${first} · 1 turn`, afterFresh);
       chat.type("Back to the first\r");
       await chat.waitFor("Resumed answer.", afterFresh);
       chat.type("/exit\r");

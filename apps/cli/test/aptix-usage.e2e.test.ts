@@ -47,13 +47,16 @@ describe("aptix usage", () => {
     const today = new Date().toISOString().slice(0, 10);
     const byDay = await run(["usage", "--from", today, "--to", today], workspace.dir);
     expect(byDay.code, byDay.stderr).toBe(0);
-    expect(byDay.stdout).toContain(`${today} 1200 in (1000 cached) · 80 out · 1 calls · $0.0012`);
-    expect(byDay.stdout).toContain("total 1200 in (1000 cached) · 80 out · 1 calls · $0.0012");
+    expect(byDay.stdout).toContain(`${today} 1200 in (1000 cached) · 80 out · 1 call · $0.0012`);
+    expect(byDay.stdout).toContain("total 1200 in (1000 cached) · 80 out · 1 call · $0.0012");
 
+    // A mistake in the options is a usage error, told before any request.
     const bad = await run(["usage", "--group-by", "week"], workspace.dir);
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toContain("VALIDATION_FAILED");
-    expect(bad.stdout).toContain("groupBy");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--group-by must be one of "day", "model", "session"');
+    const halfRange = await run(["usage", "--from", today], workspace.dir);
+    expect(halfRange.code).toBe(2);
+    expect(halfRange.stderr).toContain("--to is required with --from");
     const misplaced = await run(["sessions", "--from", today], workspace.dir);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("--from, --to and --group-by apply to usage only.");

@@ -31,9 +31,25 @@ describe("visible", () => {
     ["\u2064", "invisible plus"],
     ["\u206a", "inhibit symmetric swapping"],
     ["\u206f", "nominal digit shapes"],
+    ["\u034f", "combining grapheme joiner"],
+    ["\u180e", "Mongolian vowel separator"],
+    ["\u2028", "line separator"],
+    ["\u2029", "paragraph separator"],
+    ["\u3164", "Hangul filler"],
+    ["\ufe00", "variation selector-1"],
+    ["\ufe0f", "variation selector-16"],
   ])("shows %j (%s) as its escape", (char) => {
     const code = char.charCodeAt(0).toString(16).padStart(4, "0");
     expect(visible(`if (admin)${char} return;`)).toBe(`if (admin)\\u${code} return;`);
+  });
+
+  it("shows the soft hyphen, which prints nothing inside a word, as its escape", () => {
+    expect(visible("ad\u00admin")).toBe("ad\\xadmin");
+  });
+
+  it("shows the supplementary variation selectors, which ride unseen on a character, as escapes", () => {
+    expect(visible("a\u{e0100}b\u{e01ef}c")).toBe("a\\u{e0100}b\\u{e01ef}c");
+    expect(visible("\u{e00ff}\u{e01f0}")).toBe("\u{e00ff}\u{e01f0}");
   });
 
   it("shows the invisible tag characters, which spell ASCII unseen, as escapes, and keeps what is around them", () => {
@@ -43,14 +59,17 @@ describe("visible", () => {
   });
 
   it("keeps the characters next to the ranges, and text in any script", () => {
-    const kept = "\u200a\u2010\u2029\u2065\u2070\ufefe\ufffd مرحبا שלום 😀";
+    const kept =
+      "\u00ac\u00ae\u034e\u0350\u1810\u200a\u2010\u2027\u202f\u2065\u2070\u3163\u3165\ufdfd\ufe10\ufefe\ufffd مرحبا שלום 😀";
     expect(visible(kept)).toBe(kept);
   });
 
   it("escapes in JSON what JSON.stringify leaves raw, and the JSON still parses to the same value", () => {
-    const value = { text: "\u001b[2J\u007f\u009b\u202e\u200b\ufeff\u{e0041}" };
+    const value = { text: "\u001b[2J\u007f\u009b\u202e\u200b\ufeff\u{e0041}\u2028\u00ad\u{e0100}" };
     const json = visibleJson(value);
-    expect(json).toBe('{"text":"\\u001b[2J\\u007f\\u009b\\u202e\\u200b\\ufeff\\udb40\\udc41"}');
+    expect(json).toBe(
+      '{"text":"\\u001b[2J\\u007f\\u009b\\u202e\\u200b\\ufeff\\udb40\\udc41\\u2028\\u00ad\\udb40\\udd00"}',
+    );
     expect(JSON.parse(json)).toEqual(value);
   });
 });

@@ -95,6 +95,18 @@ describe("isProjectHook: files that run code when an editor or a tool opens the 
     ".ENVRC",
     "catalog/aptix.json",
     "Catalog/APTIX.json",
+    ".devcontainer.json",
+    "shop.code-workspace",
+    "tools/Shop.Code-Workspace",
+    ".pre-commit-config.yaml",
+    "lefthook.yml",
+    ".claude/settings.json",
+    "pkg/.claude/hooks/stop.sh",
+    ".cursor/mcp.json",
+    ".mcp.json",
+    "mise.toml",
+    ".tool-versions",
+    ".MCP.json.",
   ])("%j is one", (path) => {
     expect(isProjectHook(path, ["catalog/aptix.json"])).toBe(true);
   });
@@ -109,6 +121,13 @@ describe("isProjectHook: files that run code when an editor or a tool opens the 
     "package.json",
     "aptix.json",
     "catalog/other.json",
+    "devcontainer.json",
+    "docs/code-workspace.md",
+    "pre-commit-config.yaml",
+    "claude/notes.md",
+    "mcp.json",
+    "mise.lock",
+    "tool-versions.md",
   ])("%j is not one", (path) => {
     expect(isProjectHook(path, ["catalog/aptix.json"])).toBe(false);
   });

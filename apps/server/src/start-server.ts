@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
+import { loggingFaults } from "./telemetry/logging-faults.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
@@ -67,8 +68,9 @@ export async function startServer(
     store,
     files: config.files,
     prices: config.prices,
+    budgets: config.budgets,
     publicUrl: () => publicUrl,
-    observer: telemetry.observer,
+    observer: loggingFaults(telemetry.observer, logger),
     cacheKeySecret,
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
@@ -83,7 +85,6 @@ export async function startServer(
     readiness,
     logger,
     telemetry,
-    budgets: config.budgets,
   });
   const listening = await listen(app.fetch, env).catch(async (error: unknown) => {
     // The port was taken since checkPort: what started must not outlive the start-up that stops.

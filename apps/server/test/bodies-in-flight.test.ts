@@ -2,6 +2,7 @@ import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, t
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BodiesInFlight } from "../src/http/bodies-in-flight.js";
 import { setup } from "./http-app-setup.js";
 
 const MIB = 1024 * 1024;
@@ -37,6 +38,8 @@ interface Answer {
 interface Upload {
   request: ClientRequest;
   answer: Promise<Answer>;
+  /** The answer, once read. */
+  answered: Answer | undefined;
   /** Sends the rest of a `bytes`-long body (spaces: not JSON, so it is read whole and refused 400). */
   finish(): Promise<Answer>;
 }
@@ -67,14 +70,22 @@ function upload(as: Principal, bytes: number | undefined): Upload {
     request.on("error", reject);
   });
   request.flushHeaders();
-  return {
+  const entry: Upload = {
     request,
     answer,
+    answered: undefined,
     finish() {
       request.end(Buffer.alloc(bytes ?? 2 * MIB, 0x20));
       return answer;
     },
   };
+  answer.then(
+    (read) => {
+      entry.answered = read;
+    },
+    () => undefined,
+  );
+  return entry;
 }
 
 /** The first of `uploads` answered, and the others. */
@@ -85,36 +96,65 @@ async function firstAnswered(uploads: Upload[]): Promise<{ answer: Answer; other
   return { answer, others: uploads.filter((_, other) => other !== index) };
 }
 
+/** Resolves once `count` of `uploads` are answered, with those answers. */
+function answered(uploads: Upload[], count: number): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  return new Promise((resolve, reject) => {
+    for (const entry of uploads) {
+      entry.answer.then((answer) => {
+        answers.push(answer);
+        if (answers.length === count) resolve(answers);
+      }, reject);
+    }
+  });
+}
+
 const notJson = { status: 400, code: "VALIDATION_FAILED" };
 const outcome = (answer: Answer) => ({ status: answer.status, code: answer.body.errors[0]?.code });
+const tooMany = { status: 429, code: "RATE_LIMITED" };
 
-describe("bodies in flight (at most 4 over 1 MiB per principal, 256 MiB in all, per instance)", () => {
-  it("refuses a principal's fifth large body 429 with Retry-After before reading it, and lets others in", async () => {
-    const { answer, others } = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 2 * MIB)));
+describe("bodies in flight (128 MiB per principal, 256 MiB in all, per instance)", () => {
+  it("refuses a principal's body past 128 MiB 429 with Retry-After before reading it, and lets others in", async () => {
+    const { answer, others } = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 32 * MIB)));
     expect(answer.status).toBe(429);
     expect(answer.headers["retry-after"]).toBe("5");
+    // Answered at once, and the connection closes once the unread body's rest is read and dropped.
+    expect(answer.headers.connection).toBe("close");
     expect(answer.body.errors).toEqual([
       {
         code: "RATE_LIMITED",
         message:
-          "Too many large bodies: this principal may have 4 bodies over 1 MiB read at once; try again in 5 s.",
+          "Too many bodies in flight: this principal may have 128 MiB of request bodies read at once, each " +
+          "counted by its Content-Length (at least 64 KiB); try again in 5 s.",
         details: { retryAfterSeconds: 5 },
       },
     ]);
-    // A body of 1 MiB is not a large one; another principal has a count of its own.
-    expect(outcome(await upload("alice", MIB).finish())).toEqual(notJson);
-    expect(outcome(await upload("bob", 2 * MIB).finish())).toEqual(notJson);
+    // Every body counts, a small one too; another principal has bytes of its own.
+    expect(outcome(await upload("alice", 100).finish())).toEqual(tooMany);
+    expect(outcome(await upload("bob", 32 * MIB).finish())).toEqual(notJson);
 
     // Once one of the four is read, its place is free again.
     const [first, ...rest] = others;
     expect(outcome(await (first as Upload).finish())).toEqual(notJson);
-    expect(outcome(await upload("alice", 2 * MIB).finish())).toEqual(notJson);
+    expect(outcome(await upload("alice", 32 * MIB).finish())).toEqual(notJson);
     for (const entry of rest) expect(outcome(await entry.finish())).toEqual(notJson);
   });
 
-  it("counts a chunked body, whose length is not known, as large and at the body limit (32 MiB)", async () => {
+  it("counts bodies of 1 MiB and less: one principal's 257 hold 128 MiB, and another's small POST answers", async () => {
+    // Before every body was counted, 257 bodies of 1 MiB held 257 MiB and Bob's POST was refused 503.
+    const alices = Array.from({ length: 257 }, () => upload("alice", MIB));
+    const refused = await answered(alices, 129);
+    expect(refused.map(outcome)).toEqual(refused.map(() => tooMany));
+    expect(outcome(await upload("bob", 100).finish())).toEqual(notJson);
+    expect(outcome(await upload("alice", 100).finish())).toEqual(tooMany);
+    const held = alices.filter((entry) => entry.answered === undefined);
+    expect(held).toHaveLength(128);
+    for (const entry of held) expect(outcome(await entry.finish())).toEqual(notJson);
+  });
+
+  it("counts a chunked body, whose length is not known, at the body limit (32 MiB)", async () => {
     const alices = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", undefined)));
-    expect(outcome(alices.answer)).toEqual({ status: 429, code: "RATE_LIMITED" });
+    expect(outcome(alices.answer)).toEqual(tooMany);
     // Alice's four and Bob's four chunked bodies hold 8 × 32 MiB, all 256 MiB: one of Bob's or Carol's small
     // one, whichever comes last, is refused 503.
     const { answer, others } = await firstAnswered([
@@ -123,6 +163,7 @@ describe("bodies in flight (at most 4 over 1 MiB per principal, 256 MiB in all, 
     ]);
     expect(answer.status).toBe(503);
     expect(answer.headers["retry-after"]).toBe("5");
+    expect(answer.headers.connection).toBe("close");
     expect(answer.body.errors).toEqual([
       {
         code: "NOT_READY",
@@ -136,8 +177,8 @@ describe("bodies in flight (at most 4 over 1 MiB per principal, 256 MiB in all, 
   });
 
   it("frees the place of a body whose client went away before sending it all", async () => {
-    const gone = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 2 * MIB)));
-    expect(outcome(gone.answer)).toEqual({ status: 429, code: "RATE_LIMITED" });
+    const gone = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 32 * MIB)));
+    expect(outcome(gone.answer)).toEqual(tooMany);
     for (const entry of gone.others) {
       entry.request.on("error", () => undefined);
       entry.request.write(Buffer.alloc(MIB));
@@ -146,11 +187,46 @@ describe("bodies in flight (at most 4 over 1 MiB per principal, 256 MiB in all, 
     // The places free once the server has seen the connections close: then four of five are let in again.
     let admitted: Array<{ status: number; code: string | undefined }> = [];
     for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
-      const { others } = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 2 * MIB)));
+      const { others } = await firstAnswered([1, 2, 3, 4, 5].map(() => upload("alice", 32 * MIB)));
       admitted = [];
       for (const entry of others) admitted.push(outcome(await entry.finish()));
       if (admitted.every((answer) => answer.status === 400)) break;
     }
     expect(admitted).toEqual([notJson, notJson, notJson, notJson]);
+  });
+});
+
+describe("BodiesInFlight", () => {
+  it("counts a body as at least 64 KiB, and a request without one as nothing", () => {
+    const inFlight = new BodiesInFlight();
+    // 2,048 bodies declaring 10 bytes each count 128 MiB: the held connections are bounded too.
+    const held = Array.from({ length: 2048 }, () => inFlight.reserve("alice", 10));
+    expect(held.filter((reserved) => !reserved.successful)).toEqual([]);
+    expect(inFlight.reserve("alice", 10)).toMatchObject({
+      successful: false,
+      errors: [{ code: "RATE_LIMITED" }],
+    });
+    expect(inFlight.reserve("alice", 0).successful).toBe(true);
+    expect(inFlight.reserve("bob", 10).successful).toBe(true);
+    // A release frees its place, once however often it is called.
+    const [first] = held;
+    if (first?.successful) {
+      first.result();
+      first.result();
+    }
+    expect(inFlight.reserve("alice", 10).successful).toBe(true);
+    expect(inFlight.reserve("alice", 10).successful).toBe(false);
+  });
+
+  it("lets a body of any size in when nothing else is being read, so a raised limit still serves it", () => {
+    const inFlight = new BodiesInFlight();
+    const large = inFlight.reserve("alice", 512 * MIB);
+    expect(large.successful).toBe(true);
+    expect(inFlight.reserve("bob", 100)).toMatchObject({
+      successful: false,
+      errors: [{ code: "NOT_READY" }],
+    });
+    if (large.successful) large.result();
+    expect(inFlight.reserve("bob", 100).successful).toBe(true);
   });
 });

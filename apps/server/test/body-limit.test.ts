@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, connect } from "node:net";
 import {
   contractJsonSchemas,
   createAgentExecuteRequestValidator,
@@ -31,6 +31,48 @@ const smallLimits: fc.Arbitrary<RequestLimits> = fc.record({
 /** The largest requests under `limits`, written out as a client's JSON.stringify writes them. */
 const largestBodies = (limits: RequestLimits) =>
   Object.values(largestRequests(limits)).map((request) => ({ request, json: JSON.stringify(request) }));
+
+/** The app with a body limit of `maxBodyBytes`, served over HTTP on a free port. */
+async function listening(maxBodyBytes: number) {
+  const { app } = setup({ maxBodyBytes });
+  const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+  await new Promise((resolve) => server.once("listening", resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * A POST declaring a 1 GiB body, over a bare socket (an HTTP client stops sending once it has read an answer that
+ * closes): `send` bytes of it go out as fast as the connection takes them, and the rest never. Resolves once the
+ * server has closed the connection, with what it answered and the bytes written.
+ */
+function declaringGigabyte(port: number, send: number) {
+  return new Promise<{ answer: string; written: number }>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.write(
+      "POST /v1/agent/execute HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" +
+        `Content-Length: ${1024 ** 3}\r\nAuthorization: Bearer alice-key-0123456789\r\n\r\n`,
+    );
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let written = 0;
+    const pump = () => {
+      while (!socket.destroyed && written < send) {
+        written += chunk.length;
+        if (!socket.write(chunk)) {
+          socket.once("drain", pump);
+          return;
+        }
+      }
+    };
+    let answer = "";
+    socket.on("data", (data) => {
+      answer += data;
+    });
+    // A reset once the server has dropped enough of the body is the end this waits for, as a close is.
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve({ answer, written }));
+    pump();
+  });
+}
 
 /** The fields of a JSON Schema that `value` lacks, at any depth (a list's first entry stands for all). */
 function missingFields(schema: Record<string, unknown>, value: unknown, path = ""): string[] {
@@ -124,6 +166,7 @@ describe("the request body limit", () => {
       duplex: "half",
     } as RequestInit);
     expect(response.status).toBe(413);
+    expect(response.headers.get("connection")).toBe("close");
     expect(await response.json()).toMatchObject({
       errors: [{ code: "PAYLOAD_TOO_LARGE", details: { maxBytes: APTIX_MAX_BODY_BYTES } }],
     });
@@ -158,10 +201,7 @@ describe("the request body limit", () => {
   });
 
   it("over real HTTP, reads a body sent in chunks up to the limit, and answers one past it 413", async () => {
-    const { app } = setup({ maxBodyBytes: 1_000_000 });
-    const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
-    await new Promise((resolve) => server.once("listening", resolve));
-    const port = (server.address() as AddressInfo).port;
+    const { server, port } = await listening(1_000_000);
     // Chunked: no Content-Length, so the limit is judged by the bytes as they come.
     const send = (chunks: string[]) =>
       new Promise<{ status: number; body: { errors?: Array<{ code: string; details: unknown }> } }>(
@@ -211,6 +251,23 @@ describe("the request body limit", () => {
         code: "PAYLOAD_TOO_LARGE",
         details: { maxBytes: 1_000_000 },
       });
+    } finally {
+      server.close();
+    }
+  });
+
+  it("over real HTTP, answers a body past the limit by its Content-Length, then reads at most the limit's size more", async () => {
+    const { server, port } = await listening(1_000_000);
+    const refusedAndClosed = /^HTTP\/1\.1 413 .*\r\nconnection: close\r\n.*"PAYLOAD_TOO_LARGE"/is;
+    try {
+      // Sent on and on: the server reads 1,000,000 bytes of it, dropping them, then closes. What was written past
+      // that sits in the two sockets' buffers (a few MiB on loopback).
+      const endless = await declaringGigabyte(port, Number.POSITIVE_INFINITY);
+      expect(endless.answer).toMatch(refusedAndClosed);
+      expect(endless.written).toBeLessThan(32 * 1024 * 1024);
+      // A body that stops coming is waited for a while, then its connection is closed all the same.
+      const stalled = await declaringGigabyte(port, 1);
+      expect(stalled.answer).toMatch(refusedAndClosed);
     } finally {
       server.close();
     }

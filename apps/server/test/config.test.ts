@@ -408,6 +408,74 @@ describe("the environment", () => {
     expect(readServerEnv({ APTIX_TRUSTED_PROXIES: " , " }).APTIX_TRUSTED_PROXIES).toEqual([]);
   });
 
+  it("stops start-up on an APTIX_ variable it does not read, with the one meant when it looks like a typo", () => {
+    const lines = (env: NodeJS.ProcessEnv) =>
+      (() => {
+        try {
+          readServerEnv(env);
+        } catch (error) {
+          return (error as ConfigError).lines;
+        }
+        return [];
+      })();
+    expect(lines({ APTIX_PORT: "abc" })).toEqual([
+      'Invalid environment: APTIX_PORT: is not a variable the service reads (did you mean "PORT"?)',
+    ]);
+    expect(lines({ APTIX_MAX_LLM_CALL: "4", APTIX_SOMETHING: "x" })).toEqual([
+      'Invalid environment: APTIX_MAX_LLM_CALL: is not a variable the service reads (did you mean "APTIX_MAX_LLM_CALLS"?)',
+      "Invalid environment: APTIX_SOMETHING: is not a variable the service reads",
+    ]);
+    // Told with the other bad variables, in one start.
+    expect(lines({ PORT: "eighty", APTIX_DEMOO: "1" })).toEqual([
+      'Invalid environment: PORT="eighty": must be a whole number from 0 to 65535',
+      'Invalid environment: APTIX_DEMOO: is not a variable the service reads (did you mean "APTIX_DEMO"?)',
+    ]);
+    // The terminal client's and the CI script's variables are someone else's, not typos.
+    const others = { APTIX_URL: "http://127.0.0.1:8787", APTIX_API_KEY: "k", APTIX_CI_ISOLATED: "1" };
+    expect(readServerEnv(others).PORT).toBe(8787);
+  });
+
+  it("stops start-up on a DATABASE_URL whose scheme is no database, never repeating the URL", () => {
+    for (const [url, hint] of [
+      [
+        "postgress://aptix:hunter2@db/aptix",
+        '"postgress:" is not a database URL this service opens (did you mean "postgres"?)',
+      ],
+      [
+        "postgres:/db/aptix",
+        '"postgres:" is not a database URL this service opens (did you mean "postgres://"?)',
+      ],
+      ["memroy://", '"memroy:" is not a database URL this service opens (did you mean "memory"?)'],
+      ["mysql://db/aptix", '"mysql:" is not a database URL this service opens:'],
+    ]) {
+      let message = "";
+      try {
+        readServerEnv({ DATABASE_URL: url });
+      } catch (error) {
+        message = (error as ConfigError).message;
+      }
+      expect(message).toContain(`DATABASE_URL: ${hint}`);
+      expect(message).toContain("use postgres://…, postgresql://…, memory:// or a directory path");
+      expect(message).not.toContain("hunter2");
+    }
+    // A directory, relative or absolute (a Windows drive too), is still an embedded database.
+    expect(readServerEnv({ DATABASE_URL: "data/db", INIT_CWD: "/srv" }).DATABASE_URL).toBe("/srv/data/db");
+    expect(readServerEnv({ DATABASE_URL: "C:\\aptix\\db" }).DATABASE_URL).toContain("aptix");
+    expect(readServerEnv({ DATABASE_URL: "postgresql://db/aptix" }).DATABASE_URL).toBe(
+      "postgresql://db/aptix",
+    );
+  });
+
+  it("reads APTIX_DEMO as on for 1 or true, off otherwise, and names a bad value", () => {
+    expect(
+      [undefined, "0", "false", "", "1", "true"].map((value) => readServerEnv({ APTIX_DEMO: value }).demo),
+    ).toEqual([false, false, false, false, true, true]);
+    expect(() => readServerEnv({ APTIX_DEMO: "yes" })).toThrow('APTIX_DEMO="yes": must be 1 (on) or 0 (off)');
+    // Its own embedded database unless told another: a real model's start never replays the demo's answers.
+    expect(readServerEnv({ APTIX_DEMO: "1", INIT_CWD: "/srv" }).DATABASE_URL).toBe("/srv/.aptix/demo-db");
+    expect(readServerEnv({ APTIX_DEMO: "1", DATABASE_URL: "memory://" }).DATABASE_URL).toBe("memory://");
+  });
+
   it("refuses local mode on a non-loopback address", () => {
     expect(() => readServerEnv({ HOST: "0.0.0.0" })).toThrow(/local mode serves loopback only/);
     expect(readServerEnv({ HOST: "0.0.0.0", APTIX_API_KEYS: "alice:alice-key-0123456789" }).HOST).toBe(

@@ -1,16 +1,19 @@
 import { once } from "node:events";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { get, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { httpStatusOf } from "@aptix/contracts";
-import { InMemorySessionStore, type TurnEvent } from "@aptix/core";
+import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
+import { InMemoryTurnEventLog } from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
+import type { Logger } from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { capturedLog } from "./captured-log.js";
 import { HeldProvider } from "./held-provider.js";
 import { setup as setupApp } from "./http-app-setup.js";
 
 const AUTH = { authorization: "Bearer alice-key-0123456789" };
 
-function setup() {
+function setup(options: { logger?: Logger } = {}) {
   const store = new InMemorySessionStore();
   let turnReads = 0;
   const getTurn = store.getTurn.bind(store);
@@ -22,6 +25,7 @@ function setup() {
     provider: new HeldProvider({ id: "scripted" }),
     store,
     service: { followPollMs: 5, eventFlushMs: 5 },
+    ...options,
   });
   return { ...app, turnReads: () => turnReads };
 }
@@ -52,25 +56,28 @@ function parseEventStream(body: string): ParsedEvent[] {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `app` served by Node on a free loopback port, closed after the test. */
-async function served(app: ReturnType<typeof setup>["app"]): Promise<string> {
+/** `app` served by Node on a free loopback port, closed after the test: its URL, and the server's sockets. */
+async function served(app: ReturnType<typeof setup>["app"]): Promise<{ url: string; sockets: Socket[] }> {
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }) as Server;
+  const sockets: Socket[] = [];
+  server.on("connection", (socket: Socket) => sockets.push(socket));
   await once(server, "listening");
   onTestFinished(async () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sockets };
 }
 
 describe("event streams", () => {
   it("ends a stream whose producer throws with an unsuccessful result event, and tells proxies not to buffer", async () => {
-    const { service, post } = setup();
+    const { logger, lines } = capturedLog();
+    const { service, post } = setup({ logger });
     service.handle = async () => ({
       type: "events",
       events: (async function* (): AsyncIterable<TurnEvent> {
         yield { id: "0-0", event: "output_text.delta", data: { delta: "Hel" } };
-        throw new Error("store exploded");
+        throw new Error("store exploded: params SECRET");
       })(),
       replayed: false,
     });
@@ -84,10 +91,27 @@ describe("event streams", () => {
       // No id: it is not one of the turn's events, so following from "0-0" still finds the turn's own result.
       [undefined, "result"],
     ]);
-    expect(JSON.parse(events[1]?.data ?? "null")).toMatchObject({
+    // What failed is the operator's: the result names the request, the log line the error's type and frames.
+    const requestId = response.headers.get("x-request-id");
+    expect(JSON.parse(events[1]?.data ?? "null")).toEqual({
       successful: false,
-      errors: [{ code: "INTERNAL", message: expect.stringContaining("store exploded") }],
+      errors: [
+        {
+          code: "INTERNAL",
+          message: "The stream failed unexpectedly; the request id identifies it in the logs.",
+          details: { requestId },
+        },
+      ],
+      warnings: [],
     });
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        requestId,
+        message: "stream failed",
+        fault: expect.objectContaining({ type: "Error" }),
+      }),
+    );
+    expect(JSON.stringify(lines)).not.toContain("SECRET");
   });
 
   it("answers a streamed turn sent again while it runs as JSON SESSION_BUSY, and keeps its result for followers", async () => {
@@ -122,7 +146,7 @@ describe("event streams", () => {
       "served by Node, closing the connection",
       async (app: ReturnType<typeof setup>["app"]) => {
         const leaving = new AbortController();
-        const followed = await fetch(`${await served(app)}/v1/sessions/s1/turns/t1/events`, {
+        const followed = await fetch(`${(await served(app)).url}/v1/sessions/s1/turns/t1/events`, {
           headers: AUTH,
           signal: leaving.signal,
         });
@@ -238,7 +262,7 @@ describe("event streams", () => {
 
   it("served by Node, writes to the response itself the headers set before the stream opened and the events a client in process reads", async () => {
     const { app, provider } = setup();
-    const url = await served(app);
+    const { url } = await served(app);
     provider.enqueue({ text: "Hello over a socket." });
     const response = await fetch(`${url}/v1/agent/execute`, {
       method: "POST",
@@ -259,5 +283,110 @@ describe("event streams", () => {
     expect(deltas.map((event) => JSON.parse(event.data).delta).join("")).toBe("Hello over a socket.");
     const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
     expect(parseEventStream(await followed.text())).toEqual(events);
+  });
+
+  describe("a follower whose client does not read", () => {
+    /**
+     * 8,000 deltas of 1,000 characters, each event a little more than 1,000 bytes: 8 MB, twice what loopback's
+     * kernel buffers take from a client that does not read (`tcp_wmem`'s usual 4 MB at most).
+     */
+    const words = Array.from({ length: 8_000 }, (_, i) => `${String(i).padStart(6, "0")}${"x".repeat(993)} `);
+
+    /** The app on a log that counts the deltas its reads hand out, its provider to answer `words`. */
+    function countingReads() {
+      const store = new InMemorySessionStore();
+      const log = new InMemoryTurnEventLog(store);
+      let listed = 0;
+      const list = log.list.bind(log);
+      log.list = async (...args) => {
+        const deltas = await list(...args);
+        listed += deltas.length;
+        return deltas;
+      };
+      const { app, provider, post, get } = setupApp({ store, events: log, service: { eventFlushMs: 5 } });
+      provider.enqueue({ text: words.join("") });
+      return { app, post, get, listed: () => listed };
+    }
+
+    /** A turn of `words` streamed and ended. */
+    async function endedTurn() {
+      const { app, post, listed } = countingReads();
+      const live = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+      expect(parseEventStream(await live.text())).toHaveLength(words.length + 1);
+      // What the live stream read of the log (it was not read while the turn ran) is not the follower's.
+      const before = listed();
+      return { app, listed: () => listed() - before };
+    }
+
+    /** The count once it has not changed for a few looks in a row: what was read before the reads stopped. */
+    async function settled(count: () => number): Promise<number> {
+      let last = -1;
+      for (let same = 0; same < 3; ) {
+        await sleep(50);
+        same = count() === last ? same + 1 : 0;
+        last = count();
+      }
+      return last;
+    }
+
+    /** Every delta once, in order, then the result: the whole answer, as the client reads it at last. */
+    function expectWhole(events: ParsedEvent[]) {
+      expect(events.map((event) => event.id)).toEqual([...words.map((_word, seq) => `0-${seq}`), "0-result"]);
+      expect(events.slice(0, -1).map((event) => JSON.parse(event.data).delta)).toEqual(words);
+      expect(JSON.parse(events.at(-1)?.data ?? "null")).toMatchObject({
+        successful: true,
+        result: { primaryOutputText: words.join("") },
+      });
+    }
+
+    it("in process: the body's queue fills, the follower stops reading the log, and goes on once it is read", async () => {
+      const { app, listed } = await endedTurn();
+      const followed = await app.request("/v1/sessions/s1/turns/t1/events", { headers: AUTH });
+      const stalled = await settled(listed);
+      // A page of deltas read, of which some 16 KiB wait in the body, and no more.
+      expect(stalled).toBe(FOLLOW_PAGE_DELTAS);
+      expectWhole(parseEventStream(await followed.text()));
+      expect(listed()).toBe(words.length);
+    });
+
+    it("served by Node: the socket's buffer stays bounded, the follower stops reading the log, and goes on once it drains", async () => {
+      const { app, listed } = await endedTurn();
+      const { url, sockets } = await served(app);
+      // Node's own client: a response nobody reads stops reading its socket once 16 KiB wait in it.
+      const [followed] = (await once(
+        get(`${url}/v1/sessions/s1/turns/t1/events`, { headers: AUTH }),
+        "response",
+      )) as [IncomingMessage];
+      const stalled = await settled(listed);
+      // Nothing more is written once the response's buffer is full: at most Node's 16 KiB and the event that
+      // filled it stay in the process, and the follower has read at most a page past what the socket took.
+      const [socket] = sockets;
+      if (socket === undefined) throw new Error("no connection");
+      expect(socket.writableNeedDrain).toBe(true);
+      expect(socket.writableLength).toBeLessThan(16 * 1024 + 2 * 1024);
+      const takenBySocket = Math.ceil(socket.bytesWritten / 1_000);
+      expect(stalled).toBeLessThanOrEqual(takenBySocket + FOLLOW_PAGE_DELTAS);
+      expect(stalled).toBeLessThan(words.length);
+      let text = "";
+      for await (const chunk of followed) text += chunk;
+      expectWhole(parseEventStream(text));
+      expect(listed()).toBe(words.length);
+    });
+
+    it("a live stream: past the events a reader may leave unread, its turn's queue is dropped and the stream goes on from the log", async () => {
+      const { post, get, listed } = countingReads();
+      const live = await post({ sessionId: "s1", turnId: "t1", instruction: "Hi", stream: true });
+      for (let status = ""; status !== "completed"; await sleep(20)) {
+        const session = (await (await get("/v1/sessions/s1")).json()) as {
+          result: { turns: Array<{ status: string }> };
+        };
+        status = session.result.turns[0]?.status ?? "";
+      }
+      // The turn ended long before its client read: the stream, fallen behind, reads the log a page at a time.
+      expect(listed()).toBeLessThanOrEqual(FOLLOW_PAGE_DELTAS);
+      expectWhole(parseEventStream(await live.text()));
+      // All but the few events it took before it fell behind came from the log.
+      expect(listed()).toBeGreaterThan(words.length - MAX_QUEUED_EVENTS);
+    });
   });
 });

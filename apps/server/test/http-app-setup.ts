@@ -3,6 +3,7 @@ import {
   AgentCatalog,
   AgentService,
   type AgentServiceOptions,
+  type BudgetsOptions,
   type FileStore,
   InMemoryFileStore,
   InMemorySessionStore,
@@ -10,14 +11,12 @@ import {
   randomIdGenerator,
   type SessionStore,
   sha256ContentHashService,
-  systemClock,
   type TurnEventLog,
   WorkspaceKnowledge,
 } from "@aptix/core";
 import { type ManualClock, ScriptedLlmProvider } from "@aptix/core/testing";
 import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
-import { Budgets, type BudgetsOptions } from "../src/http/budgets.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
@@ -44,7 +43,7 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** The request limits the app validates with, over a 1,000-character instruction limit. */
   limits?: Partial<RequestLimits>;
   /** Short polls and flushes make the streaming tests quick. */
-  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs" | "prices">;
+  service?: Pick<AgentServiceOptions, "followPollMs" | "eventFlushMs" | "prices" | "observer">;
   /** The budgets new user turns are admitted under; none when absent. */
   budgets?: BudgetsOptions;
   /** The model of the default catalog's contexts; the catalog's when absent. */
@@ -77,6 +76,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     files: options.files ?? new InMemoryFileStore(),
     ...(options.events ? { events: options.events } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.budgets ? { budgets: options.budgets } : {}),
     ...options.service,
   });
   const app = createApp({
@@ -90,9 +90,6 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
       options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },
     logger: options.logger ?? silentLogger,
     metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
-    ...(options.budgets
-      ? { budgets: new Budgets(options.budgets, service, options.clock ?? systemClock) }
-      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
   });
   const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>

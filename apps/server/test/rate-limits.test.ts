@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerEnv } from "../src/config/server-env.js";
 import { MAX_AUTH_FAILURES_PER_MINUTE } from "../src/http/auth-failure-limit.js";
-import { MAX_FOLLOWERS_PER_TURN } from "../src/http/follower-slots.js";
+import { MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../src/http/follower-slots.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 import { HeldProvider } from "./held-provider.js";
@@ -198,6 +198,70 @@ describe("the service's limits, over HTTP", () => {
     held.release();
     for (const response of [streamed, ...followers.slice(1), next]) {
       expect(await response.text()).toContain('"primaryOutputText":"Done."');
+    }
+  });
+});
+
+describe("followers of one principal", () => {
+  it("refuses a principal's 33rd follower on an instance 429 whatever its turn, lets another principal follow, and frees a slot as a follower leaves", async () => {
+    const provider = new HeldProvider({ id: "scripted" });
+    const { app, post } = setup({ provider });
+    const alice = { authorization: `Bearer ${ALICE}` };
+    // Running turns, each followed by as many clients as one turn may have: 32 streams open in all.
+    const turns = MAX_FOLLOWERS_PER_PRINCIPAL / MAX_FOLLOWERS_PER_TURN + 1;
+    const releases: Array<() => void> = [];
+    for (let i = 0; i < turns; i++) {
+      provider.enqueue({ text: `Done ${i}.` });
+      const held = provider.hold();
+      expect((await post({ sessionId: `s${i}`, turnId: "t1", instruction: "Hi", stream: true })).status).toBe(
+        200,
+      );
+      await held.entered;
+      releases.push(held.release);
+    }
+    const follow = (session: number, headers = alice) =>
+      app.request(`/v1/sessions/s${session}/turns/t1/events`, { headers });
+    const followers: Response[] = [];
+    for (let i = 0; i < MAX_FOLLOWERS_PER_PRINCIPAL; i++) followers.push(await follow(i % (turns - 1)));
+    expect(followers.every((response) => response.status === 200)).toBe(true);
+
+    // The last turn has no follower yet: the principal's limit refuses it, naming that limit.
+    const refused = await follow(turns - 1);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect({ status: refused.status, body: await refused.json() }).toEqual({
+      status: 429,
+      body: {
+        successful: false,
+        errors: [
+          {
+            code: "RATE_LIMITED",
+            message: `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance; try again in 5 s.`,
+            details: { retryAfterSeconds: 5 },
+          },
+        ],
+        warnings: [],
+      },
+    });
+
+    // Another principal's followers are counted apart (bob follows his own turn).
+    provider.enqueue({ text: "Bob's." });
+    const bobs = provider.hold();
+    const bob = { authorization: `Bearer ${BOB}` };
+    const bobTurn = await post({ sessionId: "s0", turnId: "t1", instruction: "Hi", stream: true }, BOB);
+    await bobs.entered;
+    const bobFollows = await follow(0, bob);
+    expect(bobFollows.status).toBe(200);
+
+    // A follower that leaves frees its slot at once.
+    await followers.shift()?.body?.cancel();
+    const next = await follow(turns - 1);
+    expect(next.status).toBe(200);
+    followers.push(next);
+
+    bobs.release();
+    for (const release of releases) release();
+    for (const response of [...followers, bobFollows, bobTurn]) {
+      expect(await response.text()).toMatch(/"primaryOutputText":"(Done \d|Bob's)\."/);
     }
   });
 });

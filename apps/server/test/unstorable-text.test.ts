@@ -1,12 +1,18 @@
+import type { SessionStore } from "@aptix/core";
 import { type AptixStore, openStore } from "@aptix/store-drizzle";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { loggingFaults } from "../src/telemetry/logging-faults.js";
+import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
+import { capturedLog } from "./captured-log.js";
 import { setup } from "./http-app-setup.js";
 
 /**
  * Postgres (embedded PGlite here) refuses U+0000 and lone UTF-16 surrogates: whatever carried one to the store
  * would answer 500. The contracts refuse them in every text field of a request, and the routes refuse them in
- * every path id, so the answer is always 400 or 404, and nothing is written.
+ * every path id, so the answer is always 400 or 404, and nothing is written. Should a write still be refused, the
+ * round fails INTERNAL with the request id and nothing of the driver's message, and the session goes on.
  */
 
 type Path = readonly (string | number)[];
@@ -98,9 +104,10 @@ interface Failure {
 // Opening the embedded PGlite takes seconds on a loaded machine.
 describe("text Postgres cannot keep", { timeout: 120_000 }, () => {
   let store: AptixStore;
+  // No time limit: PGlite's initdb (a child process) either ends or fails, however busy the machine.
   beforeAll(async () => {
     store = await openStore("memory://");
-  }, 60_000);
+  }, 0);
   afterAll(() => store?.close());
 
   const app = () => setup({ store: store.sessions, files: store.files, events: store.events });
@@ -245,4 +252,84 @@ describe("text Postgres cannot keep", { timeout: 120_000 }, () => {
       }
     }
   });
+
+  it("fails a round whose write Postgres refuses INTERNAL, quoting nothing of it, and takes the next turn at once", async () => {
+    const { logger, lines } = capturedLog();
+    const faulty = refusingOnce(store.sessions);
+    const { post, provider } = setup({
+      store: faulty.store,
+      files: store.files,
+      events: store.events,
+      logger,
+      service: {
+        observer: loggingFaults(new ServiceMetrics({ dbPoolInUse: () => 0 }).observer, logger),
+        eventFlushMs: 5,
+      },
+    });
+    const bootPrompt = DEFAULT_CATALOG.conversationContexts[0]?.bootPrompt ?? "";
+    expect(bootPrompt.length).toBeGreaterThan(20);
+    for (const stream of [false, true]) {
+      const sessionId = freshSessionId();
+      provider.enqueue({ text: "Refused." }, { text: "Next." });
+      faulty.refuseNextSettle();
+      const refused = await post({ sessionId, turnId: "turn-1", instruction: "Hi", stream });
+      const text = await refused.text();
+      const requestId = refused.headers.get("x-request-id");
+      // Streamed, the failure is the stream's `result` event.
+      const body = (
+        stream ? JSON.parse(text.match(/event: result\ndata: (.*)\n/)?.[1] ?? "null") : JSON.parse(text)
+      ) as Failure;
+      expect(refused.status).toBe(stream ? 200 : 500);
+      expect(body.errors).toEqual([
+        {
+          code: "INTERNAL",
+          message: "The turn failed unexpectedly; the request id identifies it in the service's logs.",
+          details: { requestId },
+        },
+      ]);
+      const next = await post({ sessionId, turnId: "turn-2", instruction: "Again" });
+      expect(next.status).toBe(200);
+      for (const answer of [text, JSON.stringify(lines)]) {
+        expect(answer).not.toMatch(/Failed query|params|insert into|update "|\\u0000/i);
+        expect(answer).not.toContain(bootPrompt.slice(0, 20));
+      }
+    }
+    expect(faulty.refusals()).toBe(2);
+    // What failed, in a line without its message: the driver's SQLSTATE for text Postgres cannot keep.
+    expect(lines.filter((line) => line.message === "round failed unexpectedly")).toEqual([
+      expect.objectContaining({
+        turnId: "turn-1",
+        fault: expect.objectContaining({ causes: [expect.objectContaining({ code: "22P05" })] }),
+      }),
+      expect.objectContaining({
+        turnId: "turn-1",
+        fault: expect.objectContaining({ causes: [expect.objectContaining({ code: "22P05" })] }),
+      }),
+    ]);
+  });
 });
+
+/**
+ * `sessions`, whose next settling write, once asked, carries a NUL the store refuses (as text that escaped every
+ * check would): the database's own refusal, with its driver's message quoting the statement and its parameters.
+ */
+function refusingOnce(sessions: SessionStore) {
+  let refuse = false;
+  let refusals = 0;
+  const applyTransition: SessionStore["applyTransition"] = (write) => {
+    const [first, ...rest] = write.turnPatches ?? [];
+    if (!refuse || !write.releaseLease || first === undefined) return sessions.applyTransition(write);
+    refuse = false;
+    refusals += 1;
+    const damaged = {
+      ...first,
+      patch: { ...first.patch, error: { code: "INTERNAL" as const, message: "bad \u0000" } },
+    };
+    return sessions.applyTransition({ ...write, turnPatches: [damaged, ...rest] });
+  };
+  const store = new Proxy(sessions, {
+    get: (target, property) =>
+      property === "applyTransition" ? applyTransition : Reflect.get(target, property, target),
+  });
+  return { store, refuseNextSettle: () => (refuse = true), refusals: () => refusals };
+}

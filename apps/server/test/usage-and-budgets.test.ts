@@ -152,11 +152,7 @@ describe("budgets", () => {
         principals: { bob: { tokensDaily: 1_000 } },
       },
     });
-    provider.enqueue(
-      { text: "one" },
-      { toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] },
-      { text: "read it" },
-    );
+    provider.enqueue({ text: "one" }, { toolCalls: [{ name: "read_file", arguments: { path: "a.ts" } }] });
     expect((await post({ sessionId: "s", turnId: "t1", instruction: "one" })).status).toBe(200);
     // Admitted under budget, this turn asks for a client tool.
     const asking = await answerOf(await post({ sessionId: "s", turnId: "t2", instruction: "read a.ts" }));
@@ -177,15 +173,22 @@ describe("budgets", () => {
     expect((await post({ sessionId: "other", turnId: "t1", instruction: "x" })).status).toBe(429);
     expect((await get("/v1/sessions/other")).status).toBe(404);
     expect((await viewOf(await get("/v1/sessions/s"))).turns).toHaveLength(2);
-    // The admitted turn's continuation is still accepted.
+    // Sent again, an answered turn gets its stored answer whatever the budget: it spends nothing.
+    const replayed = await post({ sessionId: "s", turnId: "t1", instruction: "one" });
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(await answerOf(replayed)).toMatchObject({ kind: "final", primaryOutputText: "one" });
+    // The admitted turn's continuation is let in, so the turn is not stranded: it ends before its next call.
     const toolCallId = asking.toolCalls[0]?.toolCallId;
     const continued = await post({
       sessionId: "s",
       turnId: "t2",
       toolResults: [{ toolCallId, executionMs: 1, resultJson: '{"contents":"x"}' }],
     });
-    expect(continued.status).toBe(200);
-    expect(await answerOf(continued)).toMatchObject({ kind: "final", primaryOutputText: "read it" });
+    expect(continued.status).toBe(429);
+    expect(await errorOf(continued)).toMatchObject({ code: "BUDGET_EXCEEDED", details: { turnId: "t2" } });
+    expect(provider.requests).toHaveLength(2);
+    expect((await viewOf(await get("/v1/sessions/s"))).turns[1]).toMatchObject({ status: "failed" });
     // Another principal's budget is its own.
     provider.enqueue({ text: "bob's" });
     expect((await post({ sessionId: "s", turnId: "t1", instruction: "hi" }, BOB)).status).toBe(200);

@@ -6,9 +6,11 @@ import { OTHER_API_KEY, startWiredServer } from "./support/started-server.js";
 
 let server: Awaited<ReturnType<typeof startWiredServer>>;
 
+// Waits for the server's start (PGlite's initdb among it: minutes on a busy two-core machine) with no time limit:
+// it either listens or throws.
 beforeAll(async () => {
   server = await startWiredServer();
-}, 60_000);
+}, 0);
 
 afterAll(async () => {
   await server?.close();

@@ -103,5 +103,8 @@ export { createCreateFileTool } from "./server-tools/create-file-tool.js";
 export { FileKeeper } from "./server-tools/file-keeper.js";
 export { createKnowledgeSearchTool } from "./server-tools/knowledge-search-tool.js";
 export { isMediaType, OPAQUE_MEDIA_TYPE } from "./server-tools/media-type.js";
+export { FOLLOW_PAGE_DELTAS } from "./streaming/shared-turn-reads.js";
+export { MAX_QUEUED_EVENTS } from "./streaming/turn-event-queue.js";
+export type { BudgetsOptions } from "./usage/budgets.js";
 export { PriceList } from "./usage/price-list.js";
 export { UsageReports } from "./usage/usage-reports.js";

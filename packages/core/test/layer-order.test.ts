@@ -10,7 +10,17 @@ import { importsUnder } from "./support/source-imports.js";
  * other, except on the ground level, which holds what every layer builds on rather than a layer.
  */
 const LEVELS: readonly (readonly string[])[] = [
-  ["records", "ports", "catalog", "retrieval", "defaults", "in-memory", "usage", "error-message.ts"],
+  [
+    "records",
+    "ports",
+    "catalog",
+    "retrieval",
+    "defaults",
+    "in-memory",
+    "usage",
+    "error-message.ts",
+    "storable.ts",
+  ],
   // The turn lifecycle: the table every status change is decided from, and the patches that end a turn.
   ["lifecycle"],
   // Layers 1–3 (AGN-027): the steps the Reasoner runs in turn; only the Reasoner goes from one to the next.

@@ -12,15 +12,36 @@ import {
   sampleTranscriptItems,
   startTurnFor,
 } from "@aptix/core/testing";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type StoreStep } from "../src/index.js";
 
-describe("openStore on PGlite", () => {
-  let directory: string | undefined;
+// Creating a database runs PGlite's initdb, seconds of CPU, minutes on a busy two-core machine: this file creates
+// one in memory and one on disk in a hook; the tests then open them again, seconds of CPU each, which a loaded
+// machine stretched past a minute. Every wait here is for PGlite's work, which ends (initdb in a child process,
+// opening and migrating in this one), succeeding or failing: none has a time limit.
+describe("openStore on PGlite", { timeout: 0 }, () => {
+  let directory: string;
+  /** A database on disk, created by the hook. */
+  let path: string;
+  /** The steps of opening it the first time. */
+  let created: StoreStep[];
 
-  afterEach(async () => {
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
-    directory = undefined;
+  const opened = async (options: { clock?: ManualClock } = {}) => {
+    const steps: StoreStep[] = [];
+    const store = await openStore(path, { ...options, onStep: (step) => steps.push(step) });
+    return { store, steps };
+  };
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
+    path = join(directory, "db", "nested"); // created by openStore
+    const [first] = await Promise.all([opened(), openStore("memory://").then((store) => store.close())]);
+    created = first.steps;
+    await first.store.close();
+  }, 0);
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
   });
 
   it("opens memory:// as an empty in-memory database, migrated into the default schema", async () => {
@@ -49,14 +70,12 @@ describe("openStore on PGlite", () => {
   });
 
   it("keeps sessions, transcripts and files across a close and a reopen of the directory", async () => {
-    directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
-    const path = join(directory, "db", "nested"); // created by openStore
     const clock = new ManualClock();
     const key = newSessionKey("session-disk");
     const items = sampleTranscriptItems();
     const call = newCallRecord(key, "turn-1", 0);
 
-    const first = await openStore(path, { clock });
+    const { store: first } = await opened({ clock });
     expect(await first.readiness()).toStrictEqual({ ready: true });
     const turn = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
     await startTurnFor(first.sessions, turn, newLease("owner-1", 60_000));
@@ -76,7 +95,7 @@ describe("openStore on PGlite", () => {
     expect(closed.ready).toBe(false);
     expect(closed.reason).toBeTruthy();
 
-    const second = await openStore(path, { clock });
+    const { store: second } = await opened({ clock });
     try {
       expect(await second.readiness()).toStrictEqual({ ready: true });
       expect(await second.sessions.getSession(key)).toStrictEqual(session);
@@ -93,17 +112,9 @@ describe("openStore on PGlite", () => {
   });
 
   it("tells each step of opening as it starts and, with its duration, once done: creating only a new database", async () => {
-    directory = await mkdtemp(join(tmpdir(), "aptix-store-"));
-    const path = join(directory, "db");
-    const opened = async () => {
-      const steps: StoreStep[] = [];
-      const store = await openStore(path, { onStep: (step) => steps.push(step) });
-      await store.close();
-      return steps;
-    };
     const started = (name: StoreStep["name"]) => ({ name });
     const done = (name: StoreStep["name"]) => ({ name, durationMs: expect.any(Number) });
-    expect(await opened()).toEqual([
+    expect(created).toEqual([
       started("create"),
       done("create"),
       started("open"),
@@ -111,6 +122,8 @@ describe("openStore on PGlite", () => {
       started("migrate"),
       done("migrate"),
     ]);
-    expect(await opened()).toEqual([started("open"), done("open"), started("migrate"), done("migrate")]);
+    const again = await opened();
+    await again.store.close();
+    expect(again.steps).toEqual([started("open"), done("open"), started("migrate"), done("migrate")]);
   });
 });

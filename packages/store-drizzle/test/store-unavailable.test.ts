@@ -1,6 +1,6 @@
 import { isStoreUnavailable, StoreUnavailableError } from "@aptix/core";
 import { newSessionKey } from "@aptix/core/testing";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../src/index.js";
 import { reportingUnavailability } from "../src/store-unavailable.js";
 
@@ -18,6 +18,15 @@ function failingWith(error: unknown, closed = false) {
   };
   return reportingUnavailability(store, () => closed);
 }
+
+// The process's first `memory://` store runs PGlite's initdb (seconds of CPU, minutes on a busy two-core machine),
+// the next ones load its result, seconds more. Opening a store is PGlite's work, which ends (initdb in a child
+// process, migrations in this one), succeeding or failing: the hook and the tests that open one have no time limit.
+const OPENS_A_STORE = { timeout: 0 };
+
+beforeAll(async () => {
+  await (await openStore("memory://")).close();
+}, 0);
 
 describe("reportingUnavailability", () => {
   it.each([
@@ -94,21 +103,25 @@ describe("the calls in flight (the pool-in-use gauge)", () => {
     expect(inFlight.count).toBe(0);
   });
 
-  it("answers no busy connection for an idle store, at most its pool's one on PGlite", async () => {
-    const store = await openStore("memory://");
-    try {
-      expect(store.poolInUse()).toBe(0);
-      const reads = [1, 2, 3].map(() => store.sessions.getSession(newSessionKey()));
-      expect(store.poolInUse()).toBe(1);
-      await Promise.all(reads);
-      expect(store.poolInUse()).toBe(0);
-    } finally {
-      await store.close();
-    }
-  });
+  it(
+    "answers no busy connection for an idle store, at most its pool's one on PGlite",
+    OPENS_A_STORE,
+    async () => {
+      const store = await openStore("memory://");
+      try {
+        expect(store.poolInUse()).toBe(0);
+        const reads = [1, 2, 3].map(() => store.sessions.getSession(newSessionKey()));
+        expect(store.poolInUse()).toBe(1);
+        await Promise.all(reads);
+        expect(store.poolInUse()).toBe(0);
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
-describe("a store opened by openStore", () => {
+describe("a store opened by openStore", OPENS_A_STORE, () => {
   it("throws StoreUnavailableError from every store once closed", async () => {
     const store = await openStore("memory://");
     const key = newSessionKey();

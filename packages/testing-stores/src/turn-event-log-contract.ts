@@ -95,6 +95,24 @@ export function describeTurnEventLogContract(
       expect(await log.list(alice, "t", 0, 2)).toEqual([]);
     });
 
+    it("lists a page: the first `limit` deltas after the given seq, in seq order", async () => {
+      const owner = await holdLease(alice);
+      // Appended out of order and in two writes: the page is by seq, not by arrival.
+      await append(alice, "t", owner, [
+        { round: 0, seq: 3, delta: "d" },
+        { round: 0, seq: 1, delta: "b" },
+      ]);
+      await append(alice, "t", owner, [
+        { round: 0, seq: 0, delta: "a" },
+        { round: 0, seq: 2, delta: "c" },
+        { round: 1, seq: 0, delta: "next round" },
+      ]);
+      expect((await log.list(alice, "t", 0, -1, 2)).map((delta) => delta.seq)).toEqual([0, 1]);
+      expect((await log.list(alice, "t", 0, 1, 2)).map((delta) => delta.delta)).toEqual(["c", "d"]);
+      expect((await log.list(alice, "t", 0, 2, 5)).map((delta) => delta.delta)).toEqual(["d"]);
+      expect(await log.list(alice, "t", 0, 3, 2)).toEqual([]);
+    });
+
     it("keeps rounds, turns and principals apart", async () => {
       const bob = { principal: "bob", sessionId: "s" };
       const [owner, bobs] = [await holdLease(alice), await holdLease(bob)];
@@ -121,6 +139,25 @@ export function describeTurnEventLogContract(
       ];
       await append(alice, "t", owner, deltas);
       expect(await log.list(alice, "t", 0, -1)).toEqual(deltas);
+    });
+
+    it("keeps every other session's deltas when one append holds text the store refuses", async () => {
+      // Appends asked for at once may share a statement (the drizzle log groups them): a U+0000, which Postgres
+      // refuses, in one must fail at most that one.
+      const keys = ["a", "b", "c", "d"].map((sessionId) => ({ principal: `p-${sessionId}`, sessionId }));
+      const owners = await Promise.all(keys.map((key) => holdLease(key)));
+      const texts = ["first \u{1F4A1}", "refused \u0000", "third", "fourth"];
+      const appended = await Promise.allSettled(
+        keys.map((key, index) =>
+          append(key, "t", owners[index] as string, [{ round: 0, seq: 0, delta: texts[index] as string }]),
+        ),
+      );
+      for (const index of [0, 2, 3]) {
+        expect(appended[index]).toEqual({ status: "fulfilled", value: true });
+        expect(await log.list(keys[index] as SessionKey, "t", 0, -1)).toEqual([
+          { round: 0, seq: 0, delta: texts[index] },
+        ]);
+      }
     });
 
     it("accepts an empty append", async () => {

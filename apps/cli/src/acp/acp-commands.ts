@@ -1,5 +1,6 @@
 import type { AvailableCommand, ContentBlock } from "@agentclientprotocol/sdk";
 import type { AptixClient } from "@aptix/client";
+import { plural } from "../terminal/plural.js";
 import type { AcpSession } from "./acp-session.js";
 
 /** The commands `aptix acp` offers the editor (`available_commands_update`): answered here, never by the model. */
@@ -28,7 +29,7 @@ export async function runCompact(session: AcpSession, client: AptixClient): Prom
     await session.updates.text("Nothing to compact: no turn since the last compaction.");
   } else {
     const { tokensBefore, tokensAfter } = compacted.result;
-    await session.updates.text(`Compacted: ${tokensBefore} → ${tokensAfter} tokens of context.`);
+    await session.updates.text(`Compacted: ${tokensBefore} → ${plural(tokensAfter, "token")} of context.`);
   }
   await session.updates.flushed();
 }

@@ -27,7 +27,10 @@ export interface AcpSession {
    * those that change project hooks.
    */
   allowsEveryPatch: boolean;
-  /** The server tools the user allowed "for this session" when the service asked first. */
+  /**
+   * The server tool calls the user allowed "for this session" when the service asked first
+   * (`ApprovalCall.alwaysKey`: the tool and its argument names).
+   */
   toolsApproved: Set<string>;
   /** The calls shown to the editor when their approval was asked: their results update those tool calls. */
   approvalsShown: Set<string>;

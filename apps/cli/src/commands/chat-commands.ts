@@ -1,4 +1,5 @@
 import type { AptixClient } from "@aptix/client";
+import { plural } from "../terminal/plural.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { printSessions, recentSessions } from "./sessions-command.js";
 
@@ -87,7 +88,9 @@ const COMMANDS: ChatCommand[] = [
         return undefined;
       }
       chat.resumeSession(sessionId);
-      terminal.line(terminal.style("dim", `session ${sessionId} · ${session.result.turns.length} turns`));
+      terminal.line(
+        terminal.style("dim", `session ${sessionId} · ${plural(session.result.turns.length, "turn")}`),
+      );
       return undefined;
     },
   },
@@ -104,7 +107,7 @@ const COMMANDS: ChatCommand[] = [
       } else {
         const { tokensBefore, tokensAfter } = compacted.result;
         terminal.line(
-          terminal.style("dim", `Compacted: ${tokensBefore} → ${tokensAfter} tokens of context.`),
+          terminal.style("dim", `Compacted: ${tokensBefore} → ${plural(tokensAfter, "token")} of context.`),
         );
       }
       return undefined;

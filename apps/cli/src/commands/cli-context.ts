@@ -10,5 +10,5 @@ export interface CliContext {
   streams: TerminalStreams & { stdin: NodeJS.ReadableStream & { isTTY?: boolean } };
 }
 
-/** The exit codes of `aptix` (docs: 0 done, 1 the turn failed, 2 usage error). */
-export const EXIT = { done: 0, failed: 1, usage: 2 } as const;
+/** The exit codes of `aptix` (docs: 0 done, 1 the turn failed, 2 usage error, 130 stopped by Ctrl-C). */
+export const EXIT = { done: 0, failed: 1, usage: 2, interrupted: 130 } as const;

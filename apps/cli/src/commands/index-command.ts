@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { WORKSPACE_LIMITS, type WorkspaceDocument, WorkspaceDocumentSchema } from "@aptix/contracts";
 import cliProgress from "cli-progress";
+import { plural } from "../terminal/plural.js";
 import { visibleJson } from "../terminal/visible.js";
 import { readTextFile } from "../workspace/text-file.js";
 import { workspaceFiles } from "../workspace/workspace-files.js";
@@ -107,8 +108,8 @@ export async function indexCommand(context: CliContext): Promise<number> {
     for (const { path, reason } of totals.skipped)
       terminal.line(terminal.style("dim", `skipped ${path}: ${reason}`));
     terminal.line(
-      `Indexed ${totals.files} files into workspace ${totals.workspaceId}: ${totals.upserted} new or changed, ` +
-        `${totals.unchanged} unchanged, ${totals.deleted} deleted; ${totals.chunks} chunks.`,
+      `Indexed ${plural(totals.files, "file")} into workspace ${totals.workspaceId}: ${totals.upserted} new or changed, ` +
+        `${totals.unchanged} unchanged, ${totals.deleted} deleted; ${plural(totals.chunks, "chunk")}.`,
     );
   }
   return EXIT.done;

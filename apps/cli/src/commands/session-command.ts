@@ -27,7 +27,7 @@ export async function sessionCommand(context: CliContext, sessionId: string): Pr
   }
   for (const turn of session.turns) {
     const tokens = turn.usage
-      ? ` · ${turn.usage.inputTokens} in / ${turn.usage.outputTokens} out tokens`
+      ? ` · tokens ${turn.usage.inputTokens} in / ${turn.usage.outputTokens} out`
       : "";
     const error = turn.error ? ` · ${turn.error.code}: ${turn.error.message}` : "";
     terminal.line(

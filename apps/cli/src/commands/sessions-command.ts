@@ -1,4 +1,5 @@
 import type { AptixClient } from "@aptix/client";
+import { plural } from "../terminal/plural.js";
 import type { Terminal } from "../terminal/terminal.js";
 import { visibleJson } from "../terminal/visible.js";
 import { type CliContext, EXIT } from "./cli-context.js";
@@ -24,7 +25,7 @@ export function printSessions(terminal: Terminal, answer: SessionList): boolean 
     const status = session.lastTurnStatus ?? "no turns";
     const workspace = session.workspaceId === undefined ? "" : ` · ${session.workspaceId}`;
     terminal.line(
-      terminal.compose`${terminal.style("bold", session.sessionId)} ${terminal.style("dim", `${session.updatedAt} · ${session.turnCount} turns · ${status}${workspace}`)}`,
+      terminal.compose`${terminal.style("bold", session.sessionId)} ${terminal.style("dim", `${session.updatedAt} · ${plural(session.turnCount, "turn")} · ${status}${workspace}`)}`,
     );
     if (session.title !== "") terminal.line(`  ${session.title}`);
   }

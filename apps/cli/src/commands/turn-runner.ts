@@ -1,13 +1,17 @@
-import type { ApprovalRequest, AptixResult } from "@aptix/client";
-import type { FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
+import { homedir } from "node:os";
+import type { ApprovalAnswer, ApprovalRequest, AptixResult } from "@aptix/client";
+import type { FileRef, FinalResponse, InvokeWarning, WarningCode } from "@aptix/contracts";
 import { cliCommand } from "../cli-command.js";
 import type { LineReader } from "../terminal/line-reader.js";
 import { patchPreview } from "../terminal/patch-preview.js";
+import { plural } from "../terminal/plural.js";
 import type { Styled } from "../terminal/terminal.js";
 import { terminalTools } from "../terminal/terminal-tools.js";
 import type { PatchRequest } from "../tools/apply-patch-tool.js";
+import { ApprovalCall } from "../tools/approval-call.js";
 import { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { CliContext } from "./cli-context.js";
+import { TurnStopped } from "./turn-stopped.js";
 
 /**
  * Runs user turns in the session with the workspace's tools: streams the text to the terminal, prints a line
@@ -19,8 +23,13 @@ export class TurnRunner {
   readonly #reader: () => LineReader;
   /** The session the turns run in: `--session`'s, or a new one; chat's `/new` moves on to another. */
   sessionId: string;
-  /** The tools the user answered "always" for, and the session that holds for (chat's `/new` ends it). */
-  #alwaysApproved = { sessionId: "", tools: new Set<string>() };
+  /**
+   * The calls the user answered "always" for (`ApprovalCall.alwaysKey`: the tool and its argument names), and the
+   * session that holds for (chat's `/new` ends it).
+   */
+  #alwaysApproved = { sessionId: "", calls: new Set<string>() };
+  /** The running turn's signal: stopping the turn withdraws the question it asks. */
+  #signal: AbortSignal | undefined;
 
   private constructor(context: CliContext, root: WorkspaceRoot, reader: () => LineReader) {
     this.#context = context;
@@ -39,13 +48,17 @@ export class TurnRunner {
     );
   }
 
-  /** Runs one user turn to its end; the answer is returned, and a failure printed. */
+  /**
+   * Runs one user turn to its end; the answer is returned, and a failure printed. When `signal` aborts, the turn
+   * is cancelled on the service and `TurnStopped` thrown.
+   */
   async run(
     instruction: string,
     signal?: AbortSignal,
   ): Promise<{ turnId: string; answer: AptixResult<FinalResponse> }> {
     const { options, client, terminal } = this.#context;
     const turnId = crypto.randomUUID();
+    this.#signal = signal;
     const tools = terminalTools(this.#root, terminal, (request) => this.#confirm(request));
     terminal.waiting();
     const answer = await client
@@ -63,20 +76,21 @@ export class TurnRunner {
           terminal.line(
             terminal.style(
               "dim",
-              `(conversation compacted: ${tokensBefore} → ${tokensAfter} tokens of context)`,
+              `(conversation compacted: ${tokensBefore} → ${plural(tokensAfter, "token")} of context)`,
             ),
           );
         },
         ...(signal ? { signal } : {}),
       })
       .catch(async (error: unknown) => {
+        if (!signal?.aborted) throw error;
         // Stopped here: the turn stops on the server too, and the session is free before the next prompt.
-        if (signal?.aborted)
-          await client.cancel({ sessionId: this.sessionId, turnId }).catch(() => undefined);
-        throw error;
+        const cancelled = await client.cancel({ sessionId: this.sessionId, turnId }).catch(() => undefined);
+        throw new TurnStopped(turnId, cancelled?.successful === true, { cause: error });
       });
     terminal.endLine();
     this.#warn(answer.warnings);
+    if (answer.successful) this.#listFiles(answer.result.files ?? []);
     if (!answer.successful) {
       for (const error of answer.errors)
         terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
@@ -104,32 +118,81 @@ export class TurnRunner {
         );
       }
     }
-    const answer = await this.#reader().next(terminal.style("yellow", "Apply this patch? [y/N] "));
+    const answer = await this.#reader().next(
+      terminal.style("yellow", "Apply this patch? [y/N] "),
+      this.#signal,
+    );
     return answer !== null && /^y(es)?$/i.test(answer.trim());
   }
 
   /**
-   * Asks whether a server tool that asks first may run (DESIGN §16), unless `--yes` or an earlier "always" for
-   * the tool in this session. No answer (stdin closed) declines.
+   * Asks whether a server tool that asks first may run, showing every argument, unless `--yes` or an earlier
+   * "always" for the tool with the same argument names in this session. A call whose arguments name a path
+   * outside the workspace is asked about every time; with `--yes` and no terminal on stdin it is declined, saying
+   * so. No answer (stdin closed, Ctrl-C) declines.
    */
-  async #approve({ tool, argumentsJson, server }: ApprovalRequest): Promise<boolean> {
-    const { options, terminal } = this.#context;
+  async #approve({ tool, argumentsJson, server }: ApprovalRequest): Promise<ApprovalAnswer> {
+    const { options, terminal, streams } = this.#context;
     if (this.#alwaysApproved.sessionId !== this.sessionId)
-      this.#alwaysApproved = { sessionId: this.sessionId, tools: new Set() };
+      this.#alwaysApproved = { sessionId: this.sessionId, calls: new Set() };
+    const call = new ApprovalCall(tool, argumentsJson, [options.workspaceDir, this.#root.path], homedir());
     const where = server === null ? "" : ` (MCP server ${server})`;
     // The arguments come from the model: `compose` shows their control and invisible characters escaped.
-    const call = terminal.compose`${terminal.style("bold", tool)}${where} ${shortened(argumentsJson)}`;
-    if (options.yes || this.#alwaysApproved.tools.has(tool)) {
-      terminal.line(terminal.compose`${terminal.style("dim", "approved")} ${call}`);
+    const argumentLines = call.arguments.map(
+      ({ name, value }) => terminal.compose`  ${terminal.style("dim", `${name}:`)} ${value}`,
+    );
+    terminal.endLine();
+    const outside = call.outsidePaths.length > 0;
+    if (!outside && (options.yes || this.#alwaysApproved.calls.has(call.alwaysKey))) {
+      terminal.line(
+        terminal.compose`${terminal.style("dim", "approved")} ${terminal.style("bold", tool)}${where}`,
+      );
+      for (const line of argumentLines) terminal.line(line);
       return true;
     }
-    terminal.endLine();
+    terminal.line(terminal.compose`Run ${terminal.style("bold", tool)}${where} with:`);
+    for (const line of argumentLines) terminal.line(line);
+    if (outside) {
+      terminal.line(
+        terminal.compose`${terminal.style("yellow", "Its arguments name")} ${call.outside}${terminal.style("yellow", ": aptix asks every time, even with --yes or always.")}`,
+      );
+      if (options.yes && streams.stdin.isTTY !== true)
+        return {
+          approved: false,
+          message: `Its arguments name ${call.outside}: aptix asks the user about every such call, even with --yes, and stdin is not a terminal to ask on.`,
+        };
+    }
     const answer = await this.#reader().next(
-      terminal.compose`Run ${call}? ${terminal.style("yellow", "[y]es / [n]o / [a]lways this session ")}`,
+      terminal.compose`Run ${terminal.style("bold", tool)}? ${terminal.style("yellow", "[y]es / [n]o / [a]lways this session ")}`,
+      this.#signal,
     );
     const choice = answer?.trim().toLowerCase() ?? "";
-    if (/^a(lways)?$/.test(choice)) this.#alwaysApproved.tools.add(tool);
+    if (/^a(lways)?$/.test(choice)) this.#alwaysApproved.calls.add(call.alwaysKey);
     return /^(y(es)?|a(lways)?)$/.test(choice);
+  }
+
+  /**
+   * The files the turn's tools made (a server tool's `create_file`), on stderr as the warnings: each one's name,
+   * type, size and address, then how to download them.
+   */
+  #listFiles(files: readonly FileRef[]): void {
+    const { terminal, options, streams } = this.#context;
+    if (files.length === 0) return;
+    const line = (text: Styled) => streams.stderr.write(`${text.text}\n`);
+    line(
+      terminal.style(
+        "bold",
+        files.length === 1 ? "The turn made a file:" : `The turn made ${files.length} files:`,
+      ),
+    );
+    const urls = files.map((file) => fileUrl(file.url, options.url));
+    files.forEach((file, index) => {
+      line(
+        terminal.compose`  ${terminal.style("bold", file.name)} ${terminal.style("dim", `(${file.mimeType}, ${plural(file.sizeBytes, "byte")})`)} ${urls[index] ?? ""}`,
+      );
+    });
+    const auth = options.apiKey === undefined ? "" : ' -H "Authorization: Bearer $APTIX_API_KEY"';
+    line(terminal.compose`${terminal.style("dim", `To download one: curl -fOJ${auth}`)} <address>`);
   }
 
   /**
@@ -151,8 +214,7 @@ export class TurnRunner {
   }
 }
 
-/** A call's arguments as the prompt shows them: whole when short, else their start. */
-function shortened(argumentsJson: string): string {
-  const MAX = 200;
-  return argumentsJson.length <= MAX ? argumentsJson : `${argumentsJson.slice(0, MAX)}…`;
+/** A file's address as the service gave it (often the path alone), made whole with the service's URL. */
+function fileUrl(url: string, service: string): string {
+  return URL.canParse(url, service) ? new URL(url, service).href : url;
 }

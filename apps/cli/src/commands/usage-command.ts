@@ -1,4 +1,5 @@
 import type { UsageReport } from "@aptix/contracts";
+import { plural } from "../terminal/plural.js";
 import { visibleJson } from "../terminal/visible.js";
 import { type CliContext, EXIT } from "./cli-context.js";
 
@@ -7,7 +8,7 @@ type Totals = UsageReport["total"];
 /** A bucket's or the total's figures on one line: tokens in (cached), out, calls, and USD (or "unpriced"). */
 function figures(totals: Totals): string {
   const cost = totals.costUsd === null ? "unpriced" : `$${totals.costUsd.toFixed(4)}`;
-  return `${totals.inputTokens} in (${totals.cachedInputTokens} cached) · ${totals.outputTokens} out · ${totals.llmCalls} calls · ${cost}`;
+  return `${totals.inputTokens} in (${totals.cachedInputTokens} cached) · ${totals.outputTokens} out · ${plural(totals.llmCalls, "call")} · ${cost}`;
 }
 
 /** `aptix usage`: the caller's usage and its cost by day, model or session, then the total (`GET /v1/usage`). */

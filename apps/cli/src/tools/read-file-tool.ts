@@ -1,3 +1,4 @@
+import { plural } from "../terminal/plural.js";
 import type { WorkspaceRoot } from "../workspace/workspace-root.js";
 import type { TextFiles } from "./text-files.js";
 import { parseArguments, readFileArguments } from "./tool-arguments.js";
@@ -23,7 +24,7 @@ export function readFileTool(root: WorkspaceRoot, files: TextFiles, located: Loc
     const last = Math.min(endLine ?? lines.length, lines.length);
     if (first > last && lines.length > 0) {
       throw new Error(
-        `Lines ${first}-${endLine ?? "end"} are not in ${path}, which has ${lines.length} lines.`,
+        `Lines ${first}-${endLine ?? "end"} are not in ${path}, which has ${plural(lines.length, "line")}.`,
       );
     }
     const contents = startLine || endLine ? `${lines.slice(first - 1, last).join("\n")}\n` : text;

@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The compiled binary, as `bin.aptix` names it. */
@@ -30,6 +30,21 @@ export function runProcess(
   args: readonly string[],
   options: AptixRunOptions,
 ): Promise<AptixRun> {
+  return startProcess(command, args, options).finished;
+}
+
+/**
+ * Starts `node dist/main.js <args>` as a child process and answers it (to signal it, say) with what it will have
+ * printed once it ends.
+ */
+export function startAptix(
+  args: readonly string[],
+  options: AptixRunOptions,
+): { child: ChildProcess; stderr: () => string; finished: Promise<AptixRun> } {
+  return startProcess(process.execPath, [APTIX_BIN, ...args], options);
+}
+
+function startProcess(command: string, args: readonly string[], options: AptixRunOptions) {
   const child = spawn(command, args, {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
@@ -44,7 +59,7 @@ export function runProcess(
     stderr += chunk;
   });
   child.stdin.end(options.input ?? "");
-  return new Promise((resolve, reject) => {
+  const finished = new Promise<AptixRun>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code) =>
       resolve({
@@ -64,4 +79,5 @@ export function runProcess(
       }),
     );
   });
+  return { child, stderr: () => stderr, finished };
 }

@@ -63,6 +63,20 @@ const ignoringFiles = {
   "src/app.ts": "export const app = 1;\n",
 };
 
+/** Files that run code when the project is opened, beyond `.vscode/` and its kind: one patch each, by call id. */
+const MORE_HOOKS = {
+  call_devcontainer_folder: ".devcontainer/devcontainer.json",
+  call_devcontainer: ".devcontainer.json",
+  call_code_workspace: "shop.code-workspace",
+  call_pre_commit: ".pre-commit-config.yaml",
+  call_lefthook: "lefthook.yml",
+  call_claude: ".claude/settings.json",
+  call_cursor: ".cursor/mcp.json",
+  call_mcp: ".mcp.json",
+  call_mise: "mise.toml",
+  call_tool_versions: ".tool-versions",
+};
+
 export const CONFINEMENT_SCENARIOS: ConfinementScenario[] = [
   {
     name: "refuses ../x, absolute paths and symlinks out, and reads nothing outside",
@@ -386,6 +400,29 @@ export const CONFINEMENT_SCENARIOS: ConfinementScenario[] = [
         for (const path of Object.values(hooks).flat())
           expect(existsSync(join(workspace.dir, path)), path).toBe(true);
         expect(await workspace.read("catalog/aptix.json")).toBe('{"modes":[]}\n');
+      }
+    },
+  },
+  {
+    name: "asks before every write to the other files that run code when the project is opened (issue 46)",
+    files: { "README.md": "# Shop\n" },
+    async prepare() {},
+    calls: () => [
+      patching(creating("notes.md", "first"), "call_first"),
+      ...Object.entries(MORE_HOOKS).map(([callId, path]) => patching(creating(path, "x"), callId)),
+    ],
+    async check({ errorOf, workspace, asked }) {
+      expect(await workspace.read("notes.md")).toBe("first\n");
+      if (asked === undefined) {
+        for (const [callId, path] of Object.entries(MORE_HOOKS)) {
+          expect(errorOf(callId), path).toBe(
+            `The patch changes files that run code when an editor or a tool opens the project (${path}): aptix asks the user before every such write, even with --yes, and stdin is not a terminal to ask on. No file was changed.`,
+          );
+          expect(existsSync(join(workspace.dir, path)), path).toBe(false);
+        }
+      } else {
+        expect(asked).toEqual(["call_first", ...Object.keys(MORE_HOOKS)]);
+        for (const path of Object.values(MORE_HOOKS)) expect(await workspace.read(path), path).toBe("x\n");
       }
     },
   },

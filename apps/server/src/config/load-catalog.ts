@@ -16,6 +16,12 @@ interface DefaultContextOverride {
   provider?: string | undefined;
 }
 
+/** The config a file goes over: the built-in default, or another one (the demo's), with the name start-up shows. */
+interface BuiltInConfig {
+  config: CatalogConfig;
+  name: string;
+}
+
 /**
  * Reads and checks the catalog: the file over the built-in default (a key the file leaves out keeps the default's
  * value, one it gives replaces it whole), then `override` on the default context; shape and provider names by
@@ -28,11 +34,12 @@ export async function loadCatalog(
   providerIds: readonly string[] = DEFAULT_PROVIDER_IDS,
   serverTools: ServerToolsOf = async () => [],
   override: DefaultContextOverride = {},
+  builtIn: BuiltInConfig = { config: DEFAULT_CATALOG, name: "built-in default config" },
 ): Promise<{ catalog: AgentCatalog; source: string; config: CatalogConfig }> {
-  const source = path ?? "built-in default config";
+  const source = path ?? builtIn.name;
   const file = path === undefined ? {} : await readJson(path);
   const schema = catalogConfigSchema(providerIds);
-  const parsed = schema.safeParse(overridden({ ...DEFAULT_CATALOG, ...file }, override, providerIds));
+  const parsed = schema.safeParse(overridden({ ...builtIn.config, ...file }, override, providerIds));
   if (!parsed.success) {
     const hint = knownKeyHint(schema);
     const problems = parsed.error.issues.flatMap((issue) =>

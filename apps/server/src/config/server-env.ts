@@ -5,6 +5,7 @@ import { z } from "zod";
 import { LOG_LEVELS } from "../logging/log-level.js";
 import { ConfigError } from "./config-error.js";
 import { CorsOriginsSchema } from "./cors-origins.js";
+import { didYouMean } from "./did-you-mean.js";
 import { TrustedProxiesSchema } from "./trusted-proxies.js";
 
 /** `APTIX_RATE_LIMIT_RPM`'s default: requests a minute per principal on one instance. */
@@ -53,7 +54,15 @@ const otlpUrl = z.url({
 const ServerEnvSchema = z.object({
   PORT: integer(8787, 0, 65_535),
   HOST: z.string().min(1).default("127.0.0.1"),
-  DATABASE_URL: z.string().min(1).default("./.aptix/db"),
+  /** `./.aptix/db` when unset, `./.aptix/demo-db` for the demo (see `readServerEnv`). */
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .superRefine((url, context) => {
+      const problem = url === undefined ? undefined : databaseSchemeProblem(url);
+      if (problem) context.addIssue({ code: "custom", message: problem });
+    }),
   /** The schema of the store's tables, created if missing (store-drizzle's default: `aptix`). */
   APTIX_DATABASE_SCHEMA: z.string().min(1).optional(),
   /** Embedded PGlite only: Postgres's `shared_buffers`, e.g. `64MB` (store-drizzle's default: `16MB`). */
@@ -61,6 +70,8 @@ const ServerEnvSchema = z.object({
     .string()
     .regex(/^[1-9][0-9]*(kB|MB|GB)$/, "a size such as 16MB (kB, MB or GB)")
     .optional(),
+  /** Runs the built-in demo model instead of the providers: a first look without a provider key. */
+  APTIX_DEMO: z.enum(["0", "1", "false", "true", ""], { error: "must be 1 (on) or 0 (off)" }).optional(),
   /** The least severe log line written: at `warn`, nothing at `info` or below (start-up lines included). */
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   APTIX_CONFIG: z.string().min(1).optional(),
@@ -102,12 +113,15 @@ const ServerEnvSchema = z.object({
   APTIX_QUOTA_WORKSPACE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
   /** Bytes of produced files (create_file, MCP results) one principal may keep (the tool call fails beyond). */
   APTIX_QUOTA_FILE_BYTES: integer(GIB, 0, Number.MAX_SAFE_INTEGER),
-  /** USD a principal may spend a UTC month (priced calls), then new user turns are refused; unset: no budget. */
+  /**
+   * USD a principal may spend a UTC month (priced calls), then new user turns and compactions are refused and a
+   * running turn ends before its next round; unset: no budget.
+   */
   APTIX_BUDGET_USD_MONTHLY: z.coerce
     .number({ error: "must be a number of US dollars, 0 or more" })
     .min(0, "must be a number of US dollars, 0 or more")
     .optional(),
-  /** Tokens (input and output) a principal may use a UTC day, then new user turns are refused; unset: no budget. */
+  /** Tokens (input and output) a principal may use a UTC day, then as past the USD budget; unset: no budget. */
   APTIX_BUDGET_TOKENS_DAILY: z.coerce
     .number({ error: "must be a whole number of tokens, 0 or more" })
     .int("must be a whole number of tokens, 0 or more")
@@ -144,19 +158,72 @@ const ServerEnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default("aptix"),
 });
 
-export type ServerEnv = z.infer<typeof ServerEnvSchema> & {
+export type ServerEnv = Omit<z.infer<typeof ServerEnvSchema>, "DATABASE_URL"> & {
+  /** Postgres's URL, `memory://`, or the embedded database's directory as an absolute path. */
+  DATABASE_URL: string;
   /** Principal by API key; empty in local mode. */
   apiKeys: Map<string, string>;
+  /** APTIX_DEMO is on: the demo model answers every turn. */
+  demo: boolean;
 };
+
+/** The schemes DATABASE_URL may start with; anything else with a scheme is a typo, not a directory to create. */
+const DATABASE_SCHEMES = ["postgres", "postgresql", "memory"];
+
+/**
+ * Why DATABASE_URL names no database: a scheme other than Postgres's or `memory` (`postgress://…` would otherwise
+ * be an embedded database in a folder `postgress:`), or one without its `//`. A one-letter scheme is a Windows
+ * drive. The URL itself is never repeated: it may hold a password.
+ */
+function databaseSchemeProblem(url: string): string | undefined {
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1];
+  if (scheme === undefined) return undefined;
+  if (DATABASE_SCHEMES.includes(scheme) && url.startsWith(`${scheme}://`)) return undefined;
+  const hint = DATABASE_SCHEMES.includes(scheme)
+    ? ` (did you mean "${scheme}://"?)`
+    : didYouMean(DATABASE_SCHEMES)(scheme);
+  return `"${scheme}:" is not a database URL this service opens${hint}: use postgres://…, postgresql://…, memory:// or a directory path`;
+}
+
+/**
+ * `APTIX_*` variables read by other programs than the service: the `aptix` terminal client's, and the CI script's
+ * (which starts the service too). Any other unknown one is a typo.
+ */
+const OTHER_PROGRAMS_VARIABLES = new Set([
+  "APTIX_URL",
+  "APTIX_API_KEY",
+  "APTIX_CLI_COMMAND",
+  "APTIX_CI_ISOLATED",
+]);
+
+const SERVICE_VARIABLES = Object.keys(ServerEnvSchema.shape);
+
+/**
+ * `APTIX_PORT: is not a variable the service reads (did you mean "PORT"?)` for each `APTIX_*` variable no program of
+ * Aptix reads: a misspelled one would otherwise be ignored without a word. A name is also compared without its
+ * prefix, for the variables that have none (`PORT`, `DATABASE_URL`).
+ */
+function unknownVariables(env: NodeJS.ProcessEnv): string[] {
+  const hint = didYouMean(SERVICE_VARIABLES);
+  return Object.keys(env)
+    .filter((name) => name.startsWith("APTIX_") && !SERVICE_VARIABLES.includes(name))
+    .filter((name) => !OTHER_PROGRAMS_VARIABLES.has(name))
+    .sort()
+    .map(
+      (name) =>
+        `${name}: is not a variable the service reads${hint(name) || hint(name.slice("APTIX_".length))}`,
+    );
+}
 
 export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
   const parsed = ServerEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
+  const unknown = unknownVariables(env);
+  if (!parsed.success || unknown.length > 0) {
+    const problems = (parsed.error?.issues ?? []).map((issue) => {
       const name = issue.path.join(".");
       return `${echoed(name, env[name])}: ${issue.message}`;
     });
-    throw new ConfigError("Invalid environment", problems);
+    throw new ConfigError("Invalid environment", [...problems, ...unknown]);
   }
   const apiKeys = parseApiKeys(parsed.data.APTIX_API_KEYS);
   if (apiKeys.size === 0 && !isLoopback(parsed.data.HOST)) {
@@ -169,10 +236,14 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
       "APTIX_TRUSTED_PROXIES is set, and APTIX_API_KEYS is unset: local mode refuses every forwarded request. Set APTIX_API_KEYS to serve through a proxy.",
     );
   }
+  const demo = parsed.data.APTIX_DEMO === "1" || parsed.data.APTIX_DEMO === "true";
+  // The demo keeps its sessions apart: a real model's start must not replay the demo's stored answers unmarked.
+  const databaseUrl = parsed.data.DATABASE_URL ?? (demo ? "./.aptix/demo-db" : "./.aptix/db");
   return {
     ...parsed.data,
-    DATABASE_URL: resolveDatabasePath(parsed.data.DATABASE_URL, env.INIT_CWD),
+    DATABASE_URL: resolveDatabasePath(databaseUrl, env.INIT_CWD),
     apiKeys,
+    demo,
   };
 }
 

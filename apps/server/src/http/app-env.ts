@@ -1,4 +1,4 @@
-import type { InvokeError } from "@aptix/contracts";
+import type { InvokeError, InvokeWarning } from "@aptix/contracts";
 import type { HttpBindings } from "@hono/node-server";
 import type { Logger } from "pino";
 
@@ -16,5 +16,7 @@ export interface AppEnv {
     body: Buffer;
     /** The errors of the failed InvokeResult this request answered, for the access log. */
     resultErrors: InvokeError[] | undefined;
+    /** Warnings every answer of the app carries (`AppOptions.notices`). */
+    notices: readonly InvokeWarning[] | undefined;
   };
 }

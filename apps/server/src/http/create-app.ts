@@ -1,4 +1,10 @@
-import { type AgentExecuteRequest, fail, type InvokeResult, WORKSPACE_LIMITS } from "@aptix/contracts";
+import {
+  type AgentExecuteRequest,
+  fail,
+  type InvokeResult,
+  type InvokeWarning,
+  WORKSPACE_LIMITS,
+} from "@aptix/contracts";
 import {
   type AgentService,
   type Clock,
@@ -17,11 +23,11 @@ import { accessLog } from "./access-log.js";
 import type { AppEnv } from "./app-env.js";
 import { authFailureLimit } from "./auth-failure-limit.js";
 import { BodiesInFlight } from "./bodies-in-flight.js";
-import type { Budgets } from "./budgets.js";
 import { clientAddressing } from "./client-address.js";
 import { corsPolicy } from "./cors-policy.js";
 import { localModeOnly } from "./local-mode.js";
 import { principalMiddleware } from "./principal.js";
+import { reportFault } from "./report-fault.js";
 import { requestBody } from "./request-body.js";
 import { requestMetrics } from "./request-metrics.js";
 import { requestRateLimit } from "./request-rate-limit.js";
@@ -62,10 +68,10 @@ export interface AppOptions {
   metricsToken?: string;
   /** Gives each request a server span; absent when traces are not exported. */
   tracer?: Tracer;
-  /** Refuse new user turns past a principal's budget (DESIGN §17); none when absent. */
-  budgets?: Budgets;
   /** The time the usage route's default range (the current UTC month) is taken from; the system's by default. */
   clock?: Clock;
+  /** Warnings every answer carries, whatever it answers (the demo model's); none by default. */
+  notices?: readonly InvokeWarning[];
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
@@ -79,6 +85,13 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   if (options.tracer) app.use(requestTracing(options.tracer));
   app.use(requestId());
   app.use(accessLog(logger));
+  const { notices = [] } = options;
+  if (notices.length > 0) {
+    app.use(async (c, next) => {
+      c.set("notices", notices);
+      await next();
+    });
+  }
   if (corsOrigins.length > 0) app.use(corsPolicy(corsOrigins));
   const { metrics } = options;
   if (metrics) app.use(requestMetrics(metrics));
@@ -94,15 +107,10 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
         }),
       );
     }
-    c.var.logger.error(
-      { error: error instanceof Error ? (error.stack ?? error.message) : String(error) },
-      "unhandled error",
-    );
+    reportFault(c, error, "unhandled error");
     return sendResult(
       c,
-      fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs.", {
-        requestId: c.get("requestId"),
-      }),
+      fail("INTERNAL", "The service failed unexpectedly; the request id identifies it in the logs."),
     );
   });
 

@@ -2,24 +2,56 @@
 export const MAX_FOLLOWERS_PER_TURN = 8;
 
 /**
- * The event streams open on each turn, so that one turn cannot be followed by more than
- * `MAX_FOLLOWERS_PER_TURN` clients at once: each follower polls the store while it listens.
+ * Event streams of followers one principal may have open at once, on one instance, whatever their turns: each
+ * holds a socket and a page of its turn's events while its client reads (docs/http-api.md, Limits).
+ */
+export const MAX_FOLLOWERS_PER_PRINCIPAL = 32;
+
+/** A slot taken (`release` frees it once, however often called), or the limit that left none. */
+export type FollowerSlot = { release: () => void } | { full: "turn" | "principal" };
+
+/**
+ * The event streams of followers open on this instance, by turn and by principal, so that one turn cannot be
+ * followed by more than `MAX_FOLLOWERS_PER_TURN` clients at once (each polls the store while it listens), nor
+ * one principal hold more than `MAX_FOLLOWERS_PER_PRINCIPAL` streams.
  */
 export class FollowerSlots {
+  readonly #byTurn = new OpenCounts(MAX_FOLLOWERS_PER_TURN);
+  readonly #byPrincipal = new OpenCounts(MAX_FOLLOWERS_PER_PRINCIPAL);
+
+  /** Takes a slot of `turn` (a name that holds its principal) for `principal`. */
+  take(principal: string, turn: string): FollowerSlot {
+    if (this.#byTurn.full(turn)) return { full: "turn" };
+    if (this.#byPrincipal.full(principal)) return { full: "principal" };
+    const releases = [this.#byTurn.open(turn), this.#byPrincipal.open(principal)];
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const release of releases) release();
+      },
+    };
+  }
+}
+
+/** How many of something are open, by name, up to `max` each. */
+class OpenCounts {
   readonly #open = new Map<string, number>();
 
-  /** Takes a slot of `turn`; undefined when all are taken. The release frees it once, however often called. */
-  take(turn: string): (() => void) | undefined {
-    const open = this.#open.get(turn) ?? 0;
-    if (open >= MAX_FOLLOWERS_PER_TURN) return undefined;
-    this.#open.set(turn, open + 1);
-    let released = false;
+  constructor(private readonly max: number) {}
+
+  full(name: string): boolean {
+    return (this.#open.get(name) ?? 0) >= this.max;
+  }
+
+  /** Counts one more open; the answer counts it closed. */
+  open(name: string): () => void {
+    this.#open.set(name, (this.#open.get(name) ?? 0) + 1);
     return () => {
-      if (released) return;
-      released = true;
-      const left = (this.#open.get(turn) ?? 1) - 1;
-      if (left === 0) this.#open.delete(turn);
-      else this.#open.set(turn, left);
+      const left = (this.#open.get(name) ?? 1) - 1;
+      if (left === 0) this.#open.delete(name);
+      else this.#open.set(name, left);
     };
   }
 }

@@ -4,6 +4,7 @@ import { fail } from "@aptix/contracts";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { BodiesInFlight } from "./bodies-in-flight.js";
+import { refuseBody } from "./refuse-body.js";
 import { sendResult } from "./send-result.js";
 
 const TOO_LARGE = Symbol("too large");
@@ -18,7 +19,8 @@ const TOO_LARGE = Symbol("too large");
  *
  * Before a byte is read, the body is reserved in `inFlight` (the instance's bodies being read) by the size it
  * declares, or by `maxBytes` when it declares none (sent chunked): a refusal there answers at once, and the
- * reservation ends once the body is read, or reading it failed.
+ * reservation ends once the body is read, or reading it failed. A body refused unread, or past the limit, is
+ * answered so that its client reads the answer (`refuseBody`: the rest is read and dropped, at most `maxBytes`).
  */
 export function requestBody(maxBytes: number, inFlight: BodiesInFlight): MiddlewareHandler<AppEnv> {
   const tooLarge = fail("PAYLOAD_TOO_LARGE", `The body is larger than ${maxBytes} bytes.`, { maxBytes });
@@ -26,7 +28,7 @@ export function requestBody(maxBytes: number, inFlight: BodiesInFlight): Middlew
     // A route's own, smaller limit read the body already (a workspace push's).
     if (c.req.method === "GET" || c.req.method === "HEAD" || c.get("body") !== undefined) return next();
     const length = c.req.header("content-length");
-    if (Number(length) > maxBytes) return sendResult(c, tooLarge);
+    if (Number(length) > maxBytes) return refuseBody(c, tooLarge, maxBytes);
     // Tests hand `app.request` a bare `incoming` for its socket's address; only a stream is read.
     const incoming = c.env?.incoming instanceof Readable ? c.env.incoming : undefined;
     // Not `c.req.raw` under Node: making hono's Request would start reading the body into a web stream.
@@ -36,7 +38,7 @@ export function requestBody(maxBytes: number, inFlight: BodiesInFlight): Middlew
     const sized = length !== undefined && /^\d+$/.test(length);
     const unsized = incoming ? c.req.header("transfer-encoding") !== undefined : raw !== null;
     const reserved = inFlight.reserve(c.var.principal, sized ? Number(length) : unsized ? maxBytes : 0);
-    if (!reserved.successful) return sendResult(c, reserved);
+    if (!reserved.successful) return refuseBody(c, reserved, maxBytes);
     let body: Buffer | typeof TOO_LARGE = Buffer.alloc(0);
     try {
       if (source) body = await readAtMost(source, maxBytes);
@@ -51,9 +53,9 @@ export function requestBody(maxBytes: number, inFlight: BodiesInFlight): Middlew
       reserved.result();
     }
     if (body === TOO_LARGE) {
-      // Node's server discards the rest of an incoming body after the answer; a Request's is cancelled.
+      // A Request's body is cancelled; an IncomingMessage's rest is drained by the refusal.
       if (source !== incoming) source?.destroy();
-      return sendResult(c, tooLarge);
+      return refuseBody(c, tooLarge, maxBytes);
     }
     c.set("body", body);
     return next();

@@ -1,7 +1,8 @@
-import { type ErrorCode, httpStatusOf, type InvokeResult } from "@aptix/contracts";
+import { type ErrorCode, httpStatusOf, type InvokeResult, type InvokeWarning } from "@aptix/contracts";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./app-env.js";
+import { withRequestId } from "./with-request-id.js";
 
 /**
  * The `Retry-After` (seconds) of the failures a client should simply send again: a session busy with another
@@ -16,10 +17,11 @@ export const RETRY_AFTER_SECONDS: Readonly<Partial<Record<ErrorCode, number>>> =
 
 /**
  * Every body is an InvokeResult; the HTTP status mirrors its first error (docs/http-api.md), and so does
- * `Retry-After`: the error's own `details.retryAfterSeconds` (RATE_LIMITED), else its code's. A failure's
- * errors are kept for the access log.
+ * `Retry-After`: the error's own `details.retryAfterSeconds` (RATE_LIMITED), else its code's. An INTERNAL
+ * error carries the request id (`withRequestId`). A failure's errors are kept for the access log.
  */
-export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Response {
+export function sendResult<T>(c: Context<AppEnv>, answered: InvokeResult<T>): Response {
+  const result = noted(c, withRequestId(answered, c.get("requestId")));
   if (!result.successful) {
     c.set("resultErrors", result.errors);
     const [first] = result.errors;
@@ -29,4 +31,10 @@ export function sendResult<T>(c: Context<AppEnv>, result: InvokeResult<T>): Resp
   }
   const status = (result.successful ? 200 : httpStatusOf(result.errors[0].code)) as ContentfulStatusCode;
   return c.json(result, status);
+}
+
+/** `result` with the warnings every answer of the app carries (`AppOptions.notices`) after its own. */
+export function noted<R extends { warnings: InvokeWarning[] }>(c: Context<AppEnv>, result: R): R {
+  const notices = c.get("notices");
+  return notices === undefined ? result : { ...result, warnings: [...result.warnings, ...notices] };
 }

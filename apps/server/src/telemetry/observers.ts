@@ -9,6 +9,10 @@ export function observers(first: TurnObserver, ...rest: TurnObserver[]): TurnObs
       toolRun: (tool, run) => outer.toolRun(tool, () => inner.toolRun(tool, run)),
       retrieval: (query, run) => outer.retrieval(query, () => inner.retrieval(query, run)),
       compaction: (compaction, run) => outer.compaction(compaction, () => inner.compaction(compaction, run)),
+      fault: (round, error) => {
+        outer.fault?.(round, error);
+        inner.fault?.(round, error);
+      },
     }),
     first,
   );

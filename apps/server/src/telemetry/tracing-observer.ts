@@ -1,6 +1,6 @@
 import type { InvokeResult } from "@aptix/contracts";
 import type { TurnObserver } from "@aptix/core";
-import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer } from "@opentelemetry/api";
+import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { roundOutcome, toolRunOutcome } from "./outcomes.js";
 
 /**
@@ -128,6 +128,11 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
             span.setAttribute("aptix.compaction.tokens_after", result.result.tokensAfter);
         },
       ),
+    // Inside the round's span, which keeps the error's detail: its message may quote a statement and its
+    // parameters, which no answer or log line carries.
+    fault: (_round, error) => {
+      trace.getActiveSpan()?.recordException(error instanceof Error ? error : String(error));
+    },
   };
 }
 

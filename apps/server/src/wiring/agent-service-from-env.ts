@@ -17,6 +17,8 @@ export interface AgentServiceParts {
   files: CatalogConfig["files"];
   /** Prices over the built-in table (`APTIX_CONFIG` `prices`). */
   prices: CatalogConfig["prices"];
+  /** Per-principal budgets (`APTIX_CONFIG` `budgets`) over the environment's. */
+  budgets: CatalogConfig["budgets"];
   /** The base of FileRef urls: known only once the server listens (PORT=0 picks one). */
   publicUrl: () => string;
   /** Where turns are reported for traces and metrics. */
@@ -29,7 +31,22 @@ const DAY_MS = 24 * 3_600_000;
 
 /** Core's service over the adapters, with the limits the environment sets. */
 export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): AgentService {
-  const { catalog, providers, retriever, store, files, prices, publicUrl, observer, cacheKeySecret } = parts;
+  const {
+    catalog,
+    providers,
+    retriever,
+    store,
+    files,
+    prices,
+    budgets,
+    publicUrl,
+    observer,
+    cacheKeySecret,
+  } = parts;
+  const defaults = {
+    ...(env.APTIX_BUDGET_USD_MONTHLY === undefined ? {} : { usdMonthly: env.APTIX_BUDGET_USD_MONTHLY }),
+    ...(env.APTIX_BUDGET_TOKENS_DAILY === undefined ? {} : { tokensDaily: env.APTIX_BUDGET_TOKENS_DAILY }),
+  };
   return new AgentService({
     catalog,
     providers,
@@ -44,6 +61,8 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     observer,
     cacheKeySecret,
     ...(prices === undefined ? {} : { prices }),
+    // A principal without a budget has nothing read before its turns, rounds and compactions.
+    budgets: { defaults, principals: budgets ?? {} },
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
     traceRetentionMs: env.APTIX_TRACE_RETENTION_DAYS * DAY_MS,

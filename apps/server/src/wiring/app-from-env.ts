@@ -1,12 +1,11 @@
 import { createAgentExecuteRequestValidator } from "@aptix/contracts";
-import { type AgentService, systemClock, type WorkspaceKnowledge } from "@aptix/core";
+import type { AgentService, WorkspaceKnowledge } from "@aptix/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Logger } from "pino";
-import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import type { ServerEnv } from "../config/server-env.js";
+import { DEMO_NOTICE } from "../demo/demo-notice.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
-import { Budgets } from "../http/budgets.js";
 import { createApp } from "../http/create-app.js";
 import type { DocumentPreparationPool } from "../knowledge/document-preparation-pool.js";
 import type { Telemetry } from "../telemetry/start-telemetry.js";
@@ -21,8 +20,6 @@ export function appFromEnv(
     readiness: ReadinessMonitor;
     logger: Logger;
     telemetry: Pick<Telemetry, "metrics" | "tracer">;
-    /** Per-principal budgets (`APTIX_CONFIG` `budgets`) over the environment's. */
-    budgets?: CatalogConfig["budgets"];
   },
 ): OpenAPIHono<AppEnv> {
   const { service, knowledge, preparation, readiness, logger, telemetry } = parts;
@@ -38,22 +35,10 @@ export function appFromEnv(
     rateLimitRpm: env.APTIX_RATE_LIMIT_RPM,
     heartbeatMs: env.APTIX_SSE_HEARTBEAT_MS,
     readiness: async () => readiness.status(),
+    notices: env.demo ? [DEMO_NOTICE] : [],
     logger,
     metrics: telemetry.metrics,
     ...(env.APTIX_METRICS_TOKEN === undefined ? {} : { metricsToken: env.APTIX_METRICS_TOKEN }),
     ...(telemetry.tracer ? { tracer: telemetry.tracer } : {}),
-    budgets: new Budgets(
-      {
-        defaults: {
-          ...(env.APTIX_BUDGET_USD_MONTHLY === undefined ? {} : { usdMonthly: env.APTIX_BUDGET_USD_MONTHLY }),
-          ...(env.APTIX_BUDGET_TOKENS_DAILY === undefined
-            ? {}
-            : { tokensDaily: env.APTIX_BUDGET_TOKENS_DAILY }),
-        },
-        principals: parts.budgets ?? {},
-      },
-      service,
-      systemClock,
-    ),
   });
 }

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
 import { loadCatalog } from "../config/load-catalog.js";
 import type { ServerEnv } from "../config/server-env.js";
+import { DEMO_CATALOG } from "../demo/demo-catalog.js";
 import {
   ConfiguredServerTools,
   type ConfiguredServerToolsOptions,
@@ -32,6 +33,7 @@ export async function loadCatalogWithTools(
       return serverTools.tools;
     },
     { model: env.APTIX_MODEL, provider: env.APTIX_PROVIDER },
+    env.demo ? { config: DEMO_CATALOG, name: "built-in demo config" } : undefined,
   ).catch(async (error: unknown) => {
     await serverTools?.close();
     throw error;

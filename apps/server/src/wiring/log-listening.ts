@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { ServerEnv } from "../config/server-env.js";
+import { DEMO_NOTICE } from "../demo/demo-notice.js";
 import { describeDatabase } from "./describe-database.js";
 
 /**
@@ -19,6 +20,7 @@ export function logListening(
   const context = listening.defaultContext;
   logger.info(
     {
+      ...(env.demo ? { demo: DEMO_NOTICE.message } : {}),
       url: listening.url,
       // Where a person starts: the browsable API reference.
       docs: `${listening.url}/docs`,

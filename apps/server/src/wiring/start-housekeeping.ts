@@ -1,5 +1,6 @@
 import type { AgentService } from "@aptix/core";
 import type { Logger } from "pino";
+import { faultSummary } from "../logging/fault-summary.js";
 import { housekeepingIntervalMs } from "./housekeeping-interval-ms.js";
 
 /**
@@ -49,7 +50,8 @@ export function startHousekeeping(
     for (const [sweep, level, removed, failed] of sweeps) {
       await sweep().then(
         (count) => count > 0 && logger[level]({ count }, removed),
-        (error: unknown) => logger.error({ error: String(error) }, failed),
+        // A driver's message quotes the statement and its parameters: the line says what failed, not its text.
+        (error: unknown) => logger.error({ fault: faultSummary(error) }, failed),
       );
     }
   };

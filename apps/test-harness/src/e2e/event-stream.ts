@@ -29,6 +29,8 @@ export interface EventStream {
   readonly events: SseEvent[];
   /** Every comment line received so far. */
   readonly comments: SseComment[];
+  /** The body's bytes received so far: what a reader that paces itself counts. */
+  readonly bytesRead: number;
   /** The next event; `undefined` once the stream has ended (or was aborted). */
   next(): Promise<SseEvent | undefined>;
   /** Reads to the end of the stream and answers every event of it (those already read included). */
@@ -67,6 +69,7 @@ async function openEventStream(url: string, request: EventStreamRequest = {}): P
   const events: SseEvent[] = [];
   const comments: SseComment[] = [];
   let read = 0;
+  let bytesRead = 0;
   let ended = false;
   let pending = "";
   let current: { id?: string; event?: string; data: string[] } = { data: [] };
@@ -115,6 +118,7 @@ async function openEventStream(url: string, request: EventStreamRequest = {}): P
       pending = "";
       return false;
     }
+    bytesRead += chunk.value.byteLength;
     pending += decoder.decode(chunk.value, { stream: true });
     let newline = pending.search(/\r\n|\r|\n/);
     while (newline >= 0) {
@@ -131,6 +135,9 @@ async function openEventStream(url: string, request: EventStreamRequest = {}): P
     headers: response.headers,
     events,
     comments,
+    get bytesRead() {
+      return bytesRead;
+    },
     async next() {
       while (read >= events.length) {
         if (!(await pump())) break;

@@ -6,6 +6,7 @@ export * from "./neutral-script.js";
 export * from "./otlp-receiver.js";
 export * from "./page-server.js";
 export * from "./server-process.js";
+export * from "./tenants-server.js";
 export * from "./test-catalog.js";
 export * from "./test-database.js";
 export * from "./test-service.js";

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,6 +19,12 @@ export interface ServerProcessOptions {
   env: Record<string, string | undefined>;
   /** How long to wait for the "listening" line. Default 30 s. */
   startTimeoutMs?: number;
+  /**
+   * Runs the README's command instead, `pnpm start` or `pnpm demo` at the workspace root (which builds first,
+   * then runs the compiled server): the child is the `pnpm` process, as a person's terminal or a process manager
+   * has it.
+   */
+  script?: "start" | "demo";
 }
 
 interface ExitStatus {
@@ -49,8 +55,10 @@ export interface LaunchedServer {
   closeOutput(): void;
   /** Sends `signal` to the process (default SIGTERM) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<ExitStatus>;
-  /** Kills whatever is left of its process group (for cleanup after a failed test) and waits for the exit. */
+  /** Kills whatever is left of it, its descendants too (for cleanup after a failed test), and waits for the exit. */
   kill(): Promise<ExitStatus>;
+  /** The processes it started and their own, as of now, by pid (Linux: read from /proc). */
+  descendants(): number[];
 }
 
 export interface ServerProcess extends LaunchedServer {
@@ -64,7 +72,7 @@ export interface ServerProcess extends LaunchedServer {
  * compiled server with `pnpm start`. The child leads its own process group, so cleanup reaches everything tsx
  * starts under it.
  */
-export function launchServer(options: Pick<ServerProcessOptions, "env">): LaunchedServer {
+export function launchServer(options: Pick<ServerProcessOptions, "env" | "script">): LaunchedServer {
   const root = workspaceRoot();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1" };
   for (const [name, value] of Object.entries(options.env)) {
@@ -74,11 +82,13 @@ export function launchServer(options: Pick<ServerProcessOptions, "env">): Launch
   // Node with tsx as a loader (the server's own dev dependency, resolved from its folder), not the tsx command:
   // that command is a second process relaying signals, and it SIGKILLs the server (exit 130) when the server
   // does not acknowledge a SIGINT within 30 ms, which a loaded machine misses.
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ["--conditions=@aptix/source", "--import", "tsx", "src/main.ts"],
-    { cwd: join(root, "apps", "server"), env, detached: true },
-  );
+  const child: ChildProcess = options.script
+    ? spawn("pnpm", [options.script], { cwd: root, env, detached: true })
+    : spawn(process.execPath, ["--conditions=@aptix/source", "--import", "tsx", "src/main.ts"], {
+        cwd: join(root, "apps", "server"),
+        env,
+        detached: true,
+      });
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not spawn the server");
 
@@ -112,11 +122,9 @@ export function launchServer(options: Pick<ServerProcessOptions, "env">): Launch
     child.on("exit", (code, signal) => resolve({ code, signal }));
   });
   const kill = () => {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
+    // `pnpm start` runs the server in a process group of its own: the group's kill would not reach it.
+    for (const descendant of descendantsOf(pid)) signalIgnoringGone(descendant, "SIGKILL");
+    signalIgnoringGone(-pid, "SIGKILL");
     return exited;
   };
 
@@ -162,7 +170,42 @@ export function launchServer(options: Pick<ServerProcessOptions, "env">): Launch
       return exited;
     },
     kill,
+    descendants: () => descendantsOf(pid),
   };
+}
+
+function signalIgnoringGone(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** The live descendants of `pid`, from each process's parent in /proc/<pid>/stat. */
+function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile
+    }
+    // `pid (command) state ppid …`: the command may hold spaces and parentheses, so read after its last `)`.
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const child of children.get(parent) ?? []) {
+      found.push(child);
+      visit(child);
+    }
+  };
+  visit(pid);
+  return found;
 }
 
 /** Launches the server (see launchServer) and resolves once it logged "listening". */

@@ -56,9 +56,12 @@ function scriptedModel(providers: BothProviders) {
     `Goals: keep reading the files. Facts: ${text.includes(FACT) ? FACT : "none given"}.`;
   const openai = (request: RecordedRequest): StepObject => {
     providers.openai.enqueue(openai);
-    const input = (request.body as { input: Array<Record<string, unknown>> }).input;
-    const text = JSON.stringify(input);
-    if (text.includes(SUMMARISE)) return step.text(summary(text));
+    const body = request.body as { input: Array<Record<string, unknown>>; previous_response_id?: string };
+    const { input } = body;
+    // A summary's call may continue the chain: the model reads what the provider holds, then the input.
+    const held = body.previous_response_id ? providers.openai.transcript(body.previous_response_id) : [];
+    const text = JSON.stringify([...held, ...input]);
+    if (JSON.stringify(input).includes(SUMMARISE)) return step.text(summary(text));
     if (input.at(-1)?.type === "function_call_output") return step.text("Read it.");
     return step.functionCalls({
       name: "read_file",

@@ -153,7 +153,7 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     }
   });
 
-  it("admits bob's turns until his daily tokens are passed, then refuses new ones 429 storing nothing, and still takes an admitted turn's tool results", async () => {
+  it("admits bob's turns until his daily tokens are passed, then refuses new ones 429 storing nothing, and ends an admitted turn at its tool results", async () => {
     const sessionId = uniqueId("budget");
     harness.script(
       step.text("One.", usage(200, 50)),
@@ -161,7 +161,6 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
         [{ name: "read_file", callId: "call_b", arguments: { path: "b.ts" } }],
         usage(200, 50),
       ),
-      step.text("Read it.", usage(10, 10)),
     );
     expectFinal(await service.post(userTurn(sessionId, "t1", "One."), "bob"));
     // 250 of 300 spent: admitted, and it asks for a client tool.
@@ -187,14 +186,19 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
       "t1",
       "t2",
     ]);
-    // The admitted turn is not stranded.
+    // The admitted turn is not stranded: its tool results are let in, and it ends before its next call.
     const continued = await service.post(
       toolContinuation(sessionId, "t2", [
         { toolCallId: asking.toolCalls[0]?.toolCallId ?? "", resultJson: "{}" },
       ]),
       "bob",
     );
-    expect(expectFinal(continued).primaryOutputText).toBe("Read it.");
+    expect(expectFailure(continued, 429, "BUDGET_EXCEEDED").details).toMatchObject({ turnId: "t2" });
+    const turns = expectOk(await service.session(sessionId, "bob")).turns;
+    expect(turns.map((turn) => [turn.turnId, turn.status])).toEqual([
+      ["t1", "completed"],
+      ["t2", "failed"],
+    ]);
     // Alice has no budget.
     harness.script(step.text("Alice's.", usage(10, 10)));
     expectFinal(await service.post(userTurn(uniqueId("budget-alice"), "t1", "Hi.")));

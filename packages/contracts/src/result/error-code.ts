@@ -57,10 +57,10 @@ export const ERROR_HTTP_STATUS = {
    */
   RATE_LIMITED: 429,
   /**
-   * A usage budget of the principal is spent: a new user turn is refused, nothing stored, until it resets.
-   * `details`: `budget` (`usdMonthly` or `tokensDaily`), `used`, `limit`, `resetsAt` (ISO 8601); the
-   * `Retry-After` header says how many seconds until then. Tool results for a turn already admitted are still
-   * accepted.
+   * A usage budget of the principal is spent, until it resets: a new user turn is refused, nothing stored; a
+   * turn admitted before ends `failed` before its next LLM call (`details.turnId`, and `details.partialText`, the
+   * text it had shown); a compaction asked for is refused. `details`: `budget` (`usdMonthly` or `tokensDaily`),
+   * `used`, `limit`, `resetsAt` (ISO 8601); the `Retry-After` header says how many seconds until then.
    */
   BUDGET_EXCEEDED: 429,
   /**

@@ -5,6 +5,8 @@
 export const WARNING_CODES = [
   /** An existing session kept its conversation context: the request's different `conversationContextId` was ignored. */
   "CONVERSATION_CONTEXT_KEPT",
+  /** The service runs its built-in demo model (`APTIX_DEMO`): every answer is scripted, no provider was called. */
+  "DEMO_MODEL",
   /** The session's mode is no longer configured: the session moved to its context's default mode. */
   "MODE_RESET",
   /** The model changed mode several times in one turn: the last change applies. */

@@ -7,6 +7,7 @@ import { type ConversationCursor, isFreshCursor } from "../records/conversation-
 import type { LlmContinuation, LlmRequest } from "../records/llm-request.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
+import { withSystem } from "./compaction.js";
 import { contextWindowOf, fitItem, RECENT_SHARE } from "./context-window.js";
 import { composeRoundOpening, type OpenedRound, type RoundOpening } from "./round-opening.js";
 import { sessionCacheKey } from "./session-cache-key.js";
@@ -75,6 +76,11 @@ export class CompositionStep {
     });
   }
 
+  /** The session's prompt-cache key: the same on every call of its conversation, its summaries' included. */
+  cacheKey(session: SessionKey): string {
+    return sessionCacheKey(session, this.cacheKeySecret);
+  }
+
   /**
    * The system message of a call: the boot prompt and the current mode's instructions. Whenever one is sent again
    * (a replay, re-sent pending input, a compacted chain), it is this one: a stateless provider's `system` never
@@ -94,8 +100,7 @@ export class CompositionStep {
     const { context, mode, cursor } = input;
     // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
     const system = this.systemMessage(context, input.currentModeId);
-    const withCurrentSystem = (items: TranscriptItem[]) =>
-      items.map((item) => (item.type === "system_message" ? system : item));
+    const withCurrentSystem = (items: TranscriptItem[]) => withSystem(items, system);
     // A single item larger than a quarter of the window is cut when sent (DESIGN §15); the store keeps it whole.
     const maxItemTokens = Math.floor(contextWindowOf(context).tokens * RECENT_SHARE);
     const fitted = (items: TranscriptItem[]) => items.map((item) => fitItem(item, maxItemTokens));
@@ -118,7 +123,7 @@ export class CompositionStep {
       // The turn's mode, so the tools hold for the whole reasoner loop (AGN-011 §4.4).
       tools: this.catalog.toolsFor(mode),
       toolChoice: forced && mode.toolChoice ? { type: "tool", name: mode.toolChoice } : { type: "auto" },
-      cacheKey: sessionCacheKey(input.session, this.cacheKeySecret),
+      cacheKey: this.cacheKey(input.session),
     };
     if (context.maxOutputTokens !== undefined) request.maxOutputTokens = context.maxOutputTokens;
     return ok(request);

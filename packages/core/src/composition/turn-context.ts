@@ -1,5 +1,4 @@
 import {
-  fail,
   type InvokeResult,
   type InvokeWarning,
   ok,
@@ -8,7 +7,6 @@ import {
   type WarningCode,
 } from "@aptix/contracts";
 import type { RetrievalSettings } from "../catalog/conversation-context.js";
-import { errorMessage } from "../error-message.js";
 import type { ContextRetriever, RetrievedChunk } from "../ports/context-retriever.js";
 import {
   type ConversationCursor,
@@ -82,28 +80,22 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
   if (workspaceId === undefined) return omitted("no_workspace");
 
   const query = queryText(request);
-  let retrieval: Awaited<ReturnType<ContextRetriever["retrieve"]>>;
-  try {
-    retrieval = await retriever.retrieve({
-      principal: input.principal,
-      sessionId: input.sessionId,
-      turnId: request.turnId,
-      workspaceId,
-      text: query,
-      scope: request.ragScope ?? [],
-      boost: {
-        ...(request.repo !== undefined ? { repo: request.repo } : {}),
-        ...(request.language !== undefined ? { language: request.language } : {}),
-      },
-      limit: settings.topK,
-    });
-  } catch (error) {
-    return fail(
-      "INTERNAL",
-      `Context retrieval from workspace ${JSON.stringify(workspaceId)} failed: ${errorMessage(error)}`,
-      { workspaceId },
-    );
-  }
+  // A retrieval that throws (the index's database, the embedder) fails the round like any other fault the client
+  // did not cause: INTERNAL, or NOT_READY when the database is out of reach, its detail for the operator only (it
+  // may quote the index's statement, with the user's query among its parameters).
+  const retrieval = await retriever.retrieve({
+    principal: input.principal,
+    sessionId: input.sessionId,
+    turnId: request.turnId,
+    workspaceId,
+    text: query,
+    scope: request.ragScope ?? [],
+    boost: {
+      ...(request.repo !== undefined ? { repo: request.repo } : {}),
+      ...(request.language !== undefined ? { language: request.language } : {}),
+    },
+    limit: settings.topK,
+  });
   if (retrieval.type === "unknown_workspace") {
     // The turn runs without [CONTEXT]: its client hears why, and can push the workspace.
     const warning: InvokeWarning = {

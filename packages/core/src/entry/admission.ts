@@ -14,6 +14,7 @@ import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
+import type { Budgets } from "../usage/budgets.js";
 import { decideTransition } from "./decide-transition.js";
 import { sessionBusy, stillAnswering } from "./entry-failures.js";
 import { requestHash } from "./request-hash.js";
@@ -33,6 +34,8 @@ export interface RunningRound {
   warnings: InvokeWarning[];
   /** The round runs again after its instance stopped: its streamed events follow the earlier attempt's. */
   rerun?: boolean;
+  /** A new user turn's first round: its budget was judged as it was admitted, so its first call is not judged again. */
+  admittedUnderBudget?: boolean;
 }
 
 /**
@@ -57,6 +60,8 @@ export interface TurnAdmissionOptions {
   persistence: TurnPersistence;
   clock: Clock;
   hashing: ContentHashService;
+  /** The budgets a new user turn is admitted under; none when absent. */
+  budgets?: Budgets;
 }
 
 /**
@@ -79,8 +84,9 @@ export class TurnAdmission {
   }
 
   async admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
-    const { catalog, persistence, clock, hashing } = this.#options;
+    const { catalog, persistence, clock, hashing, budgets } = this.#options;
     const hash = requestHash(request, hashing);
+    let underBudget = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const state = await persistence.readTurnState(key, request.turnId);
       const now = clock.now();
@@ -90,6 +96,17 @@ export class TurnAdmission {
         return ok({ type: "stored_answer", round, result, stream });
       }
       if (transition.type === "refuse") return transition.failure;
+      // Past a budget no new turn starts, and nothing of it is stored. Judged after the replay check above (a
+      // request answered before gets its answer again, which spends nothing); rounds of a turn admitted before
+      // are let in and judged as they run, so none is left stranded.
+      if (transition.type === "start_turn" && budgets && !underBudget) {
+        const refused = await budgets.refusal(
+          key.principal,
+          "no new turn starts until then; nothing of this one was stored.",
+        );
+        if (refused) return refused;
+        underBudget = true;
+      }
       const applied = await persistence.apply(
         transitionWrite(key, state, transition, now),
         runsTurn(transition),
@@ -118,7 +135,17 @@ export class TurnAdmission {
       case "start_turn": {
         const { turn, context, request, warnings } = transition;
         const opening = { type: "user_turn", request } as const;
-        return ok({ type: "run_round", round: 0, lease, session, turn, context, opening, warnings });
+        return ok({
+          type: "run_round",
+          round: 0,
+          lease,
+          session,
+          turn,
+          context,
+          opening,
+          warnings,
+          admittedUnderBudget: true,
+        });
       }
       case "resume_turn": {
         const { turn, context, request, pending } = transition;

@@ -41,6 +41,7 @@ import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-s
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
 import { TurnFollower } from "../streaming/turn-follower.js";
 import { TurnWakeups } from "../streaming/turn-wakeups.js";
+import { Budgets, type BudgetsOptions } from "../usage/budgets.js";
 import type { PriceTable } from "../usage/model-price.js";
 import { PriceList } from "../usage/price-list.js";
 import { type Spent, type TimeRange, type UsageReportQuery, UsageReports } from "../usage/usage-reports.js";
@@ -113,6 +114,11 @@ export interface AgentServiceOptions {
    * same on every instance that serves the sessions. Default: random, this service's own.
    */
   cacheKeySecret?: Uint8Array;
+  /**
+   * Per-principal budgets: past one, a new user turn is refused BUDGET_EXCEEDED (nothing stored), a running turn
+   * fails BUDGET_EXCEEDED before its next round, and a compaction asked for is refused. None when absent.
+   */
+  budgets?: BudgetsOptions;
 }
 
 export interface ExecuteOptions {
@@ -189,11 +195,15 @@ export class AgentService {
       maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
+    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
+    const budgets = options.budgets && new Budgets(options.budgets, this.#usage, clock);
+    const maxLlmCalls = options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST;
     this.#admission = new TurnAdmission({
       catalog,
       persistence: this.#persistence,
       clock,
       hashing,
+      ...(budgets ? { budgets } : {}),
     });
     const llmCall = new LlmCallStep(observer);
     const composition = new CompositionStep(
@@ -209,6 +219,7 @@ export class AgentService {
       providers,
       compactor,
       clock,
+      { ...(budgets ? { budgets } : {}), maxLlmCalls },
     );
     this.#rounds = new RoundRunner({
       providers,
@@ -231,7 +242,8 @@ export class AgentService {
         }),
         clock,
         modes: catalog.modes,
-        maxLlmCalls: options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST,
+        maxLlmCalls,
+        ...(budgets ? { budgets } : {}),
       }),
       settlement: this.#settlement,
       modes: catalog.modes,
@@ -248,7 +260,6 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
     this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock, this.#usage);
     this.#lists = new SessionLists(this.#persistence, catalog.modes);
     this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
@@ -324,12 +335,25 @@ export class AgentService {
   }
 
   #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {
-    const events = new TurnEventQueue();
+    // A reader that fell behind goes on from the log: after its last event, or from the round's start.
+    const roundStart = admission.round === 0 ? undefined : `${admission.round - 1}-result`;
+    const events = new TurnEventQueue({
+      catchUp: (lastEventId) => this.#eventsFromLog(key, turnId, lastEventId ?? roundStart),
+    });
     this.#answer(key, turnId, admission, (event) => events.push(event)).then(
       () => events.end(),
       (error: unknown) => events.end({ error }),
     );
     return events;
+  }
+
+  /** A live stream's events after `lastEventId`, read from the event log as a follower reads them. */
+  async *#eventsFromLog(key: SessionKey, turnId: string, lastEventId: string | undefined) {
+    const turn = await this.#persistence.getTurn(key, turnId);
+    if (!turn) throw new Error(`turn ${turnId} is gone`);
+    const followed = this.#follower.resume(key, turn, lastEventId);
+    if (!followed.successful) throw new Error(followed.errors[0].message);
+    yield* followed.result;
   }
 
   /** The one place an admission is acted on: the round's answer, streamed to `onEvent` when given. */
@@ -389,7 +413,8 @@ export class AgentService {
 
   /**
    * Compacts the session's conversation now (`POST …/compact`, DESIGN §15): SESSION_BUSY while a turn is open;
-   * `compacted: false` when there is no turn since the latest compaction.
+   * `compacted: false`, no call made, when there is no turn since the latest compaction; BUDGET_EXCEEDED past a
+   * budget of the principal.
    */
   compactSession(principal: string, sessionId: string): Promise<InvokeResult<SessionCompacted>> {
     return this.#compaction.compact({ principal, sessionId });

@@ -1,13 +1,12 @@
-import { type AgentExecuteResponse, fail, type InvokeResult } from "@aptix/contracts";
+import { type AgentExecuteResponse, fail, type InvokeFailure, type InvokeResult } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
-import { errorMessage } from "../error-message.js";
 import { storedProgress } from "../lifecycle/turn-endings.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { TurnSettlement } from "../persistence/turn-settlement.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import { isStoreUnavailable } from "../ports/store-unavailable-error.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
-import type { TurnObserver } from "../ports/turn-observer.js";
+import type { ObservedRound, TurnObserver } from "../ports/turn-observer.js";
 import type { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { TurnEvent } from "../records/turn-event.js";
 import type { TurnProgress } from "../records/turn-progress.js";
@@ -48,18 +47,7 @@ export class RoundRunner {
   }
 
   run(round: RunningRound, onEvent: EventSink | undefined): Promise<InvokeResult<AgentExecuteResponse>> {
-    const { turn, context } = round;
-    return this.#options.observer.round(
-      {
-        sessionId: turn.sessionId,
-        turnId: turn.turnId,
-        round: round.round,
-        mode: turn.mode,
-        provider: context.provider,
-        model: context.model,
-      },
-      () => this.#run(round, onEvent),
-    );
+    return this.#options.observer.round(observed(round), () => this.#run(round, onEvent));
   }
 
   async #run(
@@ -90,13 +78,17 @@ export class RoundRunner {
     try {
       return await this.#reason(round, onEvent, signal);
     } catch (error) {
-      const failure = isStoreUnavailable(error)
+      const unavailable = isStoreUnavailable(error);
+      // What was thrown (a driver's message quoting a statement and its parameters: the boot prompt, the
+      // transcript) is for the operator only: the answer, and the turn it is stored in, say what failed.
+      if (!unavailable) this.#options.observer.fault?.(observed(round), error);
+      const failure = unavailable
         ? fail(
             "NOT_READY",
             "The database could not be reached while the turn ran; the turn failed. Send it again as a new turn once the service is ready.",
             { turnId: round.turn.turnId, retryable: true },
           )
-        : fail("INTERNAL", `The turn failed unexpectedly: ${errorMessage(error)}`);
+        : unexpected();
       try {
         return await this.#options.settlement.failure({
           lease: round.lease,
@@ -105,10 +97,13 @@ export class RoundRunner {
           failure,
         });
       } catch (settling) {
-        if (!isStoreUnavailable(settling)) throw settling;
-        // The failure could not be stored either: the turn stays running until its lease lapses (freed here if
-        // the database is back already), and the round sent again then runs again (see TurnAdmission).
+        // The failure could not be stored either: the turn stays running, but not its lease, freed here (if the
+        // database is back already), so the session's next request takes it over at once (see TurnAdmission).
         await round.lease.release().catch(() => undefined);
+        if (!isStoreUnavailable(settling)) {
+          this.#options.observer.fault?.(observed(round), settling);
+          return unexpected();
+        }
         return fail(
           "NOT_READY",
           "The database cannot be reached; send the request again once the service is ready.",
@@ -155,6 +150,7 @@ export class RoundRunner {
       progress,
       ...(recorder ? { text: recorder } : {}),
       signal,
+      budgetJudged: round.admittedUnderBudget === true,
     });
     // Every delta is in the log before the round's result is visible to followers.
     await recorder?.flush();
@@ -182,4 +178,24 @@ export class RoundRunner {
     if (rerun) recorder.reset();
     return recorder;
   }
+}
+
+/** A failure the client did not cause: what it was is in the operator's traces and logs, never in the answer. */
+function unexpected(): InvokeFailure {
+  return fail(
+    "INTERNAL",
+    "The turn failed unexpectedly; the request id identifies it in the service's logs.",
+  );
+}
+
+/** What names `round` to its observer. */
+function observed({ turn, context, round }: RunningRound): ObservedRound {
+  return {
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    round,
+    mode: turn.mode,
+    provider: context.provider,
+    model: context.model,
+  };
 }

@@ -8,6 +8,7 @@ import type { Clock } from "../ports/clock.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
 import type { Compactor } from "../reasoner/compactor.js";
 import type { SessionKey } from "../records/session-record.js";
+import type { Budgets } from "../usage/budgets.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
 
 /** Reads that find the session changed between their read and the claim before it answers busy. */
@@ -16,16 +17,23 @@ const CLAIM_ATTEMPTS = 3;
 /**
  * `POST /v1/sessions/:sessionId/compact` (DESIGN §15): the conversation compacted now, between turns, under the
  * session's lease (SESSION_BUSY while a turn is open). The summary's call is kept with the session's last turn,
- * whose calls and usage count it.
+ * whose calls and usage count it; like a turn's calls, it is judged against the budget and counts toward the
+ * request's LLM calls.
  */
 export class SessionCompaction {
   constructor(
     private readonly persistence: TurnPersistence,
-    private readonly catalog: Pick<AgentCatalog, "conversationContext">,
-    private readonly composition: Pick<CompositionStep, "systemMessage">,
+    private readonly catalog: Pick<AgentCatalog, "conversationContext" | "modes" | "toolsFor">,
+    private readonly composition: Pick<CompositionStep, "systemMessage" | "cacheKey">,
     private readonly providers: ReadonlyMap<string, LlmProvider>,
     private readonly compactor: Compactor,
     private readonly clock: Clock,
+    private readonly limits: {
+      /** Judged before the summary's call; none when absent. */
+      budgets?: Budgets;
+      /** The summarising calls the request may make at most (`maxLlmCallsPerRequest`). */
+      maxLlmCalls: number;
+    },
   ) {}
 
   async compact(key: SessionKey): Promise<InvokeResult<SessionCompacted>> {
@@ -33,11 +41,19 @@ export class SessionCompaction {
       const session = await this.persistence.getSession(key);
       if (!session) return sessionNotFound(key.sessionId);
       if (session.openTurnId !== null) return sessionBusy(key.sessionId);
+      // Nothing since the latest compaction (or none yet): a summary would only say it again, whatever is unsent.
+      if (session.cursor.transcriptLength === (session.cursor.compactedTo ?? 0))
+        return ok({ compacted: false });
       const [last] = await this.persistence.listMessageTurns(key, session.turnCount, 1);
       const turn = last && (await this.persistence.getTurn(key, last.turnId));
       const context = this.catalog.conversationContext(session.conversationContextId);
       const provider = context && this.providers.get(context.provider);
       if (!turn || !context || !provider) return ok({ compacted: false });
+      const refused = await this.limits.budgets?.refusal(
+        key.principal,
+        "the conversation was not compacted.",
+      );
+      if (refused) return refused;
       const claimed = await this.persistence.apply(
         { key, now: this.clock.now(), expectVersion: session.version },
         false,
@@ -58,11 +74,17 @@ export class SessionCompaction {
         cursor,
         unsent: cursor.pendingInput,
         inTurn: false,
+        // As the session's next call would be sent: the summary's call reads the conversation from the cache.
+        calls: {
+          tools: this.catalog.toolsFor(this.catalog.modes.get(session.mode)),
+          cacheKey: this.composition.cacheKey(key),
+        },
         reason: "manual",
         tokensBefore:
           (cursor.chainTokens ? cursor.chainTokens.input + cursor.chainTokens.output : 0) +
           countItemTokens(cursor.pendingInput),
         progress,
+        maxCalls: this.limits.maxLlmCalls,
       });
       if (!done.successful || done.result === undefined) {
         await lease.release();

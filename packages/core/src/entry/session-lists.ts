@@ -1,5 +1,6 @@
 import {
   fail,
+  IdentifierSchema,
   type InvokeFailure,
   type InvokeResult,
   ok,
@@ -39,8 +40,11 @@ export class SessionLists {
     if (page.cursor !== undefined) {
       const match = /^(\d{1,15})\.(.+)$/.exec(page.cursor);
       const updatedAt = Number(match?.[1]);
-      // A time no session can have (past the year 9999) is no cursor this service answered.
-      if (!match || updatedAt > LATEST_CURSOR_MS) return badCursor();
+      // A time no session can have (past the year 9999), or an id no session can have (a NUL, which the store
+      // cannot even compare), is no cursor this service answered.
+      if (!match || updatedAt > LATEST_CURSOR_MS || !IdentifierSchema.safeParse(match[2]).success) {
+        return badCursor();
+      }
       after = { updatedAt: new Date(updatedAt), sessionId: match[2] as string };
     }
     const listings = await this.persistence.listSessions({

@@ -36,11 +36,18 @@ export class InMemoryTurnEventLog implements TurnEventLog {
     return true;
   }
 
-  async list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]> {
+  async list(
+    key: SessionKey,
+    turnId: string,
+    round: number,
+    afterSeq: number,
+    limit?: number,
+  ): Promise<StoredDelta[]> {
     const kept = this.#deltas.get(nameOf(key, turnId))?.deltas ?? [];
     return kept
       .filter((delta) => delta.round === round && delta.seq > afterSeq)
       .sort((a, b) => a.seq - b.seq)
+      .slice(0, limit)
       .map((delta) => ({ ...delta }));
   }
 

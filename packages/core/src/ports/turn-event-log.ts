@@ -12,8 +12,17 @@ export interface TurnEventLog {
    * A delta already stored (same round and seq) is kept as it was.
    */
   append(input: AppendTurnEventsInput): Promise<boolean>;
-  /** The deltas of `round`, in order, with `seq` greater than `afterSeq` (-1 for all). */
-  list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]>;
+  /**
+   * The deltas of `round`, in order, with `seq` greater than `afterSeq` (-1 for all): the first `limit` of them
+   * when given, so that a reader holds a page of a long round at a time.
+   */
+  list(
+    key: SessionKey,
+    turnId: string,
+    round: number,
+    afterSeq: number,
+    limit?: number,
+  ): Promise<StoredDelta[]>;
   /**
    * Deletes every delta of up to `limit` turns that ended (`completedAt`, as the session store keeps it)
    * before `endedBefore`, and answers how many turns it pruned. A resumed stream of such a turn gets its

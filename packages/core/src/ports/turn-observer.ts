@@ -87,6 +87,12 @@ export interface TurnObserver {
   toolRun(tool: ObservedToolRun, run: () => Promise<ToolRunResult>): Promise<ToolRunResult>;
   retrieval(query: ObservedRetrieval, run: () => Promise<Retrieval>): Promise<Retrieval>;
   compaction<T extends CompactionResult>(compaction: ObservedCompaction, run: () => Promise<T>): Promise<T>;
+  /**
+   * Told, inside the round it failed (`round`), of what was thrown when a round failed unexpectedly (a store's or a bug's
+   * error, never the client's doing): its detail is the operator's to see (a trace, a log line), while the answer
+   * says only INTERNAL. It may quote a statement and its parameters, so never the client's.
+   */
+  fault?(round: ObservedRound, error: unknown): void;
 }
 
 /** Watches nothing: each run as it is. */

@@ -1,19 +1,31 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ConversationContext } from "../catalog/conversation-context.js";
-import { compactedItems, compactionSource, summaryRequest } from "../composition/compaction.js";
+import {
+  type CompactionSource,
+  compactedItems,
+  compactionSource,
+  hasUnansweredCalls,
+  heldSummaryRequest,
+  instructionTokens,
+  renderedSummaryRequest,
+  withSystem,
+} from "../composition/compaction.js";
 import {
   type ContextWindow,
   contextWindowOf,
   countItemTokens,
+  fitItem,
   RECENT_SHARE,
 } from "../composition/context-window.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
-import { isContextOverflow, type LlmProvider } from "../ports/llm-provider.js";
+import { isContextOverflow, isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { CompactionReason, CompactionRecord } from "../records/compaction-record.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
+import type { LlmRequest } from "../records/llm-request.js";
+import type { LlmResponse } from "../records/llm-response.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import { callRecord } from "./call-record.js";
@@ -22,7 +34,7 @@ import type { RoundLease } from "./round-lease.js";
 /** The summary's share of what a call may take, and its cap: room for the summary, never most of the window. */
 const SUMMARY_SHARE = 0.1;
 const MAX_SUMMARY_TOKENS = 8_192;
-/** Summarising calls a compaction makes at most, each on half as much as the one the provider refused. */
+/** Rendered summarising calls the provider may refuse as too long, each one on half as much as the last. */
 const SUMMARY_ATTEMPTS = 3;
 
 /** What a compaction is told of where it happens. */
@@ -44,6 +56,11 @@ export interface CompactionInput {
   unsent: readonly TranscriptItem[];
   /** The round is in the middle of the last turn: its calls wait for `unsent`, so that turn is kept whole. */
   inTurn: boolean;
+  /**
+   * How the session's calls are sent (their tools and cache key): the summarising call sends the conversation
+   * with the same, so the provider's prompt cache serves it.
+   */
+  calls: Pick<LlmRequest, "tools" | "cacheKey">;
   reason: CompactionReason;
   /** The estimate of the call it makes room for. */
   tokensBefore: number;
@@ -54,6 +71,8 @@ export interface CompactionInput {
   refusedTokens?: number;
   /** The turn's progress: the summary's call counts in its calls and usage. */
   progress: TurnProgress;
+  /** The summarising calls it may make at most: what is left of the request's LLM calls. */
+  maxCalls: number;
   signal?: AbortSignal;
 }
 
@@ -114,22 +133,36 @@ export class Compactor {
     const limit = refused === undefined ? window.tokens : Math.min(window.tokens, Math.floor(refused / 2));
     const recentTokens = Math.floor((refused ?? window.tokens) * RECENT_SHARE);
     const maxItemTokens = Math.floor(limit * RECENT_SHARE);
-    let answered: Awaited<ReturnType<LlmCallStep["run"]>> | undefined;
-    let summaryCall: LlmCallRecord | undefined;
+    // First as the provider holds the conversation, which its prompt cache serves; rendered when that would not fit.
+    let held =
+      input.reason === "overflow" || source.turns.length === 0
+        ? undefined
+        : heldRequest(input, transcript, limit, maxItemTokens);
     let budget = limit;
-    // The summary's own call may be refused as too long too: asked again on half as much, a few times.
-    for (let attempt = 0; attempt < SUMMARY_ATTEMPTS; attempt++, budget = Math.floor(budget / 2)) {
-      const maxOutputTokens = Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
-      // No cache key: nothing sends this prompt again, so a provider's cache would only be written.
-      const request = summaryRequest({
-        model: window.compactionModel,
-        source,
-        budgetTokens: budget - maxOutputTokens,
-        maxItemTokens,
-        maxOutputTokens,
-      });
+    let refusals = 0;
+    let retried = false;
+    // Every attempt is one of the request's LLM calls: it stops at what is left of them.
+    for (let calls = 0; ; calls++) {
+      if (calls >= input.maxCalls) {
+        return fail(
+          "PROVIDER_ERROR",
+          "The conversation could not be compacted: the request's LLM calls are used up.",
+          {
+            compaction: input.reason,
+          },
+        );
+      }
+      const request =
+        held ??
+        renderedSummaryRequest({
+          model: window.compactionModel,
+          source,
+          budgetTokens: budget - summaryTokens(budget),
+          maxItemTokens,
+          maxOutputTokens: summaryTokens(budget),
+        });
       const startedAt = this.clock.now();
-      answered = await this.llmCall.run({
+      const answered = await this.llmCall.run({
         provider: input.provider,
         request,
         options: input.signal ? { signal: input.signal } : {},
@@ -146,35 +179,65 @@ export class Compactor {
         answered,
       });
       progress.llmCallCount += 1;
-      if (answered.successful) {
-        summaryCall = call;
-        break;
-      }
+      if (answered.successful) progress.usage = addUsage(progress.usage, answered.result.usage);
+      const summary = answered.successful ? summaryOf(answered.result) : undefined;
+      if (summary !== undefined)
+        return this.#restart(input, { call, summary, source, recentTokens, maxItemTokens });
       const kept = await input.lease.recordLlmCall(call, undefined, true);
       if (!kept.successful) return kept;
-      if (!isContextOverflow(answered)) break;
-    }
-    if (answered === undefined || !answered.successful || summaryCall === undefined) {
-      const error = answered?.errors[0];
-      return fail(
-        "PROVIDER_ERROR",
-        `The conversation could not be compacted: ${error?.message ?? "no answer"}`,
-        {
-          ...error?.details,
+      if (answered.successful) {
+        // No text, or a tool call: no summary, so the transcript stays as it is. Asked once more, rendered without
+        // tools, so the answer can only be text.
+        if (retried) {
+          return fail(
+            "PROVIDER_ERROR",
+            "The conversation could not be compacted: the summary came back empty.",
+            {
+              compaction: input.reason,
+            },
+          );
+        }
+        retried = true;
+        held = undefined;
+        continue;
+      }
+      // The held conversation was too long after all, or the provider lost the response it continues: rendered.
+      if (held !== undefined && (isContextOverflow(answered) || isContinuationLost(answered))) {
+        held = undefined;
+        continue;
+      }
+      // The summary's own call may be refused as too long too: asked again on half as much, a few times.
+      if (!isContextOverflow(answered) || ++refusals >= SUMMARY_ATTEMPTS) {
+        const [error] = answered.errors;
+        return fail("PROVIDER_ERROR", `The conversation could not be compacted: ${error.message}`, {
+          ...error.details,
           compaction: input.reason,
-        },
-      );
+        });
+      }
+      budget = Math.floor(budget / 2);
     }
-    const call = summaryCall;
-    progress.usage = addUsage(progress.usage, answered.result.usage);
-    const summary = answered.result.text.trim();
+  }
+
+  /** The compacted chain from `summary`, kept with the call that wrote it and the compaction record, in one write. */
+  async #restart(
+    input: CompactionInput,
+    made: {
+      call: LlmCallRecord;
+      summary: string;
+      source: CompactionSource;
+      recentTokens: number;
+      maxItemTokens: number;
+    },
+  ): Promise<InvokeResult<Compacted>> {
+    const { cursor, progress } = input;
+    const { call, summary } = made;
     const items = compactedItems({
       system: input.system,
-      summary: summary === "" ? "(The summary came back empty.)" : summary,
-      source,
+      summary,
+      source: made.source,
       keepLastTurn: input.inTurn,
-      recentTokens,
-      maxItemTokens,
+      recentTokens: made.recentTokens,
+      maxItemTokens: made.maxItemTokens,
     });
     const chain = countItemTokens(items);
     const compacted: ConversationCursor = {
@@ -208,4 +271,49 @@ export class Compactor {
     progress.cursor = compacted;
     return ok({ cursor: compacted, record, tokensAfter: record.tokensAfter });
   }
+}
+
+/** The cap of a summary in a call of `budget` tokens. */
+function summaryTokens(budget: number): number {
+  return Math.min(MAX_SUMMARY_TOKENS, Math.floor(budget * SUMMARY_SHARE));
+}
+
+/** The answer's summary: its text, when it has some and calls no tool; undefined when it is no summary. */
+function summaryOf(response: LlmResponse): string | undefined {
+  const text = response.text.trim();
+  return text === "" || response.toolCalls.length > 0 ? undefined : text;
+}
+
+/**
+ * The summarising call on the conversation as the provider holds it (`heldSummaryRequest`), or undefined when
+ * that would not fit in `limit` with the summary, or would leave a tool call unanswered. The round's unsent items
+ * go with it only in the middle of a turn, where they are the outputs the held calls wait for; otherwise they
+ * go to the new chain alone.
+ */
+function heldRequest(
+  input: CompactionInput,
+  transcript: readonly TranscriptItem[],
+  limit: number,
+  maxItemTokens: number,
+): LlmRequest | undefined {
+  const { cursor, provider } = input;
+  const answers = input.inTurn
+    ? withSystem(input.unsent, input.system).map((item) => fitItem(item, maxItemTokens))
+    : [];
+  if (hasUnansweredCalls([...transcript, ...answers])) return undefined;
+  const chain = cursor.chainTokens
+    ? cursor.chainTokens.input + cursor.chainTokens.output
+    : countItemTokens(transcript);
+  const maxOutputTokens = summaryTokens(limit);
+  if (chain + countItemTokens(answers) + instructionTokens() + maxOutputTokens > limit) return undefined;
+  return heldSummaryRequest({
+    model: contextWindowOf(input.context).compactionModel,
+    continuation:
+      provider.storesResponses && cursor.responseId !== null
+        ? { type: "previous_response", responseId: cursor.responseId }
+        : { type: "replay", items: withSystem(transcript, input.system) },
+    answers,
+    calls: input.calls,
+    maxOutputTokens,
+  });
 }

@@ -16,6 +16,7 @@ import {
   heldContextOf,
   isFreshCursor,
 } from "../records/conversation-cursor.js";
+import type { LlmRequest } from "../records/llm-request.js";
 import type { LlmFinishReason, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
@@ -25,6 +26,7 @@ import type {
   ServerToolExecutionInput,
   ServerToolExecutionStep,
 } from "../server-tools/server-tool-execution-step.js";
+import type { Budgets } from "../usage/budgets.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
 import { callRecord } from "./call-record.js";
 import type { Compacted, Compactor } from "./compactor.js";
@@ -49,6 +51,8 @@ export interface ReasonerInput {
    * round's next write finds the lease gone.
    */
   signal?: AbortSignal;
+  /** The round's first call was judged against the budget as its turn was admitted: it is not judged again. */
+  budgetJudged?: boolean;
 }
 
 export interface ReasonerStepOptions {
@@ -60,8 +64,13 @@ export interface ReasonerStepOptions {
   clock: Clock;
   /** The configured modes, for the welcome of a mode the turn changed to. */
   modes: ModeCatalog;
-  /** LLM calls one request may make before its turn fails with ITERATION_LIMIT_EXCEEDED. */
+  /**
+   * LLM calls one request may make, summarising calls included, before its turn fails with
+   * ITERATION_LIMIT_EXCEEDED.
+   */
   maxLlmCalls: number;
+  /** Judged before each further round of a turn; none when absent. */
+  budgets?: Budgets;
 }
 
 /**
@@ -90,6 +99,7 @@ export class ReasonerStep {
   private readonly clock: Clock;
   private readonly modes: ModeCatalog;
   private readonly maxLlmCalls: number;
+  private readonly budgets: Budgets | undefined;
 
   constructor(options: ReasonerStepOptions) {
     ({
@@ -100,11 +110,20 @@ export class ReasonerStep {
       clock: this.clock,
       modes: this.modes,
       maxLlmCalls: this.maxLlmCalls,
+      budgets: this.budgets,
     } = options);
   }
 
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     const { lease, provider, session, progress } = input;
+    // A round of a turn admitted before (a continuation, a round run again) spends nothing past the budget.
+    if (!input.budgetJudged) {
+      const spent = await this.#budgetSpent(input, "");
+      if (spent) return spent;
+    }
+    // What this request's LLM calls are counted from, summarising calls included.
+    const firstCall = progress.llmCallCount;
+    const callsLeft = () => this.maxLlmCalls - (progress.llmCallCount - firstCall);
     // The user's answers to the calls that asked first: approved ones run now, before the model hears of them.
     const approved = await this.#answerApprovals(input);
     if (!approved.successful) return approved;
@@ -124,14 +143,8 @@ export class ReasonerStep {
     const window = this.compactor.windowOf(input.context);
     // Stays true until a call of this run is answered: a replay after a lost continuation is still the first call.
     let firstCallOfTurn = input.opening.type === "user_turn";
-    for (let calls = 0; ; calls++) {
-      if (calls >= this.maxLlmCalls) {
-        return fail(
-          "ITERATION_LIMIT_EXCEEDED",
-          `The model made ${this.maxLlmCalls} calls in a row without a final answer or a client tool call.`,
-          { maxLlmCalls: this.maxLlmCalls },
-        );
-      }
+    for (;;) {
+      if (callsLeft() <= 0) return this.#iterationLimit();
       const compose = async () => {
         const at = progress.cursor;
         const replay = needsReplay(at, provider.storesResponses, continuationLost)
@@ -157,13 +170,17 @@ export class ReasonerStep {
       if (estimate !== undefined && estimate > window.compactAt) {
         const compacted = await this.#compact(input, {
           reason: "threshold",
+          calls: composed.result,
           tokensBefore: estimate,
           newItems,
           sessionMode,
           inTurn: !firstCallOfTurn,
+          maxCalls: callsLeft(),
         });
         if (!compacted.successful) return compacted;
         if (compacted.result !== undefined) {
+          // The summary's call took the last the request may make: none is left for the call it made room for.
+          if (callsLeft() <= 0) return this.#iterationLimit();
           if (compacted.result.tokensAfter > window.tokens) {
             return contextTooLarge(compacted.result.tokensAfter, window.tokens);
           }
@@ -214,15 +231,17 @@ export class ReasonerStep {
         }
         // Past the model's window whatever the estimate said (the window configured is too large, or the chain
         // is older than its estimate): compact, keeping recent turns within a quarter of what was refused.
-        if (isContextOverflow(answered) && !overflowCompacted) {
+        if (isContextOverflow(answered) && !overflowCompacted && callsLeft() > 0) {
           overflowCompacted = true;
           const compacted = await this.#compact(input, {
             reason: "overflow",
+            calls: request,
             tokensBefore: estimate ?? window.tokens,
             ...(estimate === undefined ? {} : { refusedTokens: estimate }),
             newItems,
             sessionMode,
             inTurn: !firstCallOfTurn,
+            maxCalls: callsLeft(),
           });
           if (!compacted.successful) return compacted;
           if (compacted.result !== undefined) {
@@ -323,9 +342,28 @@ export class ReasonerStep {
           },
         });
       }
+      // Past the budget the turn ends here, before its next call, with the text shown so far.
+      const spent = await this.#budgetSpent(input, text.answer(response.text));
+      if (spent) return spent;
       input.text?.reset();
       newItems = orderOutputs(response.toolCalls, outputs);
     }
+  }
+
+  /** The turn's failure when a budget of its principal is spent (its text so far in the details); else undefined. */
+  #budgetSpent(input: ReasonerInput, textSoFar: string) {
+    return this.budgets?.refusal(input.session.principal, "the turn ended before its next LLM call.", {
+      turnId: input.turnId,
+      ...(textSoFar === "" ? {} : { partialText: textSoFar }),
+    });
+  }
+
+  #iterationLimit() {
+    return fail(
+      "ITERATION_LIMIT_EXCEEDED",
+      `The request made ${this.maxLlmCalls} LLM calls (summaries included) without a final answer or a client tool call.`,
+      { maxLlmCalls: this.maxLlmCalls },
+    );
   }
 
   /**
@@ -336,11 +374,14 @@ export class ReasonerStep {
     input: ReasonerInput,
     what: {
       reason: "threshold" | "overflow";
+      /** The call it makes room for: the summary's call sends the conversation with its tools and cache key. */
+      calls: Pick<LlmRequest, "tools" | "cacheKey">;
       tokensBefore: number;
       refusedTokens?: number;
       newItems: readonly TranscriptItem[];
       sessionMode: string;
       inTurn: boolean;
+      maxCalls: number;
     },
   ): Promise<InvokeResult<Compacted | undefined>> {
     const cursor = input.progress.cursor;
@@ -355,10 +396,12 @@ export class ReasonerStep {
       cursor,
       unsent: [...cursor.pendingInput, ...what.newItems],
       inTurn: what.inTurn,
+      calls: what.calls,
       reason: what.reason,
       tokensBefore: what.tokensBefore,
       ...(what.refusedTokens === undefined ? {} : { refusedTokens: what.refusedTokens }),
       progress: input.progress,
+      maxCalls: what.maxCalls,
       ...(input.signal ? { signal: input.signal } : {}),
     });
     if (compacted.successful && compacted.result) {

@@ -18,6 +18,7 @@ import type { LlmToolCall } from "../records/llm-response.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
 import type { FunctionCallOutputItem } from "../records/transcript-item.js";
 import type { ServerToolExecution } from "../records/turn-record.js";
+import { storable } from "../storable.js";
 import { ArgumentsSchemas } from "./arguments-schemas.js";
 import type { FileKeeper } from "./file-keeper.js";
 
@@ -303,16 +304,18 @@ export class ServerToolExecutionStep {
       const answered = await Promise.race([tool.execute(args, context), timedOut, stopped]);
       if (answered === "cancelled") return failed("the turn was cancelled");
       if (answered !== "timeout") {
-        if ("errorMessage" in answered) return ok({ errorMessage: answered.errorMessage });
+        // What a tool answers (an MCP server's text) is data like a model's: made storable before it is kept.
+        if ("errorMessage" in answered) return ok({ errorMessage: storable(answered.errorMessage) });
+        const result = storable(answered.result);
         // A result that is not JSON (a bigint, a cycle) is the tool's bug, not the model's.
-        return ok({ result: answered.result, resultJson: JSON.stringify(answered.result ?? null) });
+        return ok({ result, resultJson: JSON.stringify(result ?? null) });
       }
       abort.abort(new Error(`ran longer than ${this.toolTimeoutMs} ms`));
       return failed(`it ran longer than ${this.toolTimeoutMs} ms`, { timeoutMs: this.toolTimeoutMs });
     } catch (error) {
       // A quota is the principal's, not the tool's fault: the model hears of it and the turn goes on.
       if (error instanceof QuotaExceededError) return ok({ errorMessage: error.message });
-      return failed(errorMessage(error));
+      return failed(storable(errorMessage(error)));
     } finally {
       cancel?.removeEventListener("abort", cancelled);
       clearTimeout(timer);

@@ -73,13 +73,17 @@ export class TurnFollower {
       let { round, afterSeq } = start;
       while (!signal?.aborted) {
         // Read with the other followers of the round that the same change woke.
-        const { turn, deltas } = await this.#reads.read(key, turnId, round, afterSeq);
+        const { turn, deltas, more } = await this.#reads.read(key, turnId, round, afterSeq);
         if (!turn || round >= turn.rounds.length) return;
-        // Deltas reach the log before their round's result reaches the turn, so none is missed here.
+        // Taken one at a time by the stream, which takes the next once its client has room: a client that does
+        // not read holds this page here, and no read more.
         for (const delta of deltas) {
           afterSeq = delta.seq;
           yield deltaEvent(delta);
         }
+        // The rest of a long round is read before its result, and without waiting for a change.
+        if (more) continue;
+        // Deltas reach the log before their round's result reaches the turn, so none is missed here.
         const result = turn.rounds[round]?.result;
         if (result) {
           yield resultEvent(round, result);

@@ -2,6 +2,7 @@ import type { SessionUsage, UsageQuery, UsageReport } from "@aptix/contracts";
 import type { SessionStore, UsageSum } from "../ports/session-store.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { PriceList } from "./price-list.js";
+import { utcMonthOf } from "./utc-periods.js";
 
 const DAY_MS = 86_400_000;
 const NANOS_PER_USD = 1_000_000_000;
@@ -62,8 +63,7 @@ export class UsageReports {
     if (query.from !== undefined && query.to !== undefined) {
       return { from: new Date(query.from), to: new Date(Date.parse(query.to) + DAY_MS) };
     }
-    const from = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-    return { from, to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) };
+    return utcMonthOf(now);
   }
 
   async report(principal: string, range: TimeRange, query: UsageReportQuery): Promise<UsageReport> {

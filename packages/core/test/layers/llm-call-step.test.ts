@@ -118,4 +118,81 @@ describe("LlmCallStep (layer 2)", () => {
     expect(result.successful && result.result.text).toBe("Hello");
     expect(deltas).toEqual(["Hel", "lo"]);
   });
+
+  it("replaces what no store keeps (U+0000, a lone surrogate) in every string of the answer with U+FFFD", async () => {
+    const bad = "a\u0000b\uD83D c\uDCC4 \u{1F4C4}";
+    const good = "a\uFFFDb\uFFFD c\uFFFD \u{1F4C4}";
+    const answer = {
+      ...response([{ callId: "c1", name: "read_file", argumentsJson: `{"path":"${bad}"}` }]),
+      text: bad,
+      output: [
+        { type: "reasoning" as const, provider: "fake", data: { [`k${bad}`]: [bad, 1, null] } },
+        { type: "assistant_message" as const, text: bad },
+      ],
+      trace: { providerRequest: { wire: true }, providerResponse: { raw: bad } },
+    };
+    const result = await new LlmCallStep().run({
+      provider: providerAnswering(async () => ok(answer)),
+      request,
+    });
+    expect(result).toEqual(
+      ok({
+        ...response([{ callId: "c1", name: "read_file", argumentsJson: `{"path":"${good}"}` }]),
+        text: good,
+        output: [
+          { type: "reasoning", provider: "fake", data: { [`k${good}`]: [good, 1, null] } },
+          { type: "assistant_message", text: good },
+        ],
+        trace: { providerRequest: { wire: true }, providerResponse: { raw: good } },
+      }),
+    );
+    const failed = await new LlmCallStep().run({
+      provider: providerAnswering(async () => fail("PROVIDER_ERROR", `upstream said ${bad}`)),
+      request,
+    });
+    expect(!failed.successful && failed.errors[0].message).toBe(`upstream said ${good}`);
+  });
+
+  it("repairs tool-call arguments whose JSON escapes a NUL or a lone surrogate, and leaves other JSON as it was", async () => {
+    const escaped = '{"path":"a\\u0000b\\ud83d","icon":"\\ud83d\\udcc4"}';
+    const clean = '{ "path": "plain" }';
+    const answer = response([
+      { callId: "c1", name: "read_file", argumentsJson: escaped },
+      { callId: "c2", name: "read_file", argumentsJson: clean },
+      { callId: "c3", name: "read_file", argumentsJson: "not JSON \\u0000" },
+    ]);
+    const result = await new LlmCallStep().run({
+      provider: providerAnswering(async () => ok(answer)),
+      request,
+    });
+    const repaired = '{"path":"a\uFFFDb\uFFFD","icon":"\u{1F4C4}"}';
+    const expected = [repaired, clean, "not JSON \\u0000"];
+    expect(result.successful && result.result.toolCalls.map((call) => call.argumentsJson)).toEqual(expected);
+    expect(
+      result.successful &&
+        result.result.output.map((item) => (item.type === "function_call" ? item.argumentsJson : undefined)),
+    ).toEqual(expected);
+  });
+
+  it("streams only storable text, and a surrogate pair split across deltas as one character", async () => {
+    const sent = ["Hi\u0000", " \uD83D", "\uDCC4 and \uD83D", " then \uDCC4", "end \uD83D"];
+    const deltas: string[] = [];
+    const provider: LlmProvider = {
+      id: "fake",
+      storesResponses: true,
+      async call(_sent, options) {
+        for (const delta of sent) options?.onTextDelta?.(delta);
+        return ok({ ...response(), text: sent.join("") });
+      },
+    };
+    const result = await new LlmCallStep().run({
+      provider,
+      request,
+      options: { onTextDelta: (delta) => deltas.push(delta) },
+    });
+    const text = "Hi\uFFFD \u{1F4C4} and \uFFFD then \uFFFDend \uFFFD";
+    expect(result.successful && result.result.text).toBe(text);
+    expect(deltas.join("")).toBe(text);
+    expect(deltas).toEqual(["Hi\uFFFD", " ", "\u{1F4C4} and ", "\uFFFD then \uFFFD", "end ", "\uFFFD"]);
+  });
 });

@@ -189,7 +189,8 @@ describe("ReasonerStep (layer 4)", () => {
     const outcome = await reasoner.run(input("Hello"));
     expect(!outcome.successful && outcome.errors[0]).toEqual({
       code: "ITERATION_LIMIT_EXCEEDED",
-      message: "The model made 2 calls in a row without a final answer or a client tool call.",
+      message:
+        "The request made 2 LLM calls (summaries included) without a final answer or a client tool call.",
       details: { maxLlmCalls: 2 },
     });
     expect(progress.llmCallCount).toBe(2);

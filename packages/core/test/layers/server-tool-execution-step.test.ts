@@ -283,6 +283,20 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     expect(new TextDecoder().decode(stored?.content)).toBe("out");
   });
 
+  it("replaces U+0000 and lone surrogates in what a tool answers with U+FFFD, as in a model's answer", async () => {
+    const { run } = setup();
+    const result = await run(call("c1", "alpha", { value: "a\u0000b\uD83D c\u{1F4C4}" }));
+    if (!result.successful) throw new Error(result.errors[0].message);
+    const repaired = { echoed: "a\uFFFDb\uFFFD c\u{1F4C4}" };
+    expect(result.result.results.get("c1")).toEqual(repaired);
+    expect(result.result.executions[0]?.resultJson).toBe(JSON.stringify(repaired));
+    expect(result.result.outputs[0]).toMatchObject({
+      callId: "c1",
+      output: JSON.stringify(repaired),
+      isError: false,
+    });
+  });
+
   it("gives a tool's errorMessage to the model as an error output and lists it as errorMessage", async () => {
     const { runs, run } = setup();
     const result = await run(call("c1", "alpha", { value: "refuse" }), call("c2", "beta", { value: "next" }));

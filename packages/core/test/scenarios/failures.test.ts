@@ -1,6 +1,11 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { CONTINUATION_LOST } from "../../src/index.js";
+import {
+  CONTINUATION_LOST,
+  InMemorySessionStore,
+  type ObservedRound,
+  type TurnObserver,
+} from "../../src/index.js";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
 const lookup = (query: string) => ({ toolCalls: [{ name: "lookup", arguments: { query } }] });
@@ -17,7 +22,8 @@ describe("failed turns", () => {
       errors: [
         {
           code: "ITERATION_LIMIT_EXCEEDED",
-          message: "The model made 3 calls in a row without a final answer or a client tool call.",
+          message:
+            "The request made 3 LLM calls (summaries included) without a final answer or a client tool call.",
           details: { maxLlmCalls: 3 },
         },
       ],
@@ -228,19 +234,78 @@ describe("failed turns", () => {
         return { result: null };
       },
     };
-    const agent = await createTestAgent({ serverTools: [brokenTool] });
+    const faults: unknown[] = [];
+    const agent = await createTestAgent({ serverTools: [brokenTool], observer: faultsInto(faults) });
     agent.provider.enqueue(lookup("x"), { text: "Fine again." });
 
     const broken = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Look it up" });
+    // What was thrown is the operator's (the observer's `fault`), not the answer's nor the stored turn's.
     expect(errorsOf(broken)).toEqual([
-      { code: "INTERNAL", message: "The turn failed unexpectedly: parser bug" },
+      {
+        code: "INTERNAL",
+        message: "The turn failed unexpectedly; the request id identifies it in the service's logs.",
+      },
     ]);
     const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
     expect(session.turns.map((turn) => turn.status)).toEqual(["failed"]);
+    expect(JSON.stringify(session)).not.toContain("parser bug");
+    expect(faults).toEqual([
+      [expect.objectContaining({ sessionId: "s", turnId: "t1" }), new Error("parser bug")],
+    ]);
 
     const next = responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Again" }));
     expect(next).toMatchObject({ kind: "final", primaryOutputText: "Fine again." });
     // The failed turn left nothing behind: the next call starts the session afresh.
     expect(agent.provider.requests[1]?.continuation).toEqual({ type: "none" });
   });
+
+  it("gives the lease back when the store refuses a round's settlement and its failure, so the next turn runs at once", async () => {
+    // A driver's error quotes the statement and its parameters (here, what the boot prompt would be).
+    const refusal = new Error('Failed query: update "turns" set ... params: BOOT-PROMPT-SECRET');
+    let refusals = 2;
+    const store = new InMemorySessionStore();
+    const applyTransition = store.applyTransition.bind(store);
+    store.applyTransition = async (write) => {
+      if (write.releaseLease && write.whileLeaseHeld && refusals > 0) {
+        refusals -= 1;
+        throw refusal;
+      }
+      return applyTransition(write);
+    };
+    const faults: unknown[] = [];
+    const agent = await createTestAgent({ store, observer: faultsInto(faults) });
+    agent.provider.enqueue({ text: "Refused." }, { text: "Next." });
+
+    const refused = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" });
+    expect(errorsOf(refused)).toEqual([
+      {
+        code: "INTERNAL",
+        message: "The turn failed unexpectedly; the request id identifies it in the service's logs.",
+      },
+    ]);
+    expect(JSON.stringify(refused)).not.toContain("SECRET");
+    expect(faults.map((fault) => (fault as unknown[])[1])).toEqual([refusal, refusal]);
+
+    // Not SESSION_BUSY until the lease lapses: the next turn takes the session over, ending t1.
+    const next = responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Again" }));
+    expect(next).toMatchObject({ kind: "final", primaryOutputText: "Next." });
+    const session = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+    expect(session.turns.map((turn) => [turn.turnId, turn.status])).toEqual([
+      ["t1", "failed"],
+      ["t2", "completed"],
+    ]);
+    expect(JSON.stringify(session)).not.toContain("SECRET");
+  });
 });
+
+/** An observer that watches nothing but the faults, each as `[round, error]` in `faults`. */
+function faultsInto(faults: unknown[]): TurnObserver {
+  return {
+    round: (_round, run) => run(),
+    llmCall: (_call, run) => run(),
+    toolRun: (_tool, run) => run(),
+    retrieval: (_query, run) => run(),
+    compaction: (_compaction, run) => run(),
+    fault: (round: ObservedRound, error) => faults.push([round, error]),
+  };
+}

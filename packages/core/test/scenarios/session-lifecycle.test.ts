@@ -124,8 +124,8 @@ describe("starting and keeping sessions", () => {
     expect(errorsOf(failed)).toEqual([
       {
         code: "INTERNAL",
-        message: 'Context retrieval from workspace "ws" failed: vector store unreachable',
-        details: { workspaceId: "ws" },
+        // What was thrown is the operator's (the observer's `fault`), never the answer's.
+        message: "The turn failed unexpectedly; the request id identifies it in the service's logs.",
       },
     ]);
     expect(agent.provider.requests).toEqual([]);

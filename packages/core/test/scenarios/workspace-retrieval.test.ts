@@ -352,8 +352,8 @@ describe("turn-time retrieval into [CONTEXT] (AGN-002, docs/knowledge.md)", () =
     ).toEqual([
       {
         code: "INTERNAL",
-        message: 'Context retrieval from workspace "ws" failed: index offline',
-        details: { workspaceId: "ws" },
+        // What was thrown is the operator's (the observer's `fault`), never the answer's.
+        message: "The turn failed unexpectedly; the request id identifies it in the service's logs.",
       },
     ]);
     expect(agent.provider.requests).toEqual([]);

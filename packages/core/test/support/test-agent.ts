@@ -265,6 +265,17 @@ export function catalogWithModes(...modes: AgentCatalogConfig["modes"]): AgentCa
   return { ...TEST_CATALOG, modes: [...byId.values()] };
 }
 
+/** TEST_CATALOG with `settings` (a context window, a compaction model) on every conversation context. */
+export function catalogWithContextSettings(
+  settings: Partial<AgentCatalogConfig["conversationContexts"][number]>,
+): AgentCatalogConfig {
+  const conversationContexts = TEST_CATALOG.conversationContexts.map((context) => ({
+    ...context,
+    ...settings,
+  }));
+  return { ...TEST_CATALOG, conversationContexts };
+}
+
 /** Narrows any result to its value, failing the test with the errors otherwise. */
 export function resultOf<T>(result: InvokeResult<T>): T {
   if (!result.successful) throw new Error(`expected success, got ${JSON.stringify(result.errors)}`);

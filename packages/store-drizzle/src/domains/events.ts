@@ -179,8 +179,14 @@ export class DrizzleTurnEventLog implements TurnEventLog {
     return row?.owner === owner;
   }
 
-  async list(key: SessionKey, turnId: string, round: number, afterSeq: number): Promise<StoredDelta[]> {
-    const rows = await this.#db
+  async list(
+    key: SessionKey,
+    turnId: string,
+    round: number,
+    afterSeq: number,
+    limit?: number,
+  ): Promise<StoredDelta[]> {
+    const query = this.#db
       .select({
         round: turnEvents.round,
         seq: turnEvents.seq,
@@ -198,6 +204,7 @@ export class DrizzleTurnEventLog implements TurnEventLog {
         ),
       )
       .orderBy(asc(turnEvents.seq));
+    const rows = await (limit === undefined ? query : query.limit(limit));
     return rows.map(({ event, ...delta }) => (event === "context.compacted" ? { ...delta, event } : delta));
   }
 

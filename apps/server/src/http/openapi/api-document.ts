@@ -15,7 +15,7 @@ const TAGS = [
   {
     name: "Usage",
     description:
-      "What the caller's LLM calls used and cost, by day, model or session; budgets refuse turns past it.",
+      "What the caller's LLM calls used and cost, by day, model or session; budgets refuse turns, further rounds and compactions past it.",
   },
   { name: "Files", description: "The files a turn's answer refers to (FileRef)." },
   {

@@ -1,13 +1,7 @@
-import {
-  type AgentExecuteRequest,
-  DEFAULT_REQUEST_LIMITS,
-  type InvokeResult,
-  isToolContinuationRequest,
-} from "@aptix/contracts";
+import { type AgentExecuteRequest, DEFAULT_REQUEST_LIMITS, type InvokeResult } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.js";
-import type { Budgets } from "../budgets.js";
 import { readJsonBody } from "../json-body.js";
 import { EVENT_STREAM, FAILURES, jsonAnswer, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
@@ -19,8 +13,6 @@ export interface ExecuteRouteOptions {
   heartbeatMs: number;
   /** The server's body limit (`APTIX_MAX_BODY_BYTES`), which the document states. */
   maxBodyBytes: number;
-  /** Refuse new user turns past a budget; none when absent. */
-  budgets?: Budgets;
 }
 
 /**
@@ -127,18 +119,12 @@ function executeDefinition(maxBodyBytes: number) {
 
 /** `POST /v1/agent/execute`: one AgentExecuteRequest, a user turn or a tool continuation. */
 export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOptions): void {
-  const { service, validate, heartbeatMs, budgets } = options;
+  const { service, validate, heartbeatMs } = options;
   app.openapi(executeDefinition(options.maxBodyBytes), async (c) => {
     const body = readJsonBody(c);
     if (!body.successful) return sendResult(c, body);
     const request = validate(body.result);
     if (!request.successful) return sendResult(c, request);
-    // Past a budget no new turn starts, and nothing of it is stored; tool results still reach a turn admitted
-    // before, so it is never left stranded.
-    if (budgets?.any && !isToolContinuationRequest(request.result)) {
-      const refused = await budgets.refusal(c.get("principal"));
-      if (refused) return sendResult(c, refused);
-    }
     // One core call answers both ways. A request refused before its turn runs (SESSION_BUSY,
     // TURN_ID_CONFLICT, …) is no turn event: it is answered as JSON with its status, and the event stream
     // opens only for a round that runs.
@@ -146,8 +132,6 @@ export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOpti
     // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
     if (handled.replayed) c.header("Idempotent-Replayed", "true");
     if (handled.type === "answer") return sendResult(c, handled.result);
-    return sendEventStream(c, heartbeatMs, async (emit) => {
-      for await (const event of handled.events) emit(event);
-    });
+    return sendEventStream(c, heartbeatMs, () => handled.events);
   });
 }

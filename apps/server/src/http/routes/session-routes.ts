@@ -9,7 +9,7 @@ import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { create as contentDisposition } from "content-disposition";
 import type { AppEnv } from "../app-env.js";
-import { FollowerSlots, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
+import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
 import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
 import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { rateLimited } from "../rate-limited.js";
@@ -156,8 +156,9 @@ const compactSession = createRoute({
   summary: "Compact a session's conversation",
   description:
     "Summarises the conversation now and restarts the provider's chain from the summary and the recent turns " +
-    "that fit, as happens on its own near the model's context window. `compacted: false` when no turn came " +
-    "since the latest compaction; 409 SESSION_BUSY while a turn is open.",
+    "that fit, as happens on its own near the model's context window. `compacted: false`, no model called, " +
+    "when no turn came since the latest compaction; 409 SESSION_BUSY while a turn is open; 429 BUDGET_EXCEEDED " +
+    "past a budget of the caller, no model called.",
   security: OWNER_ONLY,
   request: { params: SESSION_PARAMS },
   responses: {
@@ -372,13 +373,15 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
   app.openapi(followEvents, async (c) => {
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const ids = [c.get("principal"), ...turnIds(c.req.valid("param"))] as const;
-    const release = followers.take(JSON.stringify(ids));
-    if (release === undefined) {
-      return sendResult(
-        c,
-        rateLimited(`This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`, FOLLOWER_RETRY_MS),
-      );
+    const slot = followers.take(ids[0], JSON.stringify(ids));
+    if ("full" in slot) {
+      const limit =
+        slot.full === "turn"
+          ? `This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`
+          : `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance`;
+      return sendResult(c, rateLimited(limit, FOLLOWER_RETRY_MS));
     }
+    const { release } = slot;
     // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
     const left = new AbortController();
     const followed = await service.followTurn(...ids, lastEventId, left.signal).catch((error: unknown) => {
@@ -389,7 +392,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
       release();
       return sendResult(c, followed);
     }
-    return sendEventStream(c, heartbeatMs, async (emit, signal) => {
+    return sendEventStream(c, heartbeatMs, async function* (signal) {
       // The slot frees as the client leaves, not once the follower's next poll has noticed.
       signal.addEventListener(
         "abort",
@@ -400,7 +403,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
         { once: true },
       );
       try {
-        for await (const event of followed.result) emit(event);
+        yield* followed.result;
       } finally {
         release();
       }

@@ -1,0 +1,3 @@
+import { describeSlowReaders } from "../support/slow-readers.js";
+
+describeSlowReaders("postgres");

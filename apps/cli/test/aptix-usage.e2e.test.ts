@@ -61,4 +61,26 @@ describe("aptix usage", () => {
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain("--from, --to and --group-by apply to usage only.");
   });
+
+  it("reads every page of the session grouping (the service answers 100 sessions a page)", async () => {
+    const workspace = await makeWorkspace("paged", { "README.md": "Paged.\n" });
+    const sessions = Array.from({ length: 101 }, (_, index) => `paged-${String(index).padStart(3, "0")}`);
+    aptix.openai.script(
+      ...sessions.map(() => step.text("Noted.", { usage: { input_tokens: 10, output_tokens: 1 } })),
+    );
+    for (const sessionId of sessions) {
+      const answered = await fetch(`${aptix.server.url}/v1/agent/execute`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ sessionId, turnId: "t1", instruction: "Note it." }),
+      });
+      expect(answered.status).toBe(200);
+    }
+    const bySession = await run(["usage", "--group-by", "session", "--json"], workspace.dir);
+    expect(bySession.code, bySession.stderr).toBe(0);
+    const report = bySession.json() as { buckets: { key: string }[]; nextCursor?: string };
+    const paged = report.buckets.map((bucket) => bucket.key).filter((key) => key.startsWith("paged-"));
+    expect(paged).toEqual(sessions);
+    expect(report.nextCursor).toBeUndefined();
+  });
 });

@@ -11,13 +11,32 @@ function figures(totals: Totals): string {
   return `${totals.inputTokens} in (${totals.cachedInputTokens} cached) · ${totals.outputTokens} out · ${plural(totals.llmCalls, "call")} · ${cost}`;
 }
 
+/** Every page of the report: the session grouping is paged, and the user asked for the whole range. */
+async function allPages(
+  { client }: CliContext,
+  query: Parameters<CliContext["client"]["usage"]>[0],
+): ReturnType<CliContext["client"]["usage"]> {
+  const first = await client.usage(query);
+  if (!first.successful) return first;
+  const buckets = [...first.result.buckets];
+  let cursor = first.result.nextCursor;
+  while (cursor !== undefined) {
+    const page = await client.usage({ ...query, cursor });
+    if (!page.successful) return page;
+    buckets.push(...page.result.buckets);
+    cursor = page.result.nextCursor;
+  }
+  const { nextCursor: _last, ...report } = first.result;
+  return { ...first, result: { ...report, buckets } };
+}
+
 /** `aptix usage`: the caller's usage and its cost by day, model or session, then the total (`GET /v1/usage`). */
 export async function usageCommand(
   context: CliContext,
   query: { from?: string; to?: string; groupBy?: string },
 ): Promise<number> {
   const { client, terminal, options } = context;
-  const answer = await client.usage(query as Parameters<typeof client.usage>[0]);
+  const answer = await allPages(context, query as Parameters<typeof client.usage>[0]);
   if (options.json) {
     context.streams.stdout.write(`${visibleJson(answer.successful ? answer.result : answer)}\n`);
     return answer.successful ? EXIT.done : EXIT.failed;

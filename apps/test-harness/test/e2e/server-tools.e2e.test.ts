@@ -426,11 +426,12 @@ describe("file expiry and MCP readiness", () => {
       // Long enough that a turn on a busy machine still answers before its file expires.
       toolsCatalog([stdioMcpFixture("repo"), flaky.config("docs")], { ttlSeconds: 8 }),
     );
-    // A short lease makes the housekeeping (and with it the file sweep) run every 250 ms.
+    // A short lease makes the housekeeping (and with it the file sweep) run every 750 ms; one of 1 s was lost by
+    // a turn that a loaded machine held longer than that between two of its writes.
     short = await startTestService({
       store: "pglite",
       harness,
-      env: { APTIX_CONFIG: config, APTIX_LEASE_MS: "1000" },
+      env: { APTIX_CONFIG: config, APTIX_LEASE_MS: "3000" },
     });
   });
 
@@ -465,7 +466,7 @@ describe("file expiry and MCP readiness", () => {
     const first = await read();
     if (Date.now() < expires) expect(first).toMatchObject({ status: 200, body: "a" });
     else expect([410, 404]).toContain(first.status);
-    // The sweep runs every 250 ms: expiry (410) and deletion (404) are each seen by polling.
+    // The sweep runs every 750 ms: expiry (410) and deletion (404) are each seen by polling.
     await vi.waitFor(
       async () => {
         const answer = await read();

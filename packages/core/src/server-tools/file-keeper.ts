@@ -3,8 +3,10 @@ import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
 import type { KeptFile, ProducedFile } from "../ports/server-tool.js";
 import type { TurnKey } from "../records/session-record.js";
+import { storable } from "../storable.js";
 import { isMediaType, OPAQUE_MEDIA_TYPE } from "./media-type.js";
 
 /** `files.ttlSeconds` when the configuration has none: a week. */
@@ -79,30 +81,39 @@ export class FileKeeper {
     const expiresAt = new Date(createdAt.getTime() + this.ttlMs);
     // An MCP server names its content's type itself: one that is no media type would become a broken header.
     const mimeType = isMediaType(file.mimeType) ? file.mimeType : OPAQUE_MEDIA_TYPE;
-    await this.store.put(
-      {
-        fileId,
-        principal,
-        name: file.name,
-        mimeType,
-        sizeBytes,
-        contentHash,
-        createdAt,
-        expiresAt,
-        producedBy: { sessionId: by.sessionId, turnId: by.turnId },
-      },
-      file.content,
-      this.limits,
-    );
+    // A name an MCP server gave is data like a model's text: a NUL in it would fail the write.
+    const name = storable(file.name);
+    try {
+      await this.store.put(
+        {
+          fileId,
+          principal,
+          name,
+          mimeType,
+          sizeBytes,
+          contentHash,
+          createdAt,
+          expiresAt,
+          producedBy: { sessionId: by.sessionId, turnId: by.turnId },
+        },
+        file.content,
+        this.limits,
+      );
+    } catch (error) {
+      // A quota is the principal's and says so. Any other failure is the service's: what the store threw (a
+      // driver's message, with the statement's parameters) must not reach the model or the client.
+      if (error instanceof QuotaExceededError) throw error;
+      throw new Error("the file could not be stored", { cause: error });
+    }
     const ref: FileRef = {
-      name: file.name,
+      name,
       mimeType,
       url: `${this.publicUrl().replace(/\/+$/, "")}/v1/files/${fileId}`,
       sizeBytes,
       contentHash,
       contentExpires: expiresAt.toISOString(),
     };
-    if (file.description !== undefined) ref.description = file.description;
+    if (file.description !== undefined) ref.description = storable(file.description);
     return { fileId, ref };
   }
 }

@@ -283,6 +283,48 @@ describe("ServerToolExecutionStep (layer 3)", () => {
     expect(new TextDecoder().decode(stored?.content)).toBe("out");
   });
 
+  it("keeps a file whose name holds U+0000 under a repaired name, and never shows what a failing file store threw", async () => {
+    const clock = new ManualClock();
+    class RefusingFileStore extends InMemoryFileStore {
+      override async put(...args: Parameters<InMemoryFileStore["put"]>) {
+        if (args[0].name.startsWith("refused")) {
+          throw new Error('Failed query: insert into "files" … params: alice,secret-boot-prompt');
+        }
+        return super.put(...args);
+      }
+    }
+    const store = new RefusingFileStore(clock);
+    const files = new FileKeeper({
+      store,
+      hashing: sha256ContentHashService,
+      ids: { newId: () => "file_1" },
+      clock,
+    });
+    const keeper: ServerTool<{ name: string }> = {
+      definition: { name: "keeper", description: "keeps a file", parameters: { type: "object" } },
+      parseArguments: (args) => ({ ok: true, value: args as { name: string } }),
+      execute: async ({ name }, seen) => {
+        const kept = await seen.files.keep({ name, mimeType: "text/plain", content: new Uint8Array([1]) });
+        return { result: { fileId: kept.fileId } };
+      },
+    };
+    const step = new ServerToolExecutionStep({ registry: new ServerToolRegistry([keeper]), clock, files });
+    const run = (name: string) =>
+      step.run({ calls: [call("c1", "keeper", { name })], offered: [keeper.definition], context });
+
+    const kept = await run("a\u0000.txt");
+    if (!kept.successful) throw new Error(kept.errors[0].message);
+    expect(kept.result.files?.[0]?.name).toBe("a\uFFFD.txt");
+    expect((await store.get("alice", "file_1"))?.file.name).toBe("a\uFFFD.txt");
+
+    const refused = await run("refused.txt");
+    expect(!refused.successful && refused.errors[0]).toEqual({
+      code: "TOOL_FAILED",
+      message: "Server tool keeper failed: the file could not be stored",
+      details: { tool: "keeper", toolCallId: "c1" },
+    });
+  });
+
   it("replaces U+0000 and lone surrogates in what a tool answers with U+FFFD, as in a model's answer", async () => {
     const { run } = setup();
     const result = await run(call("c1", "alpha", { value: "a\u0000b\uD83D c\u{1F4C4}" }));

@@ -67,13 +67,20 @@ export function createKnowledgeSearchTool(
       if (workspaceId === undefined) {
         return { errorMessage: "This conversation names no workspace, so there is nothing to search." };
       }
-      const found = await knowledge.search({
-        principal: context.principal,
-        workspaceId,
-        query: args.query,
-        limit: args.limit,
-        ...(args.ragScope ? { ragScope: args.ragScope } : {}),
-      });
+      let found: Awaited<ReturnType<typeof knowledge.search>>;
+      try {
+        found = await knowledge.search({
+          principal: context.principal,
+          workspaceId,
+          query: args.query,
+          limit: args.limit,
+          ...(args.ragScope ? { ragScope: args.ragScope } : {}),
+        });
+      } catch (error) {
+        // The index's failure is the service's: what it threw (a driver's message, with the statement's
+        // parameters) must not reach the model or the client in TOOL_FAILED.
+        throw new Error("the workspace index could not be read", { cause: error });
+      }
       if (!found.successful) return { errorMessage: found.errors[0].message };
       const block = formatRagContextBlock(rankedRagChunks(found.result));
       return {

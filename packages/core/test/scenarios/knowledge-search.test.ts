@@ -6,9 +6,17 @@ import {
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "../../src/index.js";
-import { catalogWithModes, createTestAgent, PRINCIPAL, responseOf } from "../support/test-agent.js";
+import { catalogWithModes, createTestAgent, errorsOf, PRINCIPAL, responseOf } from "../support/test-agent.js";
 
 const CONFIG_TS = "export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n";
+
+const GENERAL_WITH_SEARCH = catalogWithModes({
+  id: "general",
+  displayName: "General",
+  instructions: "Help with anything.",
+  tools: ["knowledge_search"],
+  toolChoice: null,
+});
 
 async function knowledgeAgent() {
   let ids = 0;
@@ -23,13 +31,7 @@ async function knowledgeAgent() {
     documents: [{ path: "src/config.ts", contents: CONFIG_TS }],
   });
   const agent = await createTestAgent({
-    config: catalogWithModes({
-      id: "general",
-      displayName: "General",
-      instructions: "Help with anything.",
-      tools: ["knowledge_search"],
-      toolChoice: null,
-    }),
+    config: GENERAL_WITH_SEARCH,
     serverTools: [createKnowledgeSearchTool(knowledge) as ServerTool],
   });
   return agent;
@@ -102,5 +104,27 @@ describe("knowledge_search (DESIGN §8)", () => {
       [expect.stringMatching(/^Invalid arguments for knowledge_search: .*limit/), true],
       ["This conversation names no workspace, so there is nothing to search.", true],
     ]);
+  });
+
+  it("fails the turn TOOL_FAILED without what a failing index threw, and the session goes on", async () => {
+    const failing = createKnowledgeSearchTool({
+      search: async () => {
+        throw new Error('Failed query: select … from "chunks" params: alice,secret-boot-prompt');
+      },
+    });
+    const agent = await createTestAgent({
+      config: GENERAL_WITH_SEARCH,
+      serverTools: [failing as ServerTool],
+    });
+    agent.provider.enqueue(search("k1", { query: "config" }), { text: "Later." });
+    const [failed] = errorsOf(
+      await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Find", workspaceId: "ws" }),
+    );
+    expect(failed).toMatchObject({
+      code: "TOOL_FAILED",
+      message: "Server tool knowledge_search failed: the workspace index could not be read",
+    });
+    expect(JSON.stringify(failed)).not.toContain("secret");
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Go on" }));
   });
 });

@@ -12,7 +12,7 @@ import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace } from "./support/workspace-dir.js";
 
 /**
- * Server tools that ask first (DESIGN §16) from the terminal and the editor: the service's `make_file` (the
+ * Server tools that ask first (docs/server-tools.md) from the terminal and the editor: the service's `make_file` (the
  * built-in create_file) is configured `"approval": "always"`, so each of its calls reaches `aptix` as a question.
  */
 const aptix = useAptixServer(async () => {

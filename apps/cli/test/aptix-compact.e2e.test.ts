@@ -13,7 +13,7 @@ import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace } from "./support/workspace-dir.js";
 
 /**
- * Compaction from the terminal and the editor (DESIGN §15): `/compact` in `aptix chat` and the `compact` command
+ * Compaction from the terminal and the editor (docs/context-window.md): `/compact` in `aptix chat` and the `compact` command
  * `aptix acp` offers, and the one-line notice when the service compacts by itself. The window is the smallest the
  * service accepts, so a model reporting a large input makes the next call compact.
  */

@@ -8,7 +8,7 @@ import { useAptixServer } from "./support/use-aptix-server.js";
 import { makeWorkspace, workspaceIdOf, writeFiles } from "./support/workspace-dir.js";
 
 /**
- * `aptix index` needs the service's workspace routes and turn-time retrieval (DESIGN §7): these tests run the
+ * `aptix index` needs the service's workspace routes and turn-time retrieval (docs/knowledge.md): these tests run the
  * binary against them, from the push to the `[CONTEXT]` block the model gets.
  */
 const aptix = useAptixServer();

@@ -137,7 +137,7 @@ describe("serverTools, mcpServers and files in APTIX_CONFIG", () => {
   });
 });
 
-describe("approval in serverTools and mcpServers (DESIGN §16)", () => {
+describe("approval in serverTools and mcpServers (docs/server-tools.md)", () => {
   it("makes a built-in ask first when its entry says so, and leaves the others to run on the model's word", async () => {
     const { catalog } = await load(
       withGeneralTools(["make_file", "search"], {

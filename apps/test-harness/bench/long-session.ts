@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:long-session`: what compaction does to a long coding session (DESIGN §15). The service
+ * `pnpm bench:long-session`: what compaction does to a long coding session (docs/context-window.md). The service
  * (AgentService, in-memory stores, the default catalog on OpenAI, the real OpenAIResponsesProvider over loopback
  * HTTP) runs 100 turns; in each the model reads a file whose contents are 20,000 characters, then answers. The
  * scripted Responses API counts every request's context (o200k, as it referees windows).

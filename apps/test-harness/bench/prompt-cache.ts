@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:prompt-cache`: what the Anthropic prompt-cache breakpoints save on a 30-turn session (DESIGN §17),
+ * `pnpm bench:prompt-cache`: what the Anthropic prompt-cache breakpoints save on a 30-turn session (docs/http-api.md),
  * from the scripted Messages API's cache accounting. The service (AgentService, in-memory stores, the default
  * catalog on Anthropic, the real AnthropicMessagesProvider over loopback HTTP) runs a scripted coding session:
  * every third turn the model reads a file (a client tool round), the others it answers in a paragraph. Then the

@@ -1,6 +1,6 @@
 import type { ToolHandler } from "./tool-handler.js";
 
-/** A server tool's call awaiting the user's approval (DESIGN §16), as `runTurn`'s `approve` gets it. */
+/** A server tool's call awaiting the user's approval (docs/server-tools.md), as `runTurn`'s `approve` gets it. */
 export interface ApprovalRequest {
   /** The tool's name as the model called it (`<server>__<tool>` for an MCP tool). */
   tool: string;

@@ -6,7 +6,7 @@ import { importsOf, importsUnder } from "./support/source-imports.js";
 // Core talks to the world only through its ports (docs/architecture.md): no provider SDK, database driver or HTTP
 // framework may appear in its sources. Anything beyond this list needs a decision, not a quiet import.
 // gpt-tokenizer is pure computation (no I/O): Composition counts the [CONTEXT] block's tokens with it.
-// ajv too: Server Tool Execution checks a call's arguments against its tool's JSON Schema (DESIGN §11).
+// ajv too: Server Tool Execution checks a call's arguments against its tool's JSON Schema (docs/security.md).
 // No test runner either: the testing kit has none, the store contract suites are @aptix/testing-stores.
 const ALLOWED = new Set(["@aptix/contracts", "ajv", "gpt-tokenizer", "node:crypto"]);
 

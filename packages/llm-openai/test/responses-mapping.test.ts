@@ -77,7 +77,7 @@ describe("fromResponsesOutput", () => {
       message: "OpenAI failed the response: overloaded",
       details: { provider: "openai", code: "server_error" },
     });
-    // The response's id is the provider's: it stays in the trace (DESIGN §11).
+    // The response's id is the provider's: it stays in the trace (docs/security.md).
     expect(!result.successful && result.trace?.providerResponse).toMatchObject({ body: { id: "resp_1" } });
   });
 

@@ -257,7 +257,7 @@ export const files = pgTable(
   ],
 );
 
-/** A session's compactions (DESIGN §15): the summary that replaced its turns for the provider, by position. */
+/** A session's compactions (docs/context-window.md): the summary that replaced its turns for the provider, by position. */
 export const compactions = pgTable(
   "compactions",
   {
@@ -278,7 +278,7 @@ export const compactions = pgTable(
 );
 
 /**
- * Each successful LLM call's usage (DESIGN §17), kept with its call's trace in the same statement but apart from
+ * Each successful LLM call's usage (docs/http-api.md), kept with its call's trace in the same statement but apart from
  * it: a deleted session's usage still counts against its principal's budgets and shows in its usage. Read by
  * principal and time (`GET /v1/usage`, the budgets) and by session (the session view).
  */
@@ -377,7 +377,7 @@ export const deploymentSecrets = pgTable("deployment_secrets", {
 /**
  * The responses a provider keeps (OpenAI with `store: true`) of deleted sessions, to delete there: written with
  * the session's deletion, taken by the housekeeping when due, and retried with a growing delay until the
- * provider confirms (DESIGN §11, delete means gone).
+ * provider confirms (docs/security.md, delete means gone).
  */
 export const responseDeletions = pgTable(
   "response_deletions",

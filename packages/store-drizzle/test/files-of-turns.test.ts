@@ -1,5 +1,5 @@
 /**
- * Delete means gone (DESIGN §11), for files: a file knows the turn that produced it; the sweep deletes the files
+ * Delete means gone (docs/security.md), for files: a file knows the turn that produced it; the sweep deletes the files
  * of failed or cancelled turns (not an interrupted one's, whose round may run again), and a deleted session takes
  * its files with it, whether its turns listed them or not. On PGlite and on Postgres.
  */

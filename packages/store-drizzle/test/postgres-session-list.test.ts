@@ -1,5 +1,5 @@
 /**
- * Bounded reads (DESIGN §11): a page of `GET /v1/sessions` reads a principal's newest sessions through an index,
+ * Bounded reads (docs/security.md): a page of `GET /v1/sessions` reads a principal's newest sessions through an index,
  * not every session of the principal sorted, and never a turn but each listed session's latest one.
  */
 import { drizzle } from "drizzle-orm/postgres-js";

@@ -31,7 +31,7 @@ function sorted(sums: readonly UsageSum[]): UsageSum[] {
 /**
  * The session store's listings, usage and deletion (`listSessions`, `listTurnPage`, `sumUsage`, `deleteSession`),
  * which every `SessionStore` shares. Usage is kept with each successful call, summed by day, model or session over
- * a principal's own calls between two times, and kept when its session is deleted (DESIGN §17). Call it at the top level of a test file; each check starts from an empty store.
+ * a principal's own calls between two times, and kept when its session is deleted (docs/http-api.md). Call it at the top level of a test file; each check starts from an empty store.
  */
 export function describeSessionDirectoryContract(
   name: string,

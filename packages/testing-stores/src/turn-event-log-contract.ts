@@ -165,7 +165,7 @@ export function describeTurnEventLogContract(
       expect(await log.list(alice, "t", 0, -1)).toEqual([]);
     });
 
-    it("appends only while the given owner holds the session's lease (DESIGN §11, delete means gone)", async () => {
+    it("appends only while the given owner holds the session's lease (docs/security.md, delete means gone)", async () => {
       const delta = (seq: number, text: string) => [{ round: 0, seq, delta: text }];
       const owner = await holdLease(alice);
       expect(await append(alice, "t", owner, delta(0, "held"))).toBe(true);

@@ -1,7 +1,7 @@
 /** What every MCP server entry may say, whatever its transport. */
 interface McpServerCommonConfig {
   name: string;
-  /** `always`: each call of its tools runs only once the user approved it (DESIGN §16); default `never`. */
+  /** `always`: each call of its tools runs only once the user approved it (docs/server-tools.md); default `never`. */
   approval?: "always" | "never";
 }
 

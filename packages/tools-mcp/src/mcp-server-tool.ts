@@ -8,7 +8,7 @@ import type {
 import type { McpConnection } from "./mcp-connection.js";
 import { mcpToolResult } from "./mcp-tool-result.js";
 
-/** `<server>__<tool>` (DESIGN §8), kept within the providers' function-name rule. */
+/** `<server>__<tool>` (docs/server-tools.md), kept within the providers' function-name rule. */
 export const MCP_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function mcpToolName(server: string, tool: string): string {

@@ -16,7 +16,7 @@ export interface McpServersOptions {
 }
 
 /**
- * The configured MCP servers (DESIGN §8): all connected at start-up, or none (the first that cannot be reached
+ * The configured MCP servers (docs/server-tools.md): all connected at start-up, or none (the first that cannot be reached
  * stops start-up, naming it). Their tools become server tools named `<server>__<tool>`.
  */
 export class McpServers {

@@ -10,7 +10,7 @@ export interface McpFileMention {
 }
 
 /**
- * An MCP `CallToolResult` as a server tool result (DESIGN §8): text content becomes the output; embedded
+ * An MCP `CallToolResult` as a server tool result (docs/server-tools.md): text content becomes the output; embedded
  * resources, images and audio become files, kept through `files` (the resource's mimeType, its URI's last
  * segment as name) and mentioned in the output as `{ text, files: [{ fileId, name, mimeType, url }] }`.
  * `isError` becomes the call's error output. Content over `files.maxBytes` is not kept: the output says so.

@@ -28,7 +28,7 @@ function keptFiles(maxBytes = 1_000): ServerToolFiles & { kept: ProducedFile[] }
 
 const text = (value: string) => ({ type: "text" as const, text: value });
 
-describe("mcpToolResult (DESIGN §8)", () => {
+describe("mcpToolResult (docs/server-tools.md)", () => {
   it("answers the text content as the output, joined by newlines", async () => {
     expect(await mcpToolResult({ content: [text("one"), text("two")] }, keptFiles())).toEqual({
       result: "one\ntwo",

@@ -44,7 +44,7 @@ export async function writeFiles(dir: string, files: Record<string, string>): Pr
   }
 }
 
-/** The id DESIGN §9 gives the folder `dir` (whose name needs no replacing): its name, `-`, 8 hex digits of its real path's sha256. */
+/** The id the CLI gives the folder `dir` (apps/cli/README.md, `--workspace`; its name needs no replacing): its name, `-`, 8 hex digits of its real path's sha256. */
 export function workspaceIdOf(dir: string): string {
   const real = realpathSync(dir);
   return `${basename(real)}-${createHash("sha256").update(real).digest("hex").slice(0, 8)}`;

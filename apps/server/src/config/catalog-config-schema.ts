@@ -7,7 +7,7 @@ const toolName = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 characters of letters, digits, '_' or '-'");
 
-/** The built-in server tools a `serverTools` entry can name (DESIGN §8). */
+/** The built-in server tools a `serverTools` entry can name (docs/server-tools.md). */
 const BUILTIN_SERVER_TOOLS = ["knowledge_search", "create_file"] as const;
 
 /** An MCP server's name: its tools are `<server>__<tool>`, so it holds no `__` itself. */
@@ -16,10 +16,10 @@ const mcpServerName = z
   .regex(/^[A-Za-z0-9_-]{1,32}$/, "must be 1–32 characters of letters, digits, '_' or '-'")
   .refine((name) => !name.includes("__"), "must not contain '__' (it separates the server from the tool)");
 const stringMap = z.record(z.string(), z.string());
-/** `always`: a call runs only once the user approved it (DESIGN §16). */
+/** `always`: a call runs only once the user approved it (docs/server-tools.md). */
 const approval = z.enum(["always", "never"]);
 
-/** `serverTools`, `mcpServers` and `files` (DESIGN §8): what the server runs itself, beside the client tools. */
+/** `serverTools`, `mcpServers` and `files` (docs/server-tools.md): what the server runs itself, beside the client tools. */
 const serverToolsConfig = {
   serverTools: z
     .array(
@@ -77,7 +77,7 @@ const serverToolsConfig = {
 const usdPerMTok = z.number().min(0);
 
 /**
- * `prices` and `budgets` (DESIGN §17): prices in USD per million tokens by model or `prefix*`, before the built-in
+ * `prices` and `budgets` (docs/http-api.md): prices in USD per million tokens by model or `prefix*`, before the built-in
  * table; a principal's budgets over `APTIX_BUDGET_USD_MONTHLY` and `APTIX_BUDGET_TOKENS_DAILY`.
  */
 const usageConfig = {

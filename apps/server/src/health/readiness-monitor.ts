@@ -25,7 +25,7 @@ export interface ReadinessSources {
 }
 
 /**
- * Readiness from a status a background check keeps (DESIGN §11): the database is asked every
+ * Readiness from a status a background check keeps (docs/security.md): the database is asked every
  * READINESS_REFRESH_MS, the MCP servers are read from their connection state, so `/readyz` costs nothing and
  * answers alike under any load. Changes are logged with their detail.
  */

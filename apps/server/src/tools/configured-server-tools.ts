@@ -23,7 +23,7 @@ export interface ConfiguredServerToolsOptions {
 }
 
 /**
- * The server tools the config declares (DESIGN §8): its `serverTools` built-ins and the tools of its `mcpServers`,
+ * The server tools the config declares (docs/server-tools.md): its `serverTools` built-ins and the tools of its `mcpServers`,
  * connected here. A server that cannot be started or reached stops start-up (ConfigError naming it).
  */
 export class ConfiguredServerTools {

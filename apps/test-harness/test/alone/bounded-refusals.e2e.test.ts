@@ -9,7 +9,7 @@ vi.setConfig({ testTimeout: startTimeoutMs + 60_000, hookTimeout: startTimeoutMs
 
 const MiB = 1024 * 1024;
 const KEY = "alice-key-0123456789";
-/** DESIGN's bound for a refusal to cost the others: `/healthz` answers within 1 s meanwhile. */
+/** The bound docs/security.md sets for a refusal's cost to the others: `/healthz` answers within 1 s meanwhile. */
 const HEALTHZ_BOUND_MS = 1_000;
 
 interface Sent {

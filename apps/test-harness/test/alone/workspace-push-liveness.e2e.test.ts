@@ -1,5 +1,5 @@
 /**
- * A big workspace push leaves the server responsive (docs/knowledge.md, DESIGN §11): 20 MB of documents pushed
+ * A big workspace push leaves the server responsive (docs/knowledge.md, docs/security.md): 20 MB of documents pushed
  * over HTTP to the real server on Postgres, as a child process of its own, while `/healthz` is asked again and
  * again; every answer comes within 250 ms. Cutting those documents takes seconds of CPU, which the server spends
  * in worker threads, and the rows go to the database in batches, so the event loop keeps answering.
@@ -18,7 +18,7 @@ import {
 
 vi.setConfig({ testTimeout: 240_000, hookTimeout: 120_000 });
 
-/** The bound DESIGN §11 sets for `/healthz` while a push runs. */
+/** The bound docs/security.md sets for `/healthz` while a push runs. */
 const HEALTHZ_BOUND_MS = 250;
 const DOCUMENT_BYTES = 1_000_000;
 

@@ -1,5 +1,5 @@
 /**
- * Server tools that ask first (DESIGN §16) over real HTTP, on PGlite and Postgres: an MCP server configured with
+ * Server tools that ask first (docs/server-tools.md) over real HTTP, on PGlite and Postgres: an MCP server configured with
  * `"approval": "always"` (a real process over streamable HTTP, counting the calls it receives), a client tool in
  * the same round, and every answer a client can give: approve, decline, an unknown-tool error, a cancel, the same
  * continuation sent twice and, on Postgres, a second instance taking the continuation.

@@ -1,5 +1,5 @@
 /**
- * Files the model makes, over real HTTP on Postgres (DESIGN §11): `create_file` takes ASCII media types only,
+ * Files the model makes, over real HTTP on Postgres (docs/security.md): `create_file` takes ASCII media types only,
  * and a download is always an attachment the browser may not sniff, even for a file kept before the check.
  */
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";

@@ -1,5 +1,5 @@
 /**
- * Arguments: strict to send, lenient to read (DESIGN §11), over real HTTP on both providers. A model without
+ * Arguments: strict to send, lenient to read (docs/security.md), over real HTTP on both providers. A model without
  * strict mode (Claude, a scripted one) leaves optional properties out; OpenAI's strict mode sends them as `null`.
  * Either way the built-in `create_file`, an MCP tool and the client's `read_file` run, rather than costing the
  * model a round of error outputs.

@@ -1,5 +1,5 @@
 /**
- * Long sessions (DESIGN §15) over real HTTP, on both providers: the scripted servers hold a context window of their
+ * Long sessions (docs/context-window.md) over real HTTP, on both providers: the scripted servers hold a context window of their
  * own (they count each request's context with o200k and refuse past it as the real APIs do), so "the provider is
  * never sent more than the window" is judged by the provider's side, not the service's.
  */

@@ -1,5 +1,5 @@
 /**
- * Cheaper replays (DESIGN §17) over real HTTP: the Anthropic adapter's prompt-cache breakpoints and OpenAI's
+ * Cheaper replays (docs/http-api.md) over real HTTP: the Anthropic adapter's prompt-cache breakpoints and OpenAI's
  * `prompt_cache_key`, judged by the scripted servers, whose prompt caches account for reads as the real APIs do.
  * The boot prompt is long enough (over 1,024 tokens) for the providers to cache it.
  */

@@ -1,5 +1,5 @@
 /**
- * Provider ids stay in traces (DESIGN §11), over real HTTP against the scripted OpenAI and Anthropic servers:
+ * Provider ids stay in traces (docs/security.md), over real HTTP against the scripted OpenAI and Anthropic servers:
  * a PROVIDER_ERROR names the provider, the HTTP status and the error code, in the answer and in the session; the
  * provider's response id and request id are found in the turn's trace only.
  */

@@ -1,6 +1,6 @@
 /**
  * Readiness and what callers learn of a part that is down, over real HTTP with real MCP server processes
- * (DESIGN §11): `/readyz` reads a status kept in the background, so it answers alike under load; a down part is
+ * (docs/security.md): `/readyz` reads a status kept in the background, so it answers alike under load; a down part is
  * named, never its address, in `/readyz` and in a failed tool call; the detail is in the logs.
  */
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";

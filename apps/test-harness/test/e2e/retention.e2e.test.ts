@@ -1,5 +1,5 @@
 /**
- * The retention sweeps over real HTTP on both stores (DESIGN §12): with `APTIX_SESSION_RETENTION_DAYS` a session
+ * The retention sweeps over real HTTP on both stores (docs/http-api.md): with `APTIX_SESSION_RETENTION_DAYS` a session
  * idle longer is deleted as `DELETE` deletes it, and with `APTIX_TRACE_RETENTION_DAYS` an older trace loses its
  * composed request and raw payloads but keeps its timing. The clock the test controls is the rows' own: it ages
  * them in the database (on Postgres while the service runs; on PGlite, whose database lives inside the service's

@@ -1,5 +1,5 @@
 /**
- * Server tools over real HTTP (DESIGN §8): MCP servers as real processes (the fixture over stdio and over
+ * Server tools over real HTTP (docs/server-tools.md): MCP servers as real processes (the fixture over stdio and over
  * streamable HTTP), the built-in `create_file`, a client tool, the files they produce, and what must never
  * leak (the MCP servers' env and headers).
  */
@@ -310,7 +310,7 @@ describe("server tools, MCP servers and files over HTTP", () => {
   });
 });
 
-describe("only the tools a mode offers, with arguments that fit (DESIGN §11)", () => {
+describe("only the tools a mode offers, with arguments that fit (docs/security.md)", () => {
   // `general` offers only the terminal agent's read_file; create_file, the MCP server's tools and apply_patch are
   // configured, and offered by `wide` only.
   const narrowCatalog = {

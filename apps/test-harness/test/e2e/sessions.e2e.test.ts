@@ -1,5 +1,5 @@
 /**
- * Sessions users manage, over real HTTP on both stores (DESIGN's §12 in docs/http-api.md): the list (paging,
+ * Sessions users manage, over real HTTP on both stores (docs/http-api.md, Sessions): the list (paging,
  * newest first, principal isolation), the messages of a turn with a client tool round trip, delete (everything
  * of the session 404 afterwards, 409 while a turn runs, another principal's id deletes nothing) and cancel (the
  * waiting request answers TURN_CANCELLED, the provider continues from the turn before, cancelling twice is the

@@ -1,5 +1,5 @@
 /**
- * Traces and metrics of the real server over HTTP on Postgres (DESIGN §13): spans exported with OTLP/HTTP to a
+ * Traces and metrics of the real server over HTTP on Postgres (docs/operations.md): spans exported with OTLP/HTTP to a
  * collector on loopback, GenAI-named and linked, with token counts and without the user's words; `GET /metrics`
  * in Prometheus's text format, counting what the turns did, for loopback callers or holders of the metrics token.
  */

@@ -1,5 +1,5 @@
 /**
- * Usage, cost and budgets of the real server over HTTP (DESIGN §17), on both stores: the session view's usage,
+ * Usage, cost and budgets of the real server over HTTP (docs/http-api.md), on both stores: the session view's usage,
  * `GET /v1/usage` by day, model and session, prices from the config, and a principal's daily token budget;
  * then one budget across two instances on one Postgres.
  */

@@ -37,7 +37,7 @@ export interface LiveServer {
  */
 export async function startLiveServer(): Promise<LiveServer> {
   const openai = await startScriptedOpenAI();
-  // `make_file` asks first (DESIGN §16): every mode offers it, so `runTurn`'s `approve` can be tested.
+  // `make_file` asks first (docs/server-tools.md): every mode offers it, so `runTurn`'s `approve` can be tested.
   const catalog = AgentCatalog.create(
     {
       ...DEFAULT_CATALOG,

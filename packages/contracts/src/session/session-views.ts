@@ -56,11 +56,11 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
       }),
     ),
     turns: z.array(turnSummary),
-    /** The usage of every LLM call of its turns, and its cost by the price table (DESIGN §17). */
+    /** The usage of every LLM call of its turns, and its cost by the price table (docs/http-api.md). */
     usage: SessionUsageSchema,
     /** The input tokens the provider reported for the conversation's last call; null before any (or unknown). */
     contextTokens: z.int().min(0).nullable(),
-    /** The model's context window the service keeps the conversation within (DESIGN §15). */
+    /** The model's context window the service keeps the conversation within (docs/context-window.md). */
     contextWindowTokens: z.int().min(1),
     /** Each compaction of the conversation, oldest first: its turn, why, and the estimates before and after. */
     compactions: z.array(

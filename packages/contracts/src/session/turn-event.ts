@@ -14,7 +14,7 @@ export const TurnEventSchema = z.discriminatedUnion("event", [
     data: z.strictObject({ delta: z.string() }),
   }),
   z.strictObject({ id: z.string(), event: z.literal("output_text.reset"), data: z.strictObject({}) }),
-  // The conversation was compacted before the round's next LLM call (DESIGN §15): informative, the text goes on.
+  // The conversation was compacted before the round's next LLM call (docs/context-window.md): informative, the text goes on.
   z.strictObject({
     id: z.string(),
     event: z.literal("context.compacted"),

@@ -3,7 +3,7 @@ import type { ServerTool } from "../ports/server-tool.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 
 /**
- * The client call that stands for a server tool's call awaiting the user's approval (DESIGN §16). Never offered to
+ * The client call that stands for a server tool's call awaiting the user's approval (docs/server-tools.md). Never offered to
  * a model, and no catalog may name a tool so.
  */
 export const APPROVAL_TOOL_NAME = "aptix_approve";

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from "../records/tool-definition.js";
 
 /**
- * Tool schemas: strict to send, lenient to read (DESIGN §11). OpenAI's strict mode wants every property required
+ * Tool schemas: strict to send, lenient to read (docs/security.md). OpenAI's strict mode wants every property required
  * and the optional ones nullable, so `null` is how a strict model says "not given"; a model without strict mode
  * (Claude, a scripted one) leaves the property out instead. Both mean the same, so neither fails a call.
  */

@@ -101,7 +101,7 @@ export class CompositionStep {
     // The boot prompt goes once per session (AGN-003 §2); later calls continue from what the provider has.
     const system = this.systemMessage(context, input.currentModeId);
     const withCurrentSystem = (items: TranscriptItem[]) => withSystem(items, system);
-    // A single item larger than a quarter of the window is cut when sent (DESIGN §15); the store keeps it whole.
+    // A single item larger than a quarter of the window is cut when sent (docs/context-window.md); the store keeps it whole.
     const maxItemTokens = Math.floor(contextWindowOf(context).tokens * RECENT_SHARE);
     const fitted = (items: TranscriptItem[]) => items.map((item) => fitItem(item, maxItemTokens));
     const continuation: LlmContinuation = input.replay

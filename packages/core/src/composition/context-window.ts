@@ -20,7 +20,7 @@ export interface ContextWindow {
   compactionModel: string;
 }
 
-/** The windows of the model families when the context sets none (DESIGN §15). */
+/** The windows of the model families when the context sets none (docs/context-window.md). */
 const WINDOWS_BY_MODEL: ReadonlyArray<[RegExp, number]> = [
   [/^gpt-5/, 400_000],
   [/^gpt-4\.1/, 1_047_576],

@@ -102,7 +102,7 @@ export interface AgentServiceOptions {
   followPollMs?: number;
   /**
    * How often the rounds running here read, in one query, whether their turns still run: how a cancel reaches a
-   * round when no notification does (DESIGN §11). Default 2 s.
+   * round when no notification does (docs/security.md). Default 2 s.
    */
   cancelPollMs?: number;
   /** Watches rounds, LLM calls, server tool runs and retrievals (traces, metrics); none by default. */
@@ -412,7 +412,7 @@ export class AgentService {
   }
 
   /**
-   * Compacts the session's conversation now (`POST …/compact`, DESIGN §15): SESSION_BUSY while a turn is open;
+   * Compacts the session's conversation now (`POST …/compact`, docs/context-window.md): SESSION_BUSY while a turn is open;
    * `compacted: false`, no call made, when there is no turn since the latest compaction; BUDGET_EXCEEDED past a
    * budget of the principal.
    */

@@ -15,7 +15,7 @@ import { sessionBusy, sessionNotFound } from "./entry-failures.js";
 const CLAIM_ATTEMPTS = 3;
 
 /**
- * `POST /v1/sessions/:sessionId/compact` (DESIGN §15): the conversation compacted now, between turns, under the
+ * `POST /v1/sessions/:sessionId/compact` (docs/context-window.md): the conversation compacted now, between turns, under the
  * session's lease (SESSION_BUSY while a turn is open). The summary's call is kept with the session's last turn,
  * whose calls and usage count it; like a turn's calls, it is judged against the budget and counts toward the
  * request's LLM calls.

@@ -22,7 +22,7 @@ export interface StoredResponseDeletionRun {
 }
 
 /**
- * Deletes at their provider the responses it stored for sessions since deleted (DESIGN §11, delete means gone):
+ * Deletes at their provider the responses it stored for sessions since deleted (docs/security.md, delete means gone):
  * best effort, each deletion tried again with a growing wait until the provider confirms or MAX_ATTEMPTS.
  */
 export class StoredResponseDeletions {

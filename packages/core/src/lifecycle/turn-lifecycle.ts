@@ -1,7 +1,7 @@
 import type { TurnStatus } from "@aptix/contracts";
 
 /**
- * What changes a turn's status (DESIGN §16): its start; the outcome of a round (final, awaiting client tools,
+ * What changes a turn's status (docs/architecture.md): its start; the outcome of a round (final, awaiting client tools,
  * failed); a continuation answering its client calls; a cancel; its instance's lease lost (the reaper, or a
  * request taking the session over); a new user turn abandoning it; a round sent again after its instance
  * stopped (`rerun`, which also reopens a turn the reaper failed).

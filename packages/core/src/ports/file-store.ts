@@ -10,7 +10,7 @@ export interface StoredFile {
   expiresAt: Date | null;
   /**
    * The turn whose server tool produced it: served only while that turn has not failed or been cancelled
-   * (DESIGN §11, delete means gone), and deleted with its session. Absent for files kept otherwise.
+   * (docs/security.md, delete means gone), and deleted with its session. Absent for files kept otherwise.
    */
   producedBy?: { sessionId: string; turnId: string };
 }

@@ -10,7 +10,7 @@ export interface LlmCallOptions {
 
 /**
  * A failed call: PROVIDER_ERROR whose `details` carry the provider's name, HTTP status and error code, never a
- * provider response or request id (DESIGN §11); those go in `trace`, which only the turn's trace keeps.
+ * provider response or request id (docs/security.md); those go in `trace`, which only the turn's trace keeps.
  */
 export interface LlmCallFailure extends InvokeFailure {
   trace?: LlmCallTrace;

@@ -53,7 +53,7 @@ export type ArgumentsCheck<A> = { ok: true; value: A } | { ok: false; message: s
 export interface ServerTool<A = unknown> {
   readonly definition: ToolDefinition;
   /**
-   * `always`: a call of it runs only once the user approved it (DESIGN §16): the round hands the client an
+   * `always`: a call of it runs only once the user approved it (docs/server-tools.md): the round hands the client an
    * `aptix_approve` call in its place. Default `never`.
    */
   readonly approval?: "always" | "never";

@@ -56,7 +56,7 @@ export interface ObservedRetrieval {
 }
 
 /**
- * One compaction of a conversation (DESIGN §15), as it starts.
+ * One compaction of a conversation (docs/context-window.md), as it starts.
  * @public
  */
 export interface ObservedCompaction {

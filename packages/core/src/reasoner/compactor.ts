@@ -85,7 +85,7 @@ export interface Compacted {
 }
 
 /**
- * Compaction (DESIGN §15): one summarising LLM call over the conversation since the latest compaction, then a
+ * Compaction (docs/context-window.md): one summarising LLM call over the conversation since the latest compaction, then a
  * new provider chain that starts from the system message, the summary and the recent turns that fit, appended
  * to the transcript (which keeps every item) and named by the new cursor, with the compaction record, in one
  * write under the lease. A crash before that write leaves nothing, so the round run again compacts again.

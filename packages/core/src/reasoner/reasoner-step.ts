@@ -59,7 +59,7 @@ export interface ReasonerStepOptions {
   composition: CompositionStep;
   llmCall: LlmCallStep;
   serverTools: ServerToolExecutionStep;
-  /** Keeps the conversation within the model's context window (DESIGN §15). */
+  /** Keeps the conversation within the model's context window (docs/context-window.md). */
   compactor: Compactor;
   clock: Clock;
   /** The configured modes, for the welcome of a mode the turn changed to. */
@@ -163,7 +163,7 @@ export class ReasonerStep {
       };
       let composed = await compose();
       if (!composed.successful) return composed;
-      // DESIGN §15: the call's size, estimated for free (the chain's last reported tokens and the new items).
+      // The call's size (docs/context-window.md), estimated for free (the chain's last reported tokens and the new items).
       const sent = countItemTokens(composed.result.input);
       if (sent > window.tokens) return contextTooLarge(sent, window.tokens);
       const estimate = estimateOf(progress.cursor, sent);
@@ -297,7 +297,7 @@ export class ReasonerStep {
       }
       const executed = await this.serverTools.run({
         calls: response.toolCalls,
-        // What this call offered, and so all a call of its response may use (DESIGN §11).
+        // What this call offered, and so all a call of its response may use (docs/security.md).
         offered: request.tools,
         ...(input.signal ? { signal: input.signal } : {}),
         context: toolContext(input, session),
@@ -367,7 +367,7 @@ export class ReasonerStep {
   }
 
   /**
-   * Compacts the conversation before the round's next call (DESIGN §15), telling the stream; undefined when
+   * Compacts the conversation before the round's next call (docs/context-window.md), telling the stream; undefined when
    * there was nothing to compact.
    */
   async #compact(
@@ -412,7 +412,7 @@ export class ReasonerStep {
   }
 
   /**
-   * A continuation's opening with the user's answers to the calls that asked first (DESIGN §16) turned into those
+   * A continuation's opening with the user's answers to the calls that asked first (docs/server-tools.md) turned into those
    * calls' outputs: an approved call runs (its run among the turn's tool runs), a declined one tells the model so.
    * Any other opening as it is.
    */

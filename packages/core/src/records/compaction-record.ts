@@ -2,7 +2,7 @@
 export type CompactionReason = "threshold" | "overflow" | "manual";
 
 /**
- * A compaction of a session's conversation (DESIGN §15): the summary that replaced its turns for the provider,
+ * A compaction of a session's conversation (docs/context-window.md): the summary that replaced its turns for the provider,
  * kept with the session. The transcript keeps every item; the compacted chain starts at `fromPosition`.
  */
 export interface CompactionRecord {

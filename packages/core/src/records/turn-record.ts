@@ -42,7 +42,7 @@ export interface PendingToolCalls {
   /** Outputs of that response's server calls, held until the client's results arrive. */
   serverOutputs: FunctionCallOutputItem[];
   /**
-   * Calls of server tools that ask first (DESIGN §16), as read, awaiting the client's `aptix_approve` answer (their
+   * Calls of server tools that ask first (docs/server-tools.md), as read, awaiting the client's `aptix_approve` answer (their
    * ids are among `clientCallIds`): run when approved, answered as declined otherwise.
    */
   approvals?: LlmToolCall[];

@@ -1,7 +1,7 @@
 import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
 import { isMediaType, MAX_MEDIA_TYPE_LENGTH } from "./media-type.js";
 
-/** The built-in `create_file` (DESIGN §8): the model hands over a file and gets back its FileRef. */
+/** The built-in `create_file` (docs/server-tools.md): the model hands over a file and gets back its FileRef. */
 const CREATE_FILE_TOOL_NAME = "create_file";
 
 export interface CreateFileArguments {

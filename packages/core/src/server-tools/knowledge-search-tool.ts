@@ -3,7 +3,7 @@ import type { ArgumentsCheck, ServerTool } from "../ports/server-tool.js";
 import { formatRagContextBlock, rankedRagChunks } from "../retrieval/rag-context-block.js";
 import type { WorkspaceKnowledge } from "../retrieval/workspace-knowledge.js";
 
-/** The built-in `knowledge_search` (DESIGN §8): the model searches the turn's workspace index itself. */
+/** The built-in `knowledge_search` (docs/server-tools.md): the model searches the turn's workspace index itself. */
 const KNOWLEDGE_SEARCH_TOOL_NAME = "knowledge_search";
 
 export interface KnowledgeSearchArguments {

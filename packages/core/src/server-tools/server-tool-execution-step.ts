@@ -51,7 +51,7 @@ export interface ServerToolExecutionOutcome {
   executions: ServerToolExecution[];
   /** The calls left for the client, in call order (approvals in their calls' places). */
   clientCalls: LlmToolCall[];
-  /** The calls of tools that ask first, awaiting the client's approval (DESIGN §16). */
+  /** The calls of tools that ask first, awaiting the client's approval (docs/server-tools.md). */
   approvals: LlmToolCall[];
   /** The files the tools stored, in the order they were kept. */
   files: FileRef[];
@@ -110,7 +110,7 @@ export class ServerToolExecutionStep {
           continue;
         }
         outcome.clientCalls.push(route.call);
-        // A server tool that asks first: the client gets its approval in its place (DESIGN §16).
+        // A server tool that asks first: the client gets its approval in its place (docs/server-tools.md).
         if (route.to === "approval") outcome.approvals.push(route.approved);
         continue;
       }
@@ -234,7 +234,7 @@ export class ServerToolExecutionStep {
     return ok(undefined);
   }
 
-  /** Where a call goes: the one place that decides what may run or reach a client (DESIGN §11). */
+  /** Where a call goes: the one place that decides what may run or reach a client (docs/security.md). */
   #route(call: LlmToolCall, offered: readonly ToolDefinition[]): Route {
     const check = this.schemas.of(offered).get(call.name);
     if (check === undefined) return { to: "not_offered" };

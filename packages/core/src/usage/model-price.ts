@@ -1,4 +1,4 @@
-/** What a model costs, in USD per million tokens (DESIGN §17). */
+/** What a model costs, in USD per million tokens (docs/http-api.md). */
 export interface ModelPrice {
   inputPerMTok: number;
   /** Input tokens read from the provider's prompt cache. */

@@ -28,7 +28,7 @@ const MCP_SCHEMA = {
   required: ["query"],
 };
 
-describe("wireParameters: strict to send (DESIGN §11)", () => {
+describe("wireParameters: strict to send (docs/security.md)", () => {
   it("sends a tool that names its strictness as it is", () => {
     const strictForm = { type: "object", properties: {}, required: [], additionalProperties: false };
     expect(wireParameters(tool(strictForm, true))).toEqual({ parameters: strictForm, strict: true });

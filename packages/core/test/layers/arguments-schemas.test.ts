@@ -83,7 +83,7 @@ describe("ArgumentsSchemas", () => {
     expect(check({ url: "x", n: "1" })).toEqual([{ path: "n", message: "must be a number" }]);
   });
 
-  describe("lenient to read (DESIGN §11): what strict mode sends as null and other models leave out mean the same", () => {
+  describe("lenient to read (docs/security.md): what strict mode sends as null and other models leave out mean the same", () => {
     const strictForm = tool("strict", {
       type: "object",
       properties: {

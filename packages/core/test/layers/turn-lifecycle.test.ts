@@ -9,7 +9,7 @@ import {
 } from "../../src/lifecycle/turn-lifecycle.js";
 
 /**
- * The turn lifecycle (DESIGN §16), cell by cell: every status the contracts know × every event. A status added to
+ * The turn lifecycle (docs/architecture.md), cell by cell: every status the contracts know × every event. A status added to
  * `TURN_STATUSES` without its row fails here (and does not compile), as does an event without its column.
  */
 const FROM: readonly TurnStatusOrNew[] = ["new", ...TURN_STATUSES];

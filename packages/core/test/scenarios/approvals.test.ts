@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ServerTool } from "../../src/index.js";
 import { createTestAgent, lookupTool, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
-/** `lookup`, from an MCP server "kb", asking first (DESIGN §16); counts its runs. */
+/** `lookup`, from an MCP server "kb", asking first (docs/server-tools.md); counts its runs. */
 function askingLookup() {
   const runs: string[] = [];
   const tool: ServerTool = {
@@ -43,7 +43,7 @@ const continuation = (approval: { resultJson?: string; errorMessage?: string }) 
   toolResults: [{ toolCallId: "c_lookup", executionMs: 2, ...approval }, readResult],
 });
 
-describe("server tools that ask first (DESIGN §16)", () => {
+describe("server tools that ask first (docs/server-tools.md)", () => {
   it("hands the client an aptix_approve call in the model's order, running nothing before the answer", async () => {
     const { runs, paused } = await pausedOnApproval();
     expect(paused).toMatchObject({

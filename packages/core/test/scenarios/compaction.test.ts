@@ -18,7 +18,7 @@ const textOf = (request: LlmRequest | undefined) => JSON.stringify(request?.inpu
 const isSummaryCall = (request: LlmRequest | undefined) =>
   textOf(request).includes("Summarise the conversation");
 
-describe("compaction keeps a conversation within its model's window (DESIGN §15)", () => {
+describe("compaction keeps a conversation within its model's window (docs/context-window.md)", () => {
   it("compacts before a call whose estimate passes the threshold; the next chain starts from the summary", async () => {
     const agent = await createTestAgent({ config: SMALL_WINDOW });
     agent.provider.enqueue(

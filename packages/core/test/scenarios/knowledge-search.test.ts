@@ -53,7 +53,7 @@ const CHUNK = [
   "```",
 ].join("\n");
 
-describe("knowledge_search (DESIGN §8)", () => {
+describe("knowledge_search (docs/server-tools.md)", () => {
   it("searches the request's workspace, then the session's, and answers chunks in the [CONTEXT] chunk format", async () => {
     const agent = await knowledgeAgent();
     agent.provider.enqueue(

@@ -104,7 +104,7 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
       primaryOutputText: "Looks good.",
     });
     const next = agent.provider.requests[3];
-    // The first user turn in the new mode tells the model its instructions (DESIGN.md §5).
+    // The first user turn in the new mode tells the model its instructions (docs/wire-mapping.md).
     expect(next?.input).toEqual([
       {
         type: "user_message",
@@ -393,7 +393,7 @@ const toldReview = (instruction: string) =>
 const plain = (mode: string, instruction: string) => `[MODE: ${mode}]\n\n[INSTRUCTION]\n${instruction}`;
 const providerDown = { failure: fail("PROVIDER_ERROR", "The provider is down.", { status: 500 }) };
 
-describe("the mode's instructions after a mode change (DESIGN.md §5)", () => {
+describe("the mode's instructions after a mode change (docs/wire-mapping.md)", () => {
   it("opens the next user turn with [MODE INSTRUCTIONS] after agent_change_mode, [CONTEXT] second, and not again in the same mode", async () => {
     const agent = await createTestAgent({ chunks: [CHUNK] });
     agent.provider.enqueue(

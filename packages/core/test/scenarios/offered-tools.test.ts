@@ -4,7 +4,7 @@ import { type AgentCatalogConfig, createCreateFileTool, type ServerTool } from "
 import { createTestAgent, PRINCIPAL, responseOf, resultOf, TEST_CATALOG } from "../support/test-agent.js";
 
 /**
- * DESIGN §11: the tools a mode offers are the only tools, and a call's arguments must fit its tool's schema.
+ * docs/security.md: the tools a mode offers are the only tools, and a call's arguments must fit its tool's schema.
  * `general` offers only `read_file` (the terminal agent's, strict schema); `create_file`, an MCP-style server tool
  * and `apply_patch` are configured, and offered by `wide` only.
  */
@@ -54,7 +54,7 @@ async function narrowAgent() {
 const READ_A = { path: "a.ts", startLine: null, endLine: null };
 const notAvailable = (name: string) => `Tool "${name}" is not available in mode "general".`;
 
-describe("only the tools the mode offers (DESIGN §11)", () => {
+describe("only the tools the mode offers (docs/security.md)", () => {
   it("runs no server tool and hands no client tool the mode did not offer; each goes back to the model, and the trace shows it", async () => {
     const { agent, runs } = await narrowAgent();
     agent.provider.enqueue(

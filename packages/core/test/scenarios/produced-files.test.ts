@@ -153,7 +153,7 @@ describe("create_file and produced files (AGN-033 §6)", () => {
   });
 });
 
-describe("files of turns that fail or are cancelled (DESIGN §11, delete means gone)", () => {
+describe("files of turns that fail or are cancelled (docs/security.md, delete means gone)", () => {
   /** The FileRef the model got for its `create_file` call, from the output the next LLM call carried. */
   const keptFileId = (agent: Awaited<ReturnType<typeof fileAgent>>, request: number) => {
     const output = agent.provider.requests[request]?.input.find(

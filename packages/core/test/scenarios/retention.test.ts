@@ -49,7 +49,7 @@ describe("retention: idle sessions and old trace payloads, by the service's cloc
   });
 });
 
-describe("a deleted session's responses stored at its provider (DESIGN §11, delete means gone)", () => {
+describe("a deleted session's responses stored at its provider (docs/security.md, delete means gone)", () => {
   it("deletes them there at the next run, retrying a failed one after a growing wait, and no other session's", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue({ text: "One." }, { text: "Two." }, { text: "Kept." });

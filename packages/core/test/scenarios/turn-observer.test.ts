@@ -29,7 +29,7 @@ function recordingObserver(): { observer: TurnObserver; seen: Seen[] } {
 
 const SECRET_INSTRUCTION = "Summarize the confidential merger memo";
 
-describe("a turn observer (traces and metrics watch the layers, DESIGN §13)", () => {
+describe("a turn observer (traces and metrics watch the layers, docs/operations.md)", () => {
   it("sees the round around its retrieval, each LLM call and each server tool run, with their outcomes", async () => {
     const { observer, seen } = recordingObserver();
     const agent = await createTestAgent({

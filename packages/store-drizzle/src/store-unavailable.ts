@@ -32,7 +32,7 @@ function isUnavailableSqlState(code: string): boolean {
  * The driver error behind `error` that says the database cannot be reached, if any: drizzle wraps driver errors
  * in its own (`cause`), and a connection tried on several addresses fails with an AggregateError.
  */
-function connectionFailure(error: unknown, depth = 0): Error | undefined {
+export function connectionFailure(error: unknown, depth = 0): Error | undefined {
   if (!(error instanceof Error) || depth > 8) return undefined;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string" && (CONNECTION_CODES.has(code) || isUnavailableSqlState(code))) return error;

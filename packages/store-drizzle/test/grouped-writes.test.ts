@@ -33,4 +33,18 @@ describe("GroupedWrites", () => {
     // And goes on writing what comes next.
     expect(await grouped.add(5)).toBe(50);
   });
+
+  it("fails a whole group at once when the database cannot be reached, without writing each input again", async () => {
+    const calls: number[][] = [];
+    let reachable = true;
+    const grouped = new GroupedWrites(async (inputs: number[]) => {
+      calls.push(inputs);
+      if (!reachable) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+      reachable = false;
+      return inputs;
+    });
+    const answers = await Promise.allSettled([1, 2, 3].map((input) => grouped.add(input)));
+    expect(answers.map((answer) => answer.status)).toEqual(["fulfilled", "rejected", "rejected"]);
+    expect(calls).toEqual([[1], [2, 3]]);
+  });
 });

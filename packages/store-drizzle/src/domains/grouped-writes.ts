@@ -1,3 +1,5 @@
+import { connectionFailure } from "../store-unavailable.js";
+
 /** A caller's input, and how it is told what became of it. */
 interface Waiting<Input, Output> {
   input: Input;
@@ -37,7 +39,9 @@ export class GroupedWrites<Input, Output> {
         const outputs = await this.#write(group.map(({ input }) => input));
         for (const [index, { resolve }] of group.entries()) resolve(outputs[index] as Output);
       } catch (error) {
-        if (group.length === 1) group[0]?.reject(error);
+        // A database that cannot be reached refuses every row alike: writing each again would only multiply
+        // the statements an outage fails.
+        if (group.length === 1 || connectionFailure(error)) for (const { reject } of group) reject(error);
         else await Promise.all(group.map((waiting) => this.#writeAlone(waiting)));
       }
     }

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { cliVersion } from "../cli-version.js";
 import { type CliContext, EXIT } from "../commands/cli-context.js";
 import { visible } from "../terminal/visible.js";
 import { AcpAgent } from "./acp-agent.js";
@@ -27,12 +27,4 @@ export async function acpCommand(context: CliContext): Promise<number> {
   const connection = agent.app().connect(stream);
   await connection.closed;
   return EXIT.done;
-}
-
-/** The CLI's version, from its package.json (`dist/acp/` and `src/acp/` are both two folders below it). */
-function cliVersion(): string {
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version?: string;
-  };
-  return manifest.version ?? "0.0.0";
 }

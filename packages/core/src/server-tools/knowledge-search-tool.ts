@@ -75,6 +75,8 @@ export function createKnowledgeSearchTool(
           query: args.query,
           limit: args.limit,
           ...(args.ragScope ? { ragScope: args.ragScope } : {}),
+          // The query's embedding is the turn's usage, as retrieval's is.
+          asking: { sessionId: context.sessionId, turnId: context.turnId },
         });
       } catch (error) {
         // The index's failure is the service's: what it threw (a driver's message, with the statement's

@@ -26,6 +26,11 @@ const PATH = /(?:\.{0,2}\/)?[\w@-]+(?:[./][\w@-]+)*\.[a-z][\w]{0,5}\b|(?:\.{0,2}
 /** A file name to write: `notes.md`, `report.txt`. */
 const FILE_NAME = /\b[\w-]+\.(md|txt|json|csv|html)\b/i;
 const WRITE = /\b(write|create|save|make)\b/i;
+/**
+ * The most of a text the patterns above read: their backtracking grows with the square of a long run of word
+ * characters, and a request's text is the caller's.
+ */
+const SCANNED_CHARS = 4_000;
 const MEDIA_TYPES: Record<string, string> = {
   md: "text/markdown",
   txt: "text/plain",
@@ -114,8 +119,9 @@ function answerTo(items: readonly TranscriptItem[], tools: ReadonlySet<string>):
   // The first part holds the instruction; the next ones the turn's `[CONTEXT]`, artifacts and solution context.
   const [first = "", ...rest] = last?.type === "user_message" ? partsOf(last) : [];
   const instruction = /\[INSTRUCTION\]\n([\s\S]*)/.exec(first)?.[1]?.trim() ?? first.trim();
-  const fileName = FILE_NAME.exec(instruction)?.[0];
-  if (WRITE.test(instruction) && fileName && tools.has("create_file")) {
+  const scanned = instruction.slice(0, SCANNED_CHARS);
+  const fileName = FILE_NAME.exec(scanned)?.[0];
+  if (WRITE.test(scanned) && fileName && tools.has("create_file")) {
     const extension = fileName.split(".").pop()?.toLowerCase() ?? "txt";
     return {
       text: "",
@@ -134,7 +140,7 @@ function answerTo(items: readonly TranscriptItem[], tools: ReadonlySet<string>):
     };
   }
   // A file the instruction names, else the first one its context shows (a workspace's best match).
-  const path = PATH.exec(instruction)?.[0] ?? PATH.exec(rest.join("\n"))?.[0];
+  const path = PATH.exec(scanned)?.[0] ?? PATH.exec(rest.join("\n").slice(0, SCANNED_CHARS))?.[0];
   if (path && tools.has("read_file")) {
     return { text: "", toolCalls: [{ name: "read_file", input: { path, startLine: null, endLine: null } }] };
   }

@@ -464,6 +464,8 @@ describe("the environment", () => {
     expect(readServerEnv({ DATABASE_URL: "postgresql://db/aptix" }).DATABASE_URL).toBe(
       "postgresql://db/aptix",
     );
+    // The store reads Postgres's schemes in any case, so start-up does too.
+    expect(readServerEnv({ DATABASE_URL: "POSTGRES://db/aptix" }).DATABASE_URL).toBe("POSTGRES://db/aptix");
   });
 
   it("reads APTIX_DEMO as on for 1 or true, off otherwise, and names a bad value", () => {

@@ -178,7 +178,8 @@ const DATABASE_SCHEMES = ["postgres", "postgresql", "memory"];
 function databaseSchemeProblem(url: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(url)?.[1];
   if (scheme === undefined) return undefined;
-  if (DATABASE_SCHEMES.includes(scheme) && url.startsWith(`${scheme}://`)) return undefined;
+  // As the store reads them: Postgres's schemes in any case, `memory://` as written.
+  if (/^postgres(ql)?:\/\//i.test(url) || url.startsWith("memory://")) return undefined;
   const hint = DATABASE_SCHEMES.includes(scheme)
     ? ` (did you mean "${scheme}://"?)`
     : didYouMean(DATABASE_SCHEMES)(scheme);

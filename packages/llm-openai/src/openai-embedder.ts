@@ -31,7 +31,8 @@ export class OpenAIEmbedder implements Embedder {
     // OpenAI numbers each vector by its input; order by that rather than trust the list's order.
     return {
       vectors: [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding),
-      inputTokens: response.usage.prompt_tokens,
+      // Some OpenAI-compatible servers leave `usage` out: the vectors still count, their tokens as none.
+      inputTokens: response.usage?.prompt_tokens ?? 0,
     };
   }
 }

@@ -44,9 +44,16 @@ export class Budgets {
       ["tokensDaily", limits.tokensDaily, utcDayOf(now), "tokens"],
       ["usdMonthly", limits.usdMonthly, utcMonthOf(now), "usd"],
     ];
-    for (const [budget, limit, period, measure] of judged) {
-      if (limit === undefined) continue;
-      const used = (await this.usage.spent(principal, period))[measure];
+    // The periods' reads go at once: a new turn of a principal with both budgets waits for one round trip.
+    const spent = await Promise.all(
+      judged.map(([, limit, period]) =>
+        limit === undefined ? undefined : this.usage.spent(principal, period),
+      ),
+    );
+    for (const [index, [budget, limit, period, measure]] of judged.entries()) {
+      const sums = spent[index];
+      if (limit === undefined || sums === undefined) continue;
+      const used = sums[measure];
       if (used < limit) continue;
       const resetsAt = period.to;
       const retryAfterSeconds = Math.max(1, Math.ceil((resetsAt.getTime() - now.getTime()) / 1000));

@@ -20,7 +20,10 @@ async function allPages(
   if (!first.successful) return first;
   const buckets = [...first.result.buckets];
   let cursor = first.result.nextCursor;
-  while (cursor !== undefined) {
+  // A cursor seen before would read the same page again, for ever: a service that answers one is done.
+  const seen = new Set<string>();
+  while (cursor !== undefined && !seen.has(cursor)) {
+    seen.add(cursor);
     const page = await client.usage({ ...query, cursor });
     if (!page.successful) return page;
     buckets.push(...page.result.buckets);

@@ -472,12 +472,12 @@ export class InMemorySessionStore implements SessionStore {
     return found;
   }
 
-  /** A lease of `owner` lasting `durationMs` from the store's now. */
   /** Keeps a call's usage unless one is kept under its `callId` already: usage is never replaced. */
   #keepUsage(entry: UsageEntry): void {
     if (!this.#usage.has(entry.callId)) this.#usage.set(entry.callId, entry);
   }
 
+  /** A lease of `owner` lasting `durationMs` from the store's now. */
   #lease(owner: string, durationMs: number): { owner: string; expiresAt: Date } {
     return { owner, expiresAt: new Date(this.#clock.now().getTime() + durationMs) };
   }

@@ -1,3 +1,5 @@
+import { OpenCounts } from "./open-counts.js";
+
 /** Clients that may follow one turn's event stream at once, on one instance (docs/http-api.md, Limits). */
 export const MAX_FOLLOWERS_PER_TURN = 8;
 
@@ -31,27 +33,6 @@ export class FollowerSlots {
         released = true;
         for (const release of releases) release();
       },
-    };
-  }
-}
-
-/** How many of something are open, by name, up to `max` each. */
-class OpenCounts {
-  readonly #open = new Map<string, number>();
-
-  constructor(private readonly max: number) {}
-
-  full(name: string): boolean {
-    return (this.#open.get(name) ?? 0) >= this.max;
-  }
-
-  /** Counts one more open; the answer counts it closed. */
-  open(name: string): () => void {
-    this.#open.set(name, (this.#open.get(name) ?? 0) + 1);
-    return () => {
-      const left = (this.#open.get(name) ?? 1) - 1;
-      if (left === 0) this.#open.delete(name);
-      else this.#open.set(name, left);
     };
   }
 }

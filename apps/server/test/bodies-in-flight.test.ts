@@ -2,7 +2,7 @@ import { type ClientRequest, request as httpRequest, type IncomingHttpHeaders, t
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BodiesInFlight } from "../src/http/bodies-in-flight.js";
+import { BodiesInFlight } from "../src/http/middleware/bodies-in-flight.js";
 import { setup } from "./http-app-setup.js";
 
 const MIB = 1024 * 1024;

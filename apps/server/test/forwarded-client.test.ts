@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forwardedClient, ProxyList, UNKNOWN_CLIENT } from "../src/http/forwarded-client.js";
+import { forwardedClient, ProxyList, UNKNOWN_CLIENT } from "../src/http/middleware/forwarded-client.js";
 
 /** A load balancer in 10.0.0.0/8 in front of a proxy on the service's own machine. */
 const trusted = new ProxyList(["127.0.0.1/32", "10.0.0.0/8", "2001:db8::/32"]);

@@ -5,7 +5,11 @@ import type { SessionSummary, TurnTrace } from "@aptix/core";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import type { Jsonified, SessionSummarySchema, TurnTraceSchema } from "../src/http/session-view-schemas.js";
+import type {
+  Jsonified,
+  SessionSummarySchema,
+  TurnTraceSchema,
+} from "../src/http/openapi/session-view-schemas.js";
 import { setup } from "./http-app-setup.js";
 
 interface OpenApiDocument {

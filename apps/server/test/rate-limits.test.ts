@@ -1,8 +1,8 @@
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readServerEnv } from "../src/config/server-env.js";
-import { MAX_AUTH_FAILURES_PER_MINUTE } from "../src/http/auth-failure-limit.js";
-import { MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../src/http/follower-slots.js";
+import { MAX_AUTH_FAILURES_PER_MINUTE } from "../src/http/middleware/auth-failure-limit.js";
+import { MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../src/http/routes/follower-slots.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { type RunningServer, startServer } from "../src/start-server.js";
 import { HeldProvider } from "./held-provider.js";

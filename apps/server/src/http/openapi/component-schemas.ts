@@ -22,7 +22,7 @@ import {
 } from "@aptix/contracts";
 import { z } from "zod";
 import { ServiceStatusSchema } from "../routes/health-routes.js";
-import { SessionSummarySchema, TurnSummarySchema, TurnTraceSchema } from "../session-view-schemas.js";
+import { SessionSummarySchema, TurnSummarySchema, TurnTraceSchema } from "./session-view-schemas.js";
 
 /** The successful InvokeResult carrying `result` (a 200 never carries errors). */
 const successOf = (result: z.ZodType) => invokeResultSchema(result).options[0];

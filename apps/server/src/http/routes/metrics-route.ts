@@ -5,8 +5,8 @@ import type { Context } from "hono";
 import { isLoopback } from "../../config/server-env.js";
 import type { ServiceMetrics } from "../../telemetry/service-metrics.js";
 import type { AppEnv } from "../app-env.js";
-import type { AuthFailure } from "../auth-failure-limit.js";
 import { forwardingHeader } from "../forwarding-header.js";
+import type { AuthFailure } from "../middleware/auth-failure-limit.js";
 import { failuresOf, PUBLIC } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 

@@ -9,12 +9,12 @@ import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { create as contentDisposition } from "content-disposition";
 import type { AppEnv } from "../app-env.js";
-import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
 import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
 import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
+import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "./follower-slots.js";
 
 /** When a follower refused for a full turn may try again: slots free as other followers leave, at no set time. */
 const FOLLOWER_RETRY_MS = 5_000;

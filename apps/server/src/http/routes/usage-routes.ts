@@ -6,7 +6,7 @@ import { queryParameters } from "../openapi/parameters.js";
 import { FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
-import { MAX_USAGE_READS_PER_PRINCIPAL, UsageReadSlots } from "../usage-read-slots.js";
+import { MAX_USAGE_READS_PER_PRINCIPAL, UsageReadSlots } from "./usage-read-slots.js";
 
 /** When a caller refused for running too many usage reads may try again: a read takes well under a second. */
 const USAGE_READ_RETRY_MS = 1_000;

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
 import { forwardedClient, ProxyList } from "./forwarded-client.js";
 
 /**

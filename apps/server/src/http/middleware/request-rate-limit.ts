@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import type { AppEnv } from "./app-env.js";
-import { rateLimited } from "./rate-limited.js";
-import { sendResult } from "./send-result.js";
+import type { AppEnv } from "../app-env.js";
+import { rateLimited } from "../rate-limited.js";
+import { sendResult } from "../send-result.js";
 
 /**
  * At most `perMinute` requests a minute per principal on this instance (`APTIX_RATE_LIMIT_RPM`), past it 429

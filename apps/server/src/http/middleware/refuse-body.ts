@@ -3,8 +3,8 @@ import type { InvokeFailure } from "@aptix/contracts";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { StatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "./app-env.js";
-import { sendResult } from "./send-result.js";
+import type { AppEnv } from "../app-env.js";
+import { sendResult } from "../send-result.js";
 
 /** How long a refused body is read and dropped, at most, before its connection closes. */
 const DRAIN_MS = 5_000;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
 
 /**
  * The request's logger and its access line. Each request gets a pino child logger bound to its request id (the

@@ -1,8 +1,8 @@
 import type { InvokeFailure } from "@aptix/contracts";
 import type { Context } from "hono";
 import { RateLimiterMemory } from "rate-limiter-flexible";
-import type { AppEnv } from "./app-env.js";
-import { rateLimited } from "./rate-limited.js";
+import type { AppEnv } from "../app-env.js";
+import { rateLimited } from "../rate-limited.js";
 
 /** Failed authentications a client address may make in a minute (docs/http-api.md, Limits). */
 export const MAX_AUTH_FAILURES_PER_MINUTE = 20;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
 
 /**
  * CORS for the pages of `origins` (`APTIX_CORS_ORIGINS`): their preflights are answered, and every answer carries

@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { fail } from "@aptix/contracts";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
+import { sendResult } from "../send-result.js";
 import type { AuthFailure } from "./auth-failure-limit.js";
-import { sendResult } from "./send-result.js";
 
 /** The principal of local mode: the one person at this machine. */
 const LOCAL_PRINCIPAL = "local";

@@ -1,9 +1,9 @@
 import { fail } from "@aptix/contracts";
 import type { Context, MiddlewareHandler } from "hono";
-import { isLoopback } from "../config/server-env.js";
-import type { AppEnv } from "./app-env.js";
-import { forwardingHeader } from "./forwarding-header.js";
-import { sendResult } from "./send-result.js";
+import { isLoopback } from "../../config/server-env.js";
+import type { AppEnv } from "../app-env.js";
+import { forwardingHeader } from "../forwarding-header.js";
+import { sendResult } from "../send-result.js";
 
 /** `name` or `name:port`, the name bracketed when it is an IPv6 address. */
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/i;

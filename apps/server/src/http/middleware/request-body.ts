@@ -2,10 +2,10 @@ import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { fail } from "@aptix/contracts";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
+import { sendResult } from "../send-result.js";
 import type { BodiesInFlight } from "./bodies-in-flight.js";
 import { refuseBody } from "./refuse-body.js";
-import { sendResult } from "./send-result.js";
 
 const TOO_LARGE = Symbol("too large");
 

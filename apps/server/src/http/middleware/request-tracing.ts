@@ -12,7 +12,7 @@ import {
 } from "@opentelemetry/semantic-conventions";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
 
 const propagator = new W3CTraceContextPropagator();
 const headerGetter = {

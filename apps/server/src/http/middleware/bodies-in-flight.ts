@@ -1,5 +1,5 @@
 import { fail, type InvokeResult, ok } from "@aptix/contracts";
-import { rateLimited } from "./rate-limited.js";
+import { rateLimited } from "../rate-limited.js";
 
 const KIB = 1024;
 const MIB = 1024 * KIB;

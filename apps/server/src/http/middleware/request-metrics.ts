@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { AppEnv } from "./app-env.js";
+import type { AppEnv } from "../app-env.js";
 
 /** What the request metrics are told; the service's ServiceMetrics. */
 interface RequestMetricsSink {

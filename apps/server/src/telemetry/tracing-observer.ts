@@ -1,12 +1,16 @@
-import type { InvokeResult } from "@aptix/contracts";
-import type { TurnObserver } from "@aptix/core";
+import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
+import type { CompactionResult, LlmCallResult, ToolRunResult, TurnObserver } from "@aptix/core";
 import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
 import { roundOutcome, toolRunOutcome } from "./outcomes.js";
+
+/** What a turn-time retrieval answered (core names it only in its observer port). */
+type Retrieval = Awaited<ReturnType<TurnObserver["retrieval"]>>;
 
 /**
  * The spans of turns, named and attributed by OpenTelemetry's GenAI semantic conventions: `invoke_agent <mode>`
  * per round, `chat <model>` per LLM call, `execute_tool <name>` per server tool run and `retrieval <workspace>` per
- * turn-time retrieval and `compact` per compaction, each the child of the span active when it starts (the HTTP request's, then the round's).
+ * turn-time retrieval and `compact` per compaction, each the child of the span active when it starts (the HTTP
+ * request's, then the round's); the `describe*` functions below add what each one answered.
  * Attributes name the work and count tokens; the instruction, prompts, completions, tool arguments and results are
  * never among them (`gen_ai.input.messages` and the like are left out on purpose).
  */
@@ -26,18 +30,7 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
           "aptix.turn.round": round.round,
         },
         run,
-        (span, result) => {
-          span.setAttribute("aptix.turn.outcome", roundOutcome(result));
-          const usage = result.successful && result.result.kind === "final" ? result.result.usage : undefined;
-          if (usage) {
-            // The turn's usage so far, over all its rounds: the tokens this round spent are on its chat spans.
-            span.setAttributes({
-              "gen_ai.usage.input_tokens": usage.inputTokens,
-              "gen_ai.usage.output_tokens": usage.outputTokens,
-            });
-          }
-          failed(span, result);
-        },
+        describeRound,
       ),
     llmCall: (call, run) =>
       inSpan(
@@ -53,22 +46,7 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
             : { "gen_ai.request.max_tokens": call.maxOutputTokens }),
         },
         run,
-        (span, result) => {
-          if (!result.successful) return failed(span, result);
-          const { responseId, finishReason, usage } = result.result;
-          span.setAttributes({
-            "gen_ai.response.finish_reasons": [finishReason],
-            "gen_ai.usage.input_tokens": usage.inputTokens,
-            "gen_ai.usage.output_tokens": usage.outputTokens,
-            ...(responseId === undefined ? {} : { "gen_ai.response.id": responseId }),
-            ...(usage.cachedInputTokens === undefined
-              ? {}
-              : { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens }),
-            ...(usage.reasoningTokens === undefined
-              ? {}
-              : { "gen_ai.usage.reasoning.output_tokens": usage.reasoningTokens }),
-          });
-        },
+        describeLlmCall,
         SpanKind.CLIENT,
       ),
     toolRun: (tool, run) =>
@@ -82,13 +60,7 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
           "gen_ai.tool.type": "function",
         },
         run,
-        (span, result) => {
-          const outcome = toolRunOutcome(result);
-          span.setAttribute("aptix.tool.outcome", outcome);
-          // The tool's own error goes back to the model: an answer of the tool, not a failure of the span.
-          if (outcome === "error") span.setAttribute("error.type", "tool_error");
-          failed(span, result);
-        },
+        describeToolRun,
       ),
     retrieval: (query, run) =>
       inSpan(
@@ -100,12 +72,7 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
           "gen_ai.request.top_k": query.limit,
         },
         run,
-        (span, retrieval) => {
-          span.setAttributes({
-            "aptix.retrieval.outcome": retrieval.type,
-            "aptix.retrieval.chunks": retrieval.type === "found" ? retrieval.chunks.length : 0,
-          });
-        },
+        describeRetrieval,
       ),
     compaction: (compaction, run) =>
       inSpan(
@@ -118,15 +85,7 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
           "gen_ai.request.model": compaction.model,
         },
         run,
-        (span, result) => {
-          if (!result.successful) return failed(span, result);
-          span.setAttribute(
-            "aptix.compaction.outcome",
-            result.result === undefined ? "nothing" : "compacted",
-          );
-          if (result.result !== undefined)
-            span.setAttribute("aptix.compaction.tokens_after", result.result.tokensAfter);
-        },
+        describeCompaction,
       ),
     // Inside the round's span, which keeps the error's detail: its message may quote a statement and its
     // parameters, which no answer or log line carries.
@@ -134,6 +93,58 @@ export function tracingObserver(tracer: Tracer): TurnObserver {
       trace.getActiveSpan()?.recordException(error instanceof Error ? error : String(error));
     },
   };
+}
+
+function describeRound(span: Span, result: InvokeResult<AgentExecuteResponse>): void {
+  span.setAttribute("aptix.turn.outcome", roundOutcome(result));
+  const usage = result.successful && result.result.kind === "final" ? result.result.usage : undefined;
+  if (usage) {
+    // The turn's usage so far, over all its rounds: the tokens this round spent are on its chat spans.
+    span.setAttributes({
+      "gen_ai.usage.input_tokens": usage.inputTokens,
+      "gen_ai.usage.output_tokens": usage.outputTokens,
+    });
+  }
+  failed(span, result);
+}
+
+function describeLlmCall(span: Span, result: LlmCallResult): void {
+  if (!result.successful) return failed(span, result);
+  const { responseId, finishReason, usage } = result.result;
+  span.setAttributes({
+    "gen_ai.response.finish_reasons": [finishReason],
+    "gen_ai.usage.input_tokens": usage.inputTokens,
+    "gen_ai.usage.output_tokens": usage.outputTokens,
+    ...(responseId === undefined ? {} : { "gen_ai.response.id": responseId }),
+    ...(usage.cachedInputTokens === undefined
+      ? {}
+      : { "gen_ai.usage.cache_read.input_tokens": usage.cachedInputTokens }),
+    ...(usage.reasoningTokens === undefined
+      ? {}
+      : { "gen_ai.usage.reasoning.output_tokens": usage.reasoningTokens }),
+  });
+}
+
+function describeToolRun(span: Span, result: ToolRunResult): void {
+  const outcome = toolRunOutcome(result);
+  span.setAttribute("aptix.tool.outcome", outcome);
+  // The tool's own error goes back to the model: an answer of the tool, not a failure of the span.
+  if (outcome === "error") span.setAttribute("error.type", "tool_error");
+  failed(span, result);
+}
+
+function describeRetrieval(span: Span, retrieval: Retrieval): void {
+  span.setAttributes({
+    "aptix.retrieval.outcome": retrieval.type,
+    "aptix.retrieval.chunks": retrieval.type === "found" ? retrieval.chunks.length : 0,
+  });
+}
+
+function describeCompaction(span: Span, result: CompactionResult): void {
+  if (!result.successful) return failed(span, result);
+  span.setAttribute("aptix.compaction.outcome", result.result === undefined ? "nothing" : "compacted");
+  if (result.result !== undefined)
+    span.setAttribute("aptix.compaction.tokens_after", result.result.tokensAfter);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type AgentExecuteRequest, DEFAULT_REQUEST_LIMITS, type InvokeResult } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.js";
 import { readJsonBody } from "../json-body.js";
 import { EVENT_STREAM, FAILURES, jsonAnswer, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
@@ -15,6 +15,73 @@ export interface ExecuteRouteOptions {
   maxBodyBytes: number;
 }
 
+/** A user turn and a tool continuation, the two kinds of request, as the document shows them. */
+const REQUEST_EXAMPLES = {
+  userTurn: {
+    summary: "A user turn, streamed",
+    value: {
+      sessionId: "s-42",
+      turnId: "t-1",
+      instruction: "Does the build pass?",
+      inputArtifacts: [
+        {
+          relativePath: "src/build.ts",
+          fileName: "build.ts",
+          contents: "export const target = 'es2022';",
+          origin: "ide",
+        },
+      ],
+      stream: true,
+    },
+  },
+  toolContinuation: {
+    summary: "The results of the client tools a turn asked for",
+    value: {
+      sessionId: "s-42",
+      turnId: "t-1",
+      toolResults: [
+        {
+          toolCallId: "call_1",
+          executionMs: 12,
+          resultJson:
+            '{"path":"src/build.ts","contents":"export const target = \'es2022\';","startLine":1,"endLine":1,"totalLines":1}',
+        },
+      ],
+    },
+  },
+};
+
+/** The 200 answer: final, or asking for client tools, as JSON or as server-sent events. */
+const EXECUTED: RouteConfig["responses"][string] = {
+  description:
+    "The turn's AgentExecuteResponse: JSON, or server-sent events when the request asked to stream.",
+  headers: {
+    "Idempotent-Replayed": {
+      description:
+        "`true` when this request (same session, turn id and body) was sent before: its stored answer is " +
+        "given again and no model was called. A failure stored then is replayed too: send a new `turnId` " +
+        "to run the instruction again.",
+      schema: { type: "string", enum: ["true"] },
+    },
+  },
+  content: {
+    "application/json": jsonAnswer("AgentExecuteResponse", {
+      kind: "client_tool_continuation",
+      sessionId: "s-42",
+      turnId: "t-1",
+      modeDisplayName: "General",
+      toolCalls: [
+        {
+          toolCallId: "call_1",
+          name: "read_file",
+          argumentsJson: '{"path":"src/build.ts","startLine":null,"endLine":null}',
+        },
+      ],
+    }),
+    "text/event-stream": EVENT_STREAM,
+  },
+};
+
 /**
  * The route's document. The body is described by its component and read by the route itself, not by the
  * library: `requestBody` reads it under the size limit, and the server's validator (with its limits) answers a
@@ -28,40 +95,7 @@ function executeDefinition(maxBodyBytes: number) {
     content: {
       "application/json": {
         schema: schemaRef("AgentExecuteRequest"),
-        examples: {
-          userTurn: {
-            summary: "A user turn, streamed",
-            value: {
-              sessionId: "s-42",
-              turnId: "t-1",
-              instruction: "Does the build pass?",
-              inputArtifacts: [
-                {
-                  relativePath: "src/build.ts",
-                  fileName: "build.ts",
-                  contents: "export const target = 'es2022';",
-                  origin: "ide",
-                },
-              ],
-              stream: true,
-            },
-          },
-          toolContinuation: {
-            summary: "The results of the client tools a turn asked for",
-            value: {
-              sessionId: "s-42",
-              turnId: "t-1",
-              toolResults: [
-                {
-                  toolCallId: "call_1",
-                  executionMs: 12,
-                  resultJson:
-                    '{"path":"src/build.ts","contents":"export const target = \'es2022\';","startLine":1,"endLine":1,"totalLines":1}',
-                },
-              ],
-            },
-          },
-        },
+        examples: REQUEST_EXAMPLES,
       },
     },
   };
@@ -83,35 +117,7 @@ function executeDefinition(maxBodyBytes: number) {
     security: OWNER_ONLY,
     request: { body: requestBody },
     responses: {
-      200: {
-        description:
-          "The turn's AgentExecuteResponse: JSON, or server-sent events when the request asked to stream.",
-        headers: {
-          "Idempotent-Replayed": {
-            description:
-              "`true` when this request (same session, turn id and body) was sent before: its stored answer is " +
-              "given again and no model was called. A failure stored then is replayed too: send a new `turnId` " +
-              "to run the instruction again.",
-            schema: { type: "string", enum: ["true"] },
-          },
-        },
-        content: {
-          "application/json": jsonAnswer("AgentExecuteResponse", {
-            kind: "client_tool_continuation",
-            sessionId: "s-42",
-            turnId: "t-1",
-            modeDisplayName: "General",
-            toolCalls: [
-              {
-                toolCallId: "call_1",
-                name: "read_file",
-                argumentsJson: '{"path":"src/build.ts","startLine":null,"endLine":null}',
-              },
-            ],
-          }),
-          "text/event-stream": EVENT_STREAM,
-        },
-      },
+      200: EXECUTED,
       ...FAILURES,
     },
   });

@@ -332,11 +332,11 @@ const getFile = createRoute({
   },
 });
 
-/** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 /** A turn's ids, in the order the service takes them. */
 const turnIds = ({ sessionId, turnId }: { sessionId: string; turnId: string }) =>
   [sessionId, turnId] as const;
 
+/** Owner-only reads: another principal's ids answer exactly as unknown ids do (docs/architecture.md). */
 export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, heartbeatMs: number): void {
   // The catalog is the operator's, the same for every principal.
   app.openapi(listModes, (c) => sendResult(c, ok(service.listModes())));
@@ -368,6 +368,12 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
   app.openapi(getTrace, async (c) =>
     sendResult(c, await service.getTurnTrace(c.get("principal"), ...turnIds(c.req.valid("param")))),
   );
+  followEventsRoute(app, service, heartbeatMs);
+  fileRoute(app, service);
+}
+
+/** A turn's events again, for a client that dropped off its stream, under the followers' slots. */
+function followEventsRoute(app: OpenAPIHono<AppEnv>, service: AgentService, heartbeatMs: number): void {
   const followers = new FollowerSlots();
   // A client that dropped off a stream resumes here from Last-Event-ID (the query form serves EventSource polyfills).
   app.openapi(followEvents, async (c) => {
@@ -409,6 +415,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
       }
     });
   });
+}
+
+/** A kept file's bytes, cached by its content hash. */
+function fileRoute(app: OpenAPIHono<AppEnv>, service: AgentService): void {
   app.openapi(getFile, async (c) => {
     const found = await service.getFile(c.get("principal"), c.req.valid("param").fileId);
     if (!found.successful) return sendResult(c, found);

@@ -1,4 +1,5 @@
 import { type LlmProvider, PriceList } from "@aptix/core";
+import type { AptixStore } from "@aptix/store-drizzle";
 import type { Logger } from "pino";
 import type { ServerEnv } from "./config/server-env.js";
 import { ReadinessMonitor } from "./health/readiness-monitor.js";
@@ -39,16 +40,9 @@ export async function startServer(
     // The index opens with the store, below; the tool searches only once turns run.
     search: (input) => knowledge.search(input),
   });
-  const store = await openStoreFromEnv(env, { vectors: config.embeddings !== undefined, logger }).catch(
-    async (error: unknown) => {
-      // Stdio MCP servers are child processes: a start-up that stops must not leave them running.
-      await tools.close();
-      throw error;
-    },
-  );
-  const cacheKeySecret = await cacheKeySecretFromEnv(env, store).catch(async (error: unknown) => {
-    await Promise.all([tools.close(), store.close()]);
-    throw error;
+  const { store, cacheKeySecret } = await openStoreWithSecret(env, tools, {
+    vectors: config.embeddings !== undefined,
+    logger,
   });
   // Pushes are read and cut in worker threads: megabytes of parsing, chunking and terms would hold the event
   // loop for seconds.
@@ -107,15 +101,57 @@ export async function startServer(
   return {
     url: listening.url,
     port: listening.port,
-    async close() {
-      await readiness.stop();
-      await housekeeping.stop();
-      await listening.close();
-      await preparation.close();
-      await tools.close();
-      await store.close();
-      await telemetry.shutdown();
-      logger.info("stopped");
-    },
+    close: () =>
+      stopInOrder({ readiness, housekeeping, listening, preparation, tools, store, telemetry }, logger),
   };
+}
+
+/**
+ * The store of DATABASE_URL and the prompt-cache key's secret it may hold. Stdio MCP servers are child processes:
+ * a start-up that stops here must not leave them (nor the store) running.
+ */
+async function openStoreWithSecret(
+  env: ServerEnv,
+  tools: Closable,
+  options: { vectors: boolean; logger: Logger },
+): Promise<{ store: AptixStore; cacheKeySecret: Uint8Array }> {
+  const store = await openStoreFromEnv(env, options).catch(async (error: unknown) => {
+    await tools.close();
+    throw error;
+  });
+  const cacheKeySecret = await cacheKeySecretFromEnv(env, store).catch(async (error: unknown) => {
+    await Promise.all([tools.close(), store.close()]);
+    throw error;
+  });
+  return { store, cacheKeySecret };
+}
+
+interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * Not ready from the first step (`/readyz` fails), then stops taking requests and lets running turns finish, then
+ * closes what they used, each part after the parts that use it.
+ */
+async function stopInOrder(
+  parts: {
+    readiness: { stop(): Promise<void> };
+    housekeeping: { stop(): Promise<void> };
+    listening: Closable;
+    preparation: Closable;
+    tools: Closable;
+    store: Closable;
+    telemetry: { shutdown(): Promise<void> };
+  },
+  logger: Logger,
+): Promise<void> {
+  await parts.readiness.stop();
+  await parts.housekeeping.stop();
+  await parts.listening.close();
+  await parts.preparation.close();
+  await parts.tools.close();
+  await parts.store.close();
+  await parts.telemetry.shutdown();
+  logger.info("stopped");
 }

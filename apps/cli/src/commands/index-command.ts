@@ -31,7 +31,7 @@ interface IndexTotals {
  * others pushed again.
  */
 export async function indexCommand(context: CliContext): Promise<number> {
-  const { options, client, terminal } = context;
+  const { options } = context;
   // The index honours .gitignore whatever --allow-ignored says: ignored files are not sent to the service.
   const root = await WorkspaceRoot.open(options.workspaceDir, { allowIgnored: false });
   const paths: string[] = [];
@@ -52,6 +52,32 @@ export async function indexCommand(context: CliContext): Promise<number> {
         cliProgress.Presets.shades_classic,
       )
     : undefined;
+  bar?.start(paths.length, 0);
+  try {
+    await pushInBatches(context, root, paths, totals, (done) => bar?.update(done));
+    bar?.update(paths.length);
+  } catch (error) {
+    if (error instanceof PushFailed) return failed(context, error.errors);
+    throw error;
+  } finally {
+    bar?.stop();
+  }
+  reportTotals(context, totals);
+  return EXIT.done;
+}
+
+/**
+ * Pushes the files at `paths` batch by batch, counting into `totals`, and rebuilds the index when it holds more
+ * documents than were pushed (as `indexCommand` tells). A refusal of the service throws `PushFailed`.
+ */
+async function pushInBatches(
+  context: CliContext,
+  root: WorkspaceRoot,
+  paths: readonly string[],
+  totals: IndexTotals,
+  progress: (done: number) => void,
+): Promise<void> {
+  const { client, options } = context;
   const push = async (documents: WorkspaceDocument[], replace: boolean) => {
     const pushed = await client.workspaces.upsert(options.workspaceId, { documents, replace });
     if (!pushed.successful) throw new PushFailed(pushed.errors);
@@ -63,56 +89,49 @@ export async function indexCommand(context: CliContext): Promise<number> {
     totals.upserted += result.upserted;
     totals.unchanged += result.unchanged;
   };
-  bar?.start(paths.length, 0);
-  try {
-    // The paths of the batches pushed so far, to read again if the index must be rebuilt.
-    const pushedBatches: string[][] = [];
-    let batch: WorkspaceDocument[] | undefined;
-    for await (const next of batchesOf(root, paths, totals.skipped, (done) => bar?.update(done))) {
-      if (batch) {
-        count(batch, await push(batch, false));
-        pushedBatches.push(batch.map((document) => document.path));
-      }
-      batch = next;
+  // The paths of the batches pushed so far, to read again if the index must be rebuilt.
+  const pushedBatches: string[][] = [];
+  let batch: WorkspaceDocument[] | undefined;
+  for await (const next of batchesOf(root, paths, totals.skipped, progress)) {
+    if (batch) {
+      count(batch, await push(batch, false));
+      pushedBatches.push(batch.map((document) => document.path));
     }
-    const last = batch ?? [];
-    if (pushedBatches.length === 0) {
-      // One batch, or none: an empty replacing push empties the index.
-      const result = await push(last, true);
-      count(last, result);
-      totals.deleted = result.deleted;
-    } else {
-      count(last, await push(last, false));
-      const summary = await client.workspaces.get(options.workspaceId);
-      if (!summary.successful) throw new PushFailed(summary.errors);
-      const stale = summary.result.documents - totals.files;
-      if (stale > 0) {
-        for (const [index, batchPaths] of pushedBatches.entries()) {
-          await push(await documentsAt(root, batchPaths), index === 0);
-        }
-        await push(last, false);
-        totals.deleted = stale;
-      }
-    }
-    bar?.update(paths.length);
-  } catch (error) {
-    if (error instanceof PushFailed) return failed(context, error.errors);
-    throw error;
-  } finally {
-    bar?.stop();
+    batch = next;
   }
+  const last = batch ?? [];
+  if (pushedBatches.length === 0) {
+    // One batch, or none: an empty replacing push empties the index.
+    const result = await push(last, true);
+    count(last, result);
+    totals.deleted = result.deleted;
+    return;
+  }
+  count(last, await push(last, false));
+  const summary = await client.workspaces.get(options.workspaceId);
+  if (!summary.successful) throw new PushFailed(summary.errors);
+  const stale = summary.result.documents - totals.files;
+  if (stale <= 0) return;
+  for (const [index, batchPaths] of pushedBatches.entries()) {
+    await push(await documentsAt(root, batchPaths), index === 0);
+  }
+  await push(last, false);
+  totals.deleted = stale;
+}
 
+/** The totals as JSON (`--json`), or the skipped files and one line of counts. */
+function reportTotals(context: CliContext, totals: IndexTotals): void {
+  const { options, terminal } = context;
   if (options.json) {
     context.streams.stdout.write(`${visibleJson(totals)}\n`);
-  } else {
-    for (const { path, reason } of totals.skipped)
-      terminal.line(terminal.style("dim", `skipped ${path}: ${reason}`));
-    terminal.line(
-      `Indexed ${plural(totals.files, "file")} into workspace ${totals.workspaceId}: ${totals.upserted} new or changed, ` +
-        `${totals.unchanged} unchanged, ${totals.deleted} deleted; ${plural(totals.chunks, "chunk")}.`,
-    );
+    return;
   }
-  return EXIT.done;
+  for (const { path, reason } of totals.skipped)
+    terminal.line(terminal.style("dim", `skipped ${path}: ${reason}`));
+  terminal.line(
+    `Indexed ${plural(totals.files, "file")} into workspace ${totals.workspaceId}: ${totals.upserted} new or changed, ` +
+      `${totals.unchanged} unchanged, ${totals.deleted} deleted; ${plural(totals.chunks, "chunk")}.`,
+  );
 }
 
 /** A push or read the service refused: the command ends with its errors. */

@@ -35,11 +35,58 @@ const MAX_QUERY_TERMS = 64;
 /** The factor a chunk's score is multiplied by for each boost hint (repo, language) it matches. */
 const BOOST_FACTOR = 1.5;
 
+/** A query term the workspace holds: in how many chunks (`df`), and its inverse document frequency. */
+interface WeightedTerm {
+  term: string;
+  df: number;
+  idf: number;
+}
+
 /** `WorkspaceIndex.searchLexical`: BM25 over Postgres full-text search (see `DrizzleWorkspaceIndex`). */
 export async function searchLexical(
   db: StoreDatabase,
   input: LexicalSearchInput,
 ): Promise<ScoredChunk[] | undefined> {
+  const counted = await countTerms(db, input);
+  if (counted === undefined) return undefined;
+  const { workspace, weighted } = counted;
+  if (weighted.length === 0 || input.limit <= 0) return [];
+
+  const averageLength = Math.max(workspace.termTotal / Math.max(workspace.chunks, 1), 1);
+  const scope = scopeCondition(input.scope);
+  // Ranks on the columns scoring needs, then reads the texts of the winners only.
+  const rows = await db.execute(sql`
+    with candidates as (${candidateChunks(weighted, workspace.id)}),
+    ranked as (
+      select workspace_chunks.chunk_id, (${bm25(weighted)}) * ${boostFactor(input.boost)} as score
+      from candidates
+      join workspace_chunks on workspace_chunks.chunk_id = candidates.chunk_id
+      join workspace_documents on workspace_documents.id = workspace_chunks.document
+      -- Once per row (offset 0 keeps the planner from copying each frequency into the score twice).
+      cross join lateral (
+        select ${termFrequencies(weighted)},
+          ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * workspace_chunks.term_count / ${averageLength}::float8) as k
+        offset 0
+      ) tf
+      ${scope === undefined ? sql`` : sql`where ${scope}`}
+      order by score desc, workspace_documents.path, workspace_chunks.start_line
+      limit ${input.limit}
+    )
+    select workspace_chunks.chunk_id, workspace_documents.path, workspace_chunks.start_line,
+      workspace_chunks.end_line, workspace_documents.language, workspace_documents.repo, workspace_documents.tags,
+      workspace_documents.metadata, workspace_chunks.text, workspace_documents.content_hash, ranked.score
+    from ranked
+    join workspace_chunks on workspace_chunks.chunk_id = ranked.chunk_id
+    join workspace_documents on workspace_documents.id = workspace_chunks.document
+    order by ranked.score desc, workspace_documents.path, workspace_chunks.start_line`);
+  return rowsOf(rows).map(scoredChunk);
+}
+
+/**
+ * The workspace's counts and the query terms it holds, rarest first, in one read; undefined when there is no
+ * such workspace.
+ */
+async function countTerms(db: StoreDatabase, input: LexicalSearchInput) {
   const terms = [...new Set(input.terms)].slice(0, MAX_QUERY_TERMS);
   const found = await db
     .select({
@@ -58,16 +105,20 @@ export async function searchLexical(
       ),
     )
     .where(keyIs(input.key));
-  const stats = found[0];
-  if (stats === undefined) return undefined;
-  const weighted = found
+  const workspace = found[0];
+  if (workspace === undefined) return undefined;
+  const weighted: WeightedTerm[] = found
     .flatMap(({ term, df }) => (term === null || df === null || df <= 0 ? [] : [{ term, df }]))
-    .map(({ term, df }) => ({ term, df, idf: Math.log(1 + (stats.chunks - df + 0.5) / (df + 0.5)) }))
+    .map(({ term, df }) => ({ term, df, idf: Math.log(1 + (workspace.chunks - df + 0.5) / (df + 0.5)) }))
     .sort((a, b) => a.df - b.df);
-  if (weighted.length === 0 || input.limit <= 0) return [];
+  return { workspace, weighted };
+}
 
-  // Candidates: the chunks holding one of the rarest terms, as many terms as CANDIDATE_BUDGET allows (at
-  // least one); every term then counts in their scores. A chunk with only common terms would rank low anyway.
+/**
+ * Candidates: the chunks holding one of the rarest terms, as many terms as CANDIDATE_BUDGET allows (at least one);
+ * every term then counts in their scores. A chunk with only common terms would rank low anyway.
+ */
+function candidateChunks(weighted: readonly WeightedTerm[], workspaceId: number): SQL {
   const candidateTerms: string[] = [];
   let budget = 0;
   for (const { term, df } of weighted) {
@@ -75,56 +126,35 @@ export async function searchLexical(
     candidateTerms.push(term);
     budget += df;
   }
-  const candidates = sql.join(
+  return sql.join(
     candidateTerms.map(
       (term) =>
-        sql`select chunk_id from workspace_chunks where search_vector @@ ${tsqueryLexeme(term)}::tsquery and workspace = ${stats.id}`,
+        sql`select chunk_id from workspace_chunks where search_vector @@ ${tsqueryLexeme(term)}::tsquery and workspace = ${workspaceId}`,
     ),
     sql` union `,
   );
-  const averageLength = Math.max(stats.termTotal / Math.max(stats.chunks, 1), 1);
-  // Each term's frequency in the chunk: its `ts_rank_cd` over the term alone (see TERM_WEIGHTS).
-  const frequencies = sql.join(
+}
+
+/** Each term's frequency in the chunk, as column `f<n>`: its `ts_rank_cd` over the term alone (see TERM_WEIGHTS). */
+function termFrequencies(weighted: readonly WeightedTerm[]): SQL {
+  return sql.join(
     weighted.map(
       ({ term }, at) =>
         sql`ts_rank_cd(${TERM_WEIGHTS}::float4[], workspace_chunks.search_vector, ${tsqueryLexeme(term)}::tsquery, 0) / ${TEXT_WEIGHT}::float8 as ${sql.identifier(`f${at}`)}`,
     ),
     sql`, `,
   );
-  const bm25 = sql.join(
+}
+
+/** BM25's sum over the terms, of the frequencies `termFrequencies` names and the length factor `tf.k`. */
+function bm25(weighted: readonly WeightedTerm[]): SQL {
+  return sql.join(
     weighted.map(({ idf }, at) => {
       const tf = sql`tf.${sql.identifier(`f${at}`)}`;
       return sql`${idf * (BM25_K1 + 1)}::float8 * ${tf} / (${tf} + tf.k)`;
     }),
     sql` + `,
   );
-  const scope = scopeCondition(input.scope);
-  // Ranks on the columns scoring needs, then reads the texts of the winners only.
-  const rows = await db.execute(sql`
-    with candidates as (${candidates}),
-    ranked as (
-      select workspace_chunks.chunk_id, (${bm25}) * ${boostFactor(input.boost)} as score
-      from candidates
-      join workspace_chunks on workspace_chunks.chunk_id = candidates.chunk_id
-      join workspace_documents on workspace_documents.id = workspace_chunks.document
-      -- Once per row (offset 0 keeps the planner from copying each frequency into the score twice).
-      cross join lateral (
-        select ${frequencies},
-          ${BM25_K1}::float8 * (1 - ${BM25_B}::float8 + ${BM25_B}::float8 * workspace_chunks.term_count / ${averageLength}::float8) as k
-        offset 0
-      ) tf
-      ${scope === undefined ? sql`` : sql`where ${scope}`}
-      order by score desc, workspace_documents.path, workspace_chunks.start_line
-      limit ${input.limit}
-    )
-    select workspace_chunks.chunk_id, workspace_documents.path, workspace_chunks.start_line,
-      workspace_chunks.end_line, workspace_documents.language, workspace_documents.repo, workspace_documents.tags,
-      workspace_documents.metadata, workspace_chunks.text, workspace_documents.content_hash, ranked.score
-    from ranked
-    join workspace_chunks on workspace_chunks.chunk_id = ranked.chunk_id
-    join workspace_documents on workspace_documents.id = workspace_chunks.document
-    order by ranked.score desc, workspace_documents.path, workspace_chunks.start_line`);
-  return rowsOf(rows).map(scoredChunk);
 }
 
 /**

@@ -89,88 +89,106 @@ export class AgentCatalog {
   }
 }
 
+/** Every broken cross-reference of the catalog, in the order the config reads. */
 function checkCatalog(config: AgentCatalogConfig, serverTools: readonly ServerTool[]): FieldError[] {
-  const errors: FieldError[] = [];
-  const duplicates = (ids: string[], path: string) => {
-    const seen = new Set<string>();
-    ids.forEach((id, index) => {
-      if (seen.has(id))
-        errors.push({ path: `${path}[${index}]`, message: `repeats the id ${JSON.stringify(id)}` });
-      seen.add(id);
-    });
-  };
-  const modeIds = new Set(config.modes.map((mode) => mode.id));
   const serverToolNames = new Set([
     CHANGE_MODE_TOOL_NAME,
     ...serverTools.map((tool) => tool.definition.name),
   ]);
   const toolNames = new Set([...serverToolNames, ...config.clientTools.map((tool) => tool.name)]);
-
-  serverTools.forEach((tool) => {
-    if (tool.definition.name === APPROVAL_TOOL_NAME) {
-      errors.push({
+  return [
+    ...serverTools
+      .filter((tool) => tool.definition.name === APPROVAL_TOOL_NAME)
+      .map(() => ({
         path: "serverTools",
         message: `may not name a tool ${APPROVAL_TOOL_NAME}, which is reserved`,
-      });
-    }
+      })),
+    ...(config.conversationContexts.length === 0
+      ? [{ path: "conversationContexts", message: "must hold at least one conversation context" }]
+      : []),
+    ...repeatedIds(
+      config.conversationContexts.map((context) => context.id),
+      "conversationContexts",
+    ),
+    ...repeatedIds(
+      config.modes.map((mode) => mode.id),
+      "modes",
+    ),
+    ...repeatedIds(
+      config.clientTools.map((tool) => tool.name),
+      "clientTools",
+    ),
+    ...config.clientTools.flatMap((tool, index) => clientToolNameErrors(tool.name, index, serverToolNames)),
+    ...defaultModeErrors(config.conversationContexts, new Set(config.modes.map((mode) => mode.id))),
+    ...config.modes.flatMap((mode, index) => modeToolErrors(mode, index, toolNames)),
+  ];
+}
+
+/** Each id that repeats an earlier one, at its index. */
+function repeatedIds(ids: readonly string[], path: string): FieldError[] {
+  const seen = new Set<string>();
+  return ids.flatMap((id, index) => {
+    const repeated = seen.has(id);
+    seen.add(id);
+    return repeated ? [{ path: `${path}[${index}]`, message: `repeats the id ${JSON.stringify(id)}` }] : [];
   });
-  if (config.conversationContexts.length === 0) {
-    errors.push({ path: "conversationContexts", message: "must hold at least one conversation context" });
-  }
-  duplicates(
-    config.conversationContexts.map((context) => context.id),
-    "conversationContexts",
-  );
-  duplicates(
-    config.modes.map((mode) => mode.id),
-    "modes",
-  );
-  duplicates(
-    config.clientTools.map((tool) => tool.name),
-    "clientTools",
-  );
-  config.clientTools.forEach((tool, index) => {
-    if (tool.name === APPROVAL_TOOL_NAME) {
-      errors.push({
-        path: `clientTools[${index}].name`,
-        message: `is reserved: ${APPROVAL_TOOL_NAME} is how the service asks a client to approve a call`,
-      });
-    }
-    if (serverToolNames.has(tool.name)) {
-      errors.push({
-        path: `clientTools[${index}].name`,
-        message: `is the name of a server tool (${tool.name})`,
-      });
-    }
-  });
-  config.conversationContexts.forEach((context, index) => {
-    const modeId = context.defaultMode ?? DEFAULT_MODE_ID;
-    if (!modeIds.has(modeId)) {
-      const path = context.defaultMode
-        ? `conversationContexts[${index}].defaultMode`
-        : `conversationContexts[${index}]`;
-      errors.push({ path, message: `names the mode ${JSON.stringify(modeId)}, which is not in modes` });
-    }
-  });
-  config.modes.forEach((mode, index) => {
-    mode.tools.forEach((name, toolIndex) => {
-      if (!toolNames.has(name)) {
-        errors.push({
-          path: `modes[${index}].tools[${toolIndex}]`,
-          message: `names ${JSON.stringify(name)}, which is neither a client nor a server tool`,
-        });
-      }
+}
+
+/** A client tool may take neither the approval tool's name nor a server tool's. */
+function clientToolNameErrors(
+  name: string,
+  index: number,
+  serverToolNames: ReadonlySet<string>,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (name === APPROVAL_TOOL_NAME) {
+    errors.push({
+      path: `clientTools[${index}].name`,
+      message: `is reserved: ${APPROVAL_TOOL_NAME} is how the service asks a client to approve a call`,
     });
-    if (
-      mode.toolChoice !== null &&
-      mode.toolChoice !== CHANGE_MODE_TOOL_NAME &&
-      !mode.tools.includes(mode.toolChoice)
-    ) {
-      errors.push({
-        path: `modes[${index}].toolChoice`,
-        message: `names ${JSON.stringify(mode.toolChoice)}, which is not one of the mode's tools`,
-      });
-    }
+  }
+  if (serverToolNames.has(name)) {
+    errors.push({ path: `clientTools[${index}].name`, message: `is the name of a server tool (${name})` });
+  }
+  return errors;
+}
+
+/** Each context's default mode (named, or the default one) must be a configured mode. */
+function defaultModeErrors(
+  contexts: readonly ConversationContext[],
+  modeIds: ReadonlySet<string>,
+): FieldError[] {
+  return contexts.flatMap((context, index) => {
+    const modeId = context.defaultMode ?? DEFAULT_MODE_ID;
+    if (modeIds.has(modeId)) return [];
+    const path = context.defaultMode
+      ? `conversationContexts[${index}].defaultMode`
+      : `conversationContexts[${index}]`;
+    return [{ path, message: `names the mode ${JSON.stringify(modeId)}, which is not in modes` }];
   });
+}
+
+/** A mode's tools must be known, and its forced tool choice one of them (or `agent_change_mode`). */
+function modeToolErrors(mode: Mode, index: number, toolNames: ReadonlySet<string>): FieldError[] {
+  const errors: FieldError[] = mode.tools.flatMap((name, toolIndex) =>
+    toolNames.has(name)
+      ? []
+      : [
+          {
+            path: `modes[${index}].tools[${toolIndex}]`,
+            message: `names ${JSON.stringify(name)}, which is neither a client nor a server tool`,
+          },
+        ],
+  );
+  if (
+    mode.toolChoice !== null &&
+    mode.toolChoice !== CHANGE_MODE_TOOL_NAME &&
+    !mode.tools.includes(mode.toolChoice)
+  ) {
+    errors.push({
+      path: `modes[${index}].toolChoice`,
+      message: `names ${JSON.stringify(mode.toolChoice)}, which is not one of the mode's tools`,
+    });
+  }
   return errors;
 }

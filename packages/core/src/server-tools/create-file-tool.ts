@@ -44,46 +44,7 @@ export function createCreateFileTool(name: string = CREATE_FILE_TOOL_NAME): Serv
       },
       strict: true,
     },
-    parseArguments(args: unknown): ArgumentsCheck<CreateFileArguments> {
-      if (typeof args !== "object" || args === null || Array.isArray(args)) {
-        return { ok: false, message: "arguments must be an object with name, mimeType and content" };
-      }
-      const { name, mimeType, content, encoding, description } = args as Record<string, unknown>;
-      if (typeof name !== "string" || !isFileName(name)) {
-        return {
-          ok: false,
-          message: "name must be a file name (1–255 characters, no '/', '\\' or control characters)",
-        };
-      }
-      if (typeof mimeType !== "string" || !isMediaType(mimeType)) {
-        return {
-          ok: false,
-          message:
-            "mimeType must be an ASCII media type such as text/plain or text/plain; charset=utf-8 " +
-            `(type/subtype, then optional ; name=value parameters; at most ${MAX_MEDIA_TYPE_LENGTH} characters)`,
-        };
-      }
-      if (typeof content !== "string") return { ok: false, message: "content must be a string" };
-      if (encoding !== undefined && encoding !== null && encoding !== "utf8" && encoding !== "base64") {
-        return { ok: false, message: 'encoding must be "utf8" or "base64"' };
-      }
-      if (encoding === "base64" && !BASE64.test(content)) {
-        return { ok: false, message: "content must be base64 (A–Z, a–z, 0–9, '+', '/', padded with '=')" };
-      }
-      if (description !== undefined && description !== null && typeof description !== "string") {
-        return { ok: false, message: "description must be a string" };
-      }
-      return {
-        ok: true,
-        value: {
-          name,
-          mimeType,
-          content,
-          encoding: encoding ?? "utf8",
-          ...(typeof description === "string" && description !== "" ? { description } : {}),
-        },
-      };
-    },
+    parseArguments: parseCreateFileArguments,
     async execute(args, context) {
       const content =
         args.encoding === "base64" ? fromBase64(args.content) : new TextEncoder().encode(args.content);
@@ -99,6 +60,48 @@ export function createCreateFileTool(name: string = CREATE_FILE_TOOL_NAME): Serv
         ...(args.description === undefined ? {} : { description: args.description }),
       });
       return { result: ref };
+    },
+  };
+}
+
+/** The model's arguments checked field by field; a refusal names the field and what it must be. */
+function parseCreateFileArguments(args: unknown): ArgumentsCheck<CreateFileArguments> {
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    return { ok: false, message: "arguments must be an object with name, mimeType and content" };
+  }
+  const { name, mimeType, content, encoding, description } = args as Record<string, unknown>;
+  if (typeof name !== "string" || !isFileName(name)) {
+    return {
+      ok: false,
+      message: "name must be a file name (1–255 characters, no '/', '\\' or control characters)",
+    };
+  }
+  if (typeof mimeType !== "string" || !isMediaType(mimeType)) {
+    return {
+      ok: false,
+      message:
+        "mimeType must be an ASCII media type such as text/plain or text/plain; charset=utf-8 " +
+        `(type/subtype, then optional ; name=value parameters; at most ${MAX_MEDIA_TYPE_LENGTH} characters)`,
+    };
+  }
+  if (typeof content !== "string") return { ok: false, message: "content must be a string" };
+  if (encoding !== undefined && encoding !== null && encoding !== "utf8" && encoding !== "base64") {
+    return { ok: false, message: 'encoding must be "utf8" or "base64"' };
+  }
+  if (encoding === "base64" && !BASE64.test(content)) {
+    return { ok: false, message: "content must be base64 (A–Z, a–z, 0–9, '+', '/', padded with '=')" };
+  }
+  if (description !== undefined && description !== null && typeof description !== "string") {
+    return { ok: false, message: "description must be a string" };
+  }
+  return {
+    ok: true,
+    value: {
+      name,
+      mimeType,
+      content,
+      encoding: encoding ?? "utf8",
+      ...(typeof description === "string" && description !== "" ? { description } : {}),
     },
   };
 }

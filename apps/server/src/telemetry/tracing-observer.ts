@@ -109,7 +109,10 @@ function describeRound(span: Span, result: InvokeResult<AgentExecuteResponse>): 
 }
 
 function describeLlmCall(span: Span, result: LlmCallResult): void {
-  if (!result.successful) return failed(span, result);
+  if (!result.successful) {
+    failed(span, result);
+    return;
+  }
   const { responseId, finishReason, usage } = result.result;
   span.setAttributes({
     "gen_ai.response.finish_reasons": [finishReason],
@@ -141,7 +144,10 @@ function describeRetrieval(span: Span, retrieval: Retrieval): void {
 }
 
 function describeCompaction(span: Span, result: CompactionResult): void {
-  if (!result.successful) return failed(span, result);
+  if (!result.successful) {
+    failed(span, result);
+    return;
+  }
   span.setAttribute("aptix.compaction.outcome", result.result === undefined ? "nothing" : "compacted");
   if (result.result !== undefined)
     span.setAttribute("aptix.compaction.tokens_after", result.result.tokensAfter);

@@ -10,13 +10,11 @@ import { createAgentExecuteRequestValidator } from "@aptix/contracts";
 import {
   AgentCatalog,
   AgentService,
-  InMemoryFileStore,
-  InMemorySessionStore,
-  InMemoryWorkspaceIndex,
   randomIdGenerator,
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore, InMemoryWorkspaceIndex } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";

@@ -1,9 +1,13 @@
 import { once } from "node:events";
 import { get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { httpStatusOf } from "@aptix/contracts";
-import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
-import { InMemoryTurnEventLog } from "@aptix/core/testing";
+import { httpStatusOf, type TurnEvent } from "@aptix/contracts";
+import {
+  FOLLOW_PAGE_DELTAS,
+  InMemorySessionStore,
+  InMemoryTurnEventLog,
+  MAX_QUEUED_EVENTS,
+} from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { describe, expect, it, onTestFinished } from "vitest";

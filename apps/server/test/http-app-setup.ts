@@ -2,19 +2,22 @@ import { createAgentExecuteRequestValidator, type RequestLimits } from "@aptix/c
 import {
   AgentCatalog,
   AgentService,
-  type AgentServiceOptions,
-  type BudgetsOptions,
   type FileStore,
-  InMemoryFileStore,
-  InMemorySessionStore,
-  InMemoryWorkspaceIndex,
   randomIdGenerator,
   type SessionStore,
   sha256ContentHashService,
   type TurnEventLog,
   WorkspaceKnowledge,
 } from "@aptix/core";
-import { type ManualClock, ScriptedLlmProvider } from "@aptix/core/testing";
+import {
+  type AgentServiceOptions,
+  type BudgetsOptions,
+  InMemoryFileStore,
+  InMemorySessionStore,
+  InMemoryWorkspaceIndex,
+  type ManualClock,
+  ScriptedLlmProvider,
+} from "@aptix/core/testing";
 import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";

@@ -1,6 +1,6 @@
 import type { AgentExecuteResponse, InvokeError, SessionSummary, UsageReport } from "@aptix/contracts";
-import { InMemorySessionStore, type SumUsageInput, type UsageSum } from "@aptix/core";
-import { ManualClock } from "@aptix/core/testing";
+import type { SumUsageInput, UsageSum } from "@aptix/core";
+import { InMemorySessionStore, ManualClock } from "@aptix/core/testing";
 import { describe, expect, it, vi } from "vitest";
 import { setup } from "./http-app-setup.js";
 

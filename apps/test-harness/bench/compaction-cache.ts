@@ -6,7 +6,8 @@
  * summarising call's input is split as the API bills it: at the full price, written to the cache (×1.25), read
  * from it (×0.1). Prints a Markdown table for docs/turn-cost.md.
  */
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { AgentCatalog, AgentService } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import {

@@ -11,7 +11,8 @@
  *
  * Prints the tokens of context per call (first, median, last, largest), the calls past 32k, and the compactions.
  */
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { AgentCatalog, AgentService } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import { type RecordedRequest, type StepObject, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";

@@ -8,7 +8,8 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { AgentCatalog, AgentService } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import {

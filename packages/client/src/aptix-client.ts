@@ -1,6 +1,7 @@
 import {
   type AgentExecuteRequest,
   type AgentExecuteResponse,
+  APPROVAL_TOOL_NAME,
   type FileRef,
   type FinalResponse,
   type InvokeWarning,
@@ -9,7 +10,7 @@ import {
   type UsageQuery,
   type UsageReport,
 } from "@aptix/contracts";
-import { APPROVAL_TOOL_NAME, approvalHandler } from "./approval-request.js";
+import { approvalHandler } from "./approval-request.js";
 import type { AptixClientOptions } from "./aptix-client-options.js";
 import { AptixProtocolError } from "./aptix-protocol-error.js";
 import type { AptixResult } from "./aptix-result.js";

@@ -78,6 +78,13 @@ export {
 } from "./session/session-views.js";
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
 export { IdentifierSchema } from "./text/identifier.js";
+export {
+  APPROVAL_TOOL_NAME,
+  type ApprovalArguments,
+  ApprovalArgumentsSchema,
+  type ApprovalResult,
+  ApprovalResultSchema,
+} from "./tools/approval-tool.js";
 export { type ClientToolDefinition, defaultClientTools } from "./tools/default-client-tools.js";
 export {
   type SessionUsage,

@@ -1,5 +1,7 @@
 import { bench, describe } from "vitest";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "../src/index.js";
+import { InMemoryFileStore } from "../src/in-memory/in-memory-file-store.js";
+import { InMemorySessionStore } from "../src/in-memory/in-memory-session-store.js";
+import { AgentCatalog, AgentService } from "../src/index.js";
 import { ScriptedLlmProvider } from "../src/testing/scripted-llm-provider.js";
 
 // The pipeline's own cost per turn (no network, no SQL): composition, lease, persistence calls, validation.

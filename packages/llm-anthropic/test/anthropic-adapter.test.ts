@@ -2,11 +2,10 @@ import {
   AgentCatalog,
   AgentService,
   CONTINUATION_LOST,
-  InMemoryFileStore,
-  InMemorySessionStore,
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
 import { AnthropicMessagesProvider, type AnthropicMessagesProviderOptions } from "@aptix/llm-anthropic";
 import {
   type ScriptedAnthropic,

@@ -2,11 +2,10 @@ import {
   AgentCatalog,
   AgentService,
   CONTINUATION_LOST,
-  InMemoryFileStore,
-  InMemorySessionStore,
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { type ScriptedOpenAI, type StepObject, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";

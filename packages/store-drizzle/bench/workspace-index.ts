@@ -11,13 +11,12 @@ import { join, relative } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import {
-  chunkDocument,
-  codeQueryTerms,
   codeSearchText,
   type IndexDocumentInput,
   sha256ContentHashService,
   type WorkspaceIndex,
 } from "@aptix/core";
+import { chunkDocument, codeQueryTerms } from "@aptix/core/testing";
 import MiniSearch from "minisearch";
 import postgres from "postgres";
 import { type AptixStore, openStore } from "../src/index.js";

@@ -1,4 +1,4 @@
-import type { LlmProvider, TurnEvent } from "@aptix/core";
+import type { LlmProvider } from "@aptix/core";
 import { newLease, newTurnRecord, ScriptedLlmProvider, startTurnFor } from "@aptix/core/testing";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { afterAll, describe, expect, it } from "vitest";
@@ -58,7 +58,7 @@ describe("followers on another instance (Postgres LISTEN/NOTIFY)", () => {
       await called;
       const followed = await plainService(b, scripted, FOLLOWING).followTurn("principal-a", "s", "t1");
       if (!followed.successful) throw new Error(JSON.stringify(followed.errors));
-      const events: TurnEvent[] = [];
+      const events: Array<{ event: string; data: unknown }> = [];
       const following = (async () => {
         for await (const event of followed.result) events.push(event);
       })();

@@ -1,6 +1,5 @@
 import type {
   ConversationCursor,
-  Lease,
   LlmCallRecord,
   SessionKey,
   SessionPatch,
@@ -14,6 +13,7 @@ import type {
 } from "@aptix/core";
 import {
   FIXTURE_TIME,
+  type Lease,
   type ManualClock,
   newCallRecord,
   newContinuationResult,

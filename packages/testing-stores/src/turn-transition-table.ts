@@ -5,22 +5,19 @@ import {
   type InvokeResult,
 } from "@aptix/contracts";
 import {
-  type Admission,
   AgentCatalog,
   AgentService,
-  InMemoryFileStore,
-  interruptedFailure,
-  requestHash,
   type SessionKey,
   type SessionStore,
   sha256ContentHashService,
-  TurnAdmission,
-  TurnPersistence,
   type TurnRecord,
   type TurnState,
 } from "@aptix/core";
 import {
+  type Admission,
   claimSessionFor,
+  InMemoryFileStore,
+  interruptedFailure,
   type ManualClock,
   newContinuationResult,
   newCursor,
@@ -28,6 +25,9 @@ import {
   newLease,
   newPendingToolCalls,
   newTurnRecord,
+  requestHash,
+  TurnAdmission,
+  TurnPersistence,
 } from "@aptix/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SessionStoreHarness } from "./session-store-contract.js";

@@ -1,8 +1,6 @@
 import type { RagScopeCondition } from "@aptix/contracts";
 import {
-  codeQueryTerms,
   codeSearchText,
-  type IndexChunkInput,
   type IndexDocumentInput,
   type LexicalSearchInput,
   QuotaExceededError,
@@ -10,7 +8,7 @@ import {
   type WorkspaceIndex,
   type WorkspaceKey,
 } from "@aptix/core";
-import type { ManualClock } from "@aptix/core/testing";
+import { codeQueryTerms, type IndexChunkInput, type ManualClock } from "@aptix/core/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** What a contract run needs from the index under test, made afresh (over empty data) for every test. */

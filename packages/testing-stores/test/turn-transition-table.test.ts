@@ -1,5 +1,5 @@
-import { decideTransition, requestHash, sha256ContentHashService } from "@aptix/core";
-import { InMemorySessionStore, ManualClock } from "@aptix/core/testing";
+import { sha256ContentHashService } from "@aptix/core";
+import { decideTransition, InMemorySessionStore, ManualClock, requestHash } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   arrangedState,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import type { KeptFile, ProducedFile, ServerToolFiles } from "@aptix/core";
+import type { ServerToolFiles } from "@aptix/core";
+import type { KeptFile, ProducedFile } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
 import { mcpToolResult } from "../src/index.js";
 

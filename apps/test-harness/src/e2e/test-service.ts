@@ -6,8 +6,9 @@ import {
   type FinalResponse,
   type InvokeError,
   type InvokeResult,
+  type SessionSummary,
 } from "@aptix/contracts";
-import type { SessionSummary, TurnTrace } from "@aptix/core";
+import type { TurnTrace } from "@aptix/core";
 import { createLogger, type Jsonified, type RunningServer, readServerEnv, startServer } from "@aptix/server";
 import type { ScriptedAnthropic } from "@aptix/testing-llm-servers";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";

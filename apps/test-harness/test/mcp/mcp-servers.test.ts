@@ -2,13 +2,9 @@
  * `@aptix/tools-mcp` against the fixture MCP server as a real process, over stdio and over streamable HTTP:
  * tools listed at connection and again on `tools/list_changed`, calls, cancellation, closing.
  */
-import {
-  FileKeeper,
-  InMemoryFileStore,
-  type ServerTool,
-  type ServerToolContext,
-  sha256ContentHashService,
-} from "@aptix/core";
+
+import { type ServerTool, type ServerToolContext, sha256ContentHashService } from "@aptix/core";
+import { FileKeeper, InMemoryFileStore } from "@aptix/core/testing";
 import { type McpLog, McpServers } from "@aptix/tools-mcp";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type HttpMcpFixture, startHttpMcpFixture, stdioMcpFixture } from "../../src/e2e/index.js";

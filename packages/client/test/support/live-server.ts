@@ -4,14 +4,12 @@ import {
   AgentCatalog,
   AgentService,
   createCreateFileTool,
-  InMemoryFileStore,
-  InMemorySessionStore,
-  InMemoryWorkspaceIndex,
   randomIdGenerator,
   type ServerTool,
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "@aptix/core";
+import { InMemoryFileStore, InMemorySessionStore, InMemoryWorkspaceIndex } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { createApp, DEFAULT_CATALOG, silentLogger } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";

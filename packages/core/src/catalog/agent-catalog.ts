@@ -1,7 +1,6 @@
-import { type FieldError, fail, type InvokeResult, ok } from "@aptix/contracts";
+import { APPROVAL_TOOL_NAME, type FieldError, fail, type InvokeResult, ok } from "@aptix/contracts";
 import type { ServerTool } from "../ports/server-tool.js";
 import type { ToolDefinition } from "../records/tool-definition.js";
-import { APPROVAL_TOOL_NAME } from "./approval-tool.js";
 import { CHANGE_MODE_TOOL_NAME, createChangeModeTool } from "./change-mode-tool.js";
 import { type ConversationContext, DEFAULT_MODE_ID } from "./conversation-context.js";
 import type { Mode } from "./mode.js";

@@ -1,20 +1,16 @@
-import type { ToolResult } from "@aptix/contracts";
+import {
+  APPROVAL_TOOL_NAME,
+  type ApprovalArguments,
+  ApprovalResultSchema,
+  type ToolResult,
+} from "@aptix/contracts";
 import type { ServerTool } from "../ports/server-tool.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 
-/**
- * The client call that stands for a server tool's call awaiting the user's approval (docs/server-tools.md). Never offered to
- * a model, and no catalog may name a tool so.
- */
-export const APPROVAL_TOOL_NAME = "aptix_approve";
-
-/** The approval asked for `call` of `tool`, in the call's place and with its id: `{ tool, argumentsJson, server }`. */
+/** The approval asked for `call` of `tool`, in the call's place and with its id (the protocol: @aptix/contracts). */
 export function approvalCall(call: LlmToolCall, tool: ServerTool, argumentsJson: string): LlmToolCall {
-  return {
-    callId: call.callId,
-    name: APPROVAL_TOOL_NAME,
-    argumentsJson: JSON.stringify({ tool: call.name, argumentsJson, server: tool.server ?? null }),
-  };
+  const args: ApprovalArguments = { tool: call.name, argumentsJson, server: tool.server ?? null };
+  return { callId: call.callId, name: APPROVAL_TOOL_NAME, argumentsJson: JSON.stringify(args) };
 }
 
 /**
@@ -29,12 +25,11 @@ export function approvalOf(result: ToolResult | undefined): { approved: boolean;
   } catch {
     return { approved: false };
   }
-  if (typeof answer !== "object" || answer === null) return { approved: false };
-  const { approved, message } = answer as { approved?: unknown; message?: unknown };
-  if (approved === true) return { approved: true };
-  return typeof message === "string" && message.trim() !== ""
-    ? { approved: false, message: message.trim() }
-    : { approved: false };
+  const read = ApprovalResultSchema.safeParse(answer);
+  if (!read.success) return { approved: false };
+  if (read.data.approved) return { approved: true };
+  const message = read.data.message?.trim() ?? "";
+  return message === "" ? { approved: false } : { approved: false, message };
 }
 
 /** The output the model gets for a call the user did not approve. */

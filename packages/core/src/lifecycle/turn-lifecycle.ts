@@ -6,7 +6,7 @@ import type { TurnStatus } from "@aptix/contracts";
  * request taking the session over); a new user turn abandoning it; a round sent again after its instance
  * stopped (`rerun`, which also reopens a turn the reaper failed).
  */
-export const TURN_EVENTS = [
+export const LIFECYCLE_EVENTS = [
   "start",
   "round_final",
   "round_awaiting",
@@ -17,7 +17,8 @@ export const TURN_EVENTS = [
   "abandon",
   "rerun",
 ] as const;
-export type TurnEvent = (typeof TURN_EVENTS)[number];
+/** One event of the turn lifecycle (not a server-sent event of a streamed turn: that is `TurnEvent`). */
+export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 /** A turn before it exists: only its start applies. */
 export type TurnStatusOrNew = TurnStatus | "new";
@@ -32,7 +33,7 @@ const none = {
   lease_lost: null,
   abandon: null,
   rerun: null,
-} as const satisfies Record<TurnEvent, null>;
+} as const satisfies Record<LifecycleEvent, null>;
 
 /**
  * The turn lifecycle: every status × event, the next status, or null where the event cannot reach a turn in that
@@ -40,7 +41,7 @@ const none = {
  * its row is written; `docs/architecture.md` shows this table.
  */
 export const TURN_LIFECYCLE: {
-  readonly [S in TurnStatusOrNew]: { readonly [E in TurnEvent]: TurnStatus | null };
+  readonly [S in TurnStatusOrNew]: { readonly [E in LifecycleEvent]: TurnStatus | null };
 } = {
   new: { ...none, start: "running" },
   running: {
@@ -68,7 +69,7 @@ export const TURN_LIFECYCLE: {
 };
 
 /** The status `event` moves a turn in `from` to; a pair the table refuses is a bug of the caller's decision. */
-export function nextStatus(from: TurnStatusOrNew, event: TurnEvent): TurnStatus {
+export function nextStatus(from: TurnStatusOrNew, event: LifecycleEvent): TurnStatus {
   const to = TURN_LIFECYCLE[from][event];
   if (to === null) throw new Error(`A turn that is ${from} cannot take the event ${event}.`);
   return to;

@@ -67,7 +67,10 @@ export interface ObservedCompaction {
   tokensBefore: number;
 }
 
-/** How a compaction ended: the compacted chain's estimate, nothing to compact, or a failure that fails the turn. */
+/**
+ * How a compaction ended: the compacted chain's estimate, nothing to compact, or a failure that fails the turn.
+ * @public
+ */
 export type CompactionResult = InvokeResult<{ tokensAfter: number } | undefined>;
 
 /**

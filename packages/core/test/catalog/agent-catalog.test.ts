@@ -1,6 +1,7 @@
 import type { FieldError } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { AgentCatalog, type AgentCatalogConfig, type ServerTool } from "../../src/index.js";
+import type { AgentCatalogConfig } from "../../src/catalog/agent-catalog.js";
+import { AgentCatalog, type ServerTool } from "../../src/index.js";
 import { lookupTool, TEST_CATALOG } from "../support/test-agent.js";
 
 function fieldsOf(

@@ -1,7 +1,8 @@
 import type { AgentExecuteRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { requestHash } from "../../src/entry/request-hash.js";
-import { type ContentHashService, sha256ContentHashService } from "../../src/index.js";
+import { sha256ContentHashService } from "../../src/index.js";
+import type { ContentHashService } from "../../src/ports/content-hash-service.js";
 
 /** Hashes to the canonical text itself, so the tests can see what is hashed. */
 const identity: ContentHashService = { hash: (content) => (typeof content === "string" ? content : "bytes") };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore, PriceList, UsageReports } from "../../src/index.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { PriceList, UsageReports } from "../../src/index.js";
 import {
   FIXTURE_TIME,
   ManualClock,

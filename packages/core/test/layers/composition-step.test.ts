@@ -1,17 +1,17 @@
 import { createHash, createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import type { ConversationContext } from "../../src/catalog/conversation-context.js";
+import type { Mode } from "../../src/catalog/mode.js";
+import { ModeCatalog } from "../../src/catalog/mode-catalog.js";
 import {
   type CompositionInput,
   CompositionStep,
   needsReplay,
 } from "../../src/composition/composition-step.js";
 import {
-  type ConversationContext,
   type ConversationCursor,
   EMPTY_CURSOR,
   type LlmRequest,
-  type Mode,
-  ModeCatalog,
   type ToolDefinition,
   type TranscriptItem,
 } from "../../src/index.js";

@@ -2,11 +2,11 @@ import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { CompositionStep } from "../../src/composition/composition-step.js";
 import { orderOutputs } from "../../src/composition/round-opening.js";
+import { InMemoryFileStore } from "../../src/in-memory/in-memory-file-store.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
 import {
   AgentCatalog,
   CONTINUATION_LOST,
-  InMemoryFileStore,
-  InMemorySessionStore,
   type ServerTool,
   sha256ContentHashService,
   type TranscriptItem,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { ServerToolRegistry } from "../../src/catalog/server-tool-registry.js";
+import { InMemoryFileStore } from "../../src/in-memory/in-memory-file-store.js";
 import {
-  FileKeeper,
-  InMemoryFileStore,
   type LlmToolCall,
   type ServerTool,
-  ServerToolRegistry,
   sha256ContentHashService,
   type ToolDefinition,
 } from "../../src/index.js";
+import { FileKeeper } from "../../src/server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../../src/server-tools/server-tool-execution-step.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 

@@ -1,10 +1,10 @@
 import { TURN_STATUSES, type TurnStatus } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import {
+  LIFECYCLE_EVENTS,
+  type LifecycleEvent,
   nextStatus,
-  TURN_EVENTS,
   TURN_LIFECYCLE,
-  type TurnEvent,
   type TurnStatusOrNew,
 } from "../../src/lifecycle/turn-lifecycle.js";
 
@@ -16,14 +16,14 @@ const FROM: readonly TurnStatusOrNew[] = ["new", ...TURN_STATUSES];
 const ENDED: readonly TurnStatus[] = ["completed", "cancelled", "abandoned"];
 
 const transitions = FROM.flatMap((from) =>
-  TURN_EVENTS.map((event) => [from, event, TURN_LIFECYCLE[from]?.[event]] as const),
+  LIFECYCLE_EVENTS.map((event) => [from, event, TURN_LIFECYCLE[from]?.[event]] as const),
 );
 
 describe("the turn lifecycle table", () => {
   it("has a row for every status and a cell for every event, naming only known statuses", () => {
     expect(Object.keys(TURN_LIFECYCLE).sort()).toEqual([...FROM].sort());
     for (const from of FROM)
-      expect(Object.keys(TURN_LIFECYCLE[from]).sort()).toEqual([...TURN_EVENTS].sort());
+      expect(Object.keys(TURN_LIFECYCLE[from]).sort()).toEqual([...LIFECYCLE_EVENTS].sort());
     for (const [from, event, to] of transitions) {
       expect(to === null || TURN_STATUSES.includes(to as TurnStatus), `${from} × ${event}`).toBe(true);
     }
@@ -70,7 +70,7 @@ describe("the turn lifecycle table", () => {
   });
 
   it("throws on a pair the table refuses: the caller's decision let through what it must refuse", () => {
-    const refused: Array<[TurnStatusOrNew, TurnEvent]> = [
+    const refused: Array<[TurnStatusOrNew, LifecycleEvent]> = [
       ["completed", "continuation"],
       ["awaiting_client_tools", "round_final"],
       ["new", "cancel"],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore, type TranscriptItem } from "../../src/index.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import type { TranscriptItem } from "../../src/index.js";
 import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import { newCallRecord, newCursor, newTurnRecord } from "../../src/testing/store-fixtures.js";

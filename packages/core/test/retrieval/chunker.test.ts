@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { chunkDocument, type DocumentChunk, languageOf } from "../../src/index.js";
+import { chunkDocument } from "../../src/retrieval/chunk-document.js";
+import type { DocumentChunk } from "../../src/retrieval/document-chunk.js";
+import { languageOf } from "../../src/retrieval/language-of.js";
 
 interface Bounds {
   maxLines: number;

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { codeQueryTerms, codeSearchText } from "../../src/index.js";
+import { codeSearchText } from "../../src/index.js";
+import { codeQueryTerms } from "../../src/retrieval/code-search-text.js";
 
 describe("codeSearchText", () => {
   it("lower-cases words and keeps them in order", () => {

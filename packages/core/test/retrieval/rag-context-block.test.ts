@@ -1,7 +1,7 @@
 import type { UserTurnRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { composeUserMessage } from "../../src/composition/user-message.js";
-import type { RagChunk } from "../../src/index.js";
+import type { RagChunk } from "../../src/records/rag-chunk.js";
 import { formatRagContextBlock } from "../../src/retrieval/rag-context-block.js";
 
 const invoiceManager: RagChunk = {

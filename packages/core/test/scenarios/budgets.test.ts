@@ -1,6 +1,6 @@
-import { fail } from "@aptix/contracts";
+import { fail, type TurnEvent } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { CONTEXT_OVERFLOW, type TurnEvent } from "../../src/index.js";
+import { CONTEXT_OVERFLOW } from "../../src/index.js";
 import {
   catalogWithContextSettings,
   createTestAgent,

@@ -1,7 +1,8 @@
-import { fail } from "@aptix/contracts";
+import { fail, type TurnEvent } from "@aptix/contracts";
 import { describe, expect, it, vi } from "vitest";
 import { SUMMARY_INSTRUCTION } from "../../src/composition/compaction.js";
-import { CONTEXT_OVERFLOW, DEFAULT_LEASE_MS, type LlmRequest, type TurnEvent } from "../../src/index.js";
+import { DEFAULT_LEASE_MS } from "../../src/entry/agent-service.js";
+import { CONTEXT_OVERFLOW, type LlmRequest } from "../../src/index.js";
 import { createTestAgent, PRINCIPAL, responseOf, resultOf, TEST_CATALOG } from "../support/test-agent.js";
 
 /** The test catalog with a small window on both contexts: 1,000 tokens, compacting past 800. */

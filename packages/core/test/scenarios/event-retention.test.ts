@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_EVENT_RETENTION_MS } from "../../src/index.js";
+import { DEFAULT_EVENT_RETENTION_MS } from "../../src/entry/agent-service.js";
 import { collect, createTestAgent, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
 /** Execute options of a streamed request whose live events nobody reads: they still reach the event log. */

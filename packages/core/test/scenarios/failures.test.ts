@@ -1,11 +1,8 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import {
-  CONTINUATION_LOST,
-  InMemorySessionStore,
-  type ObservedRound,
-  type TurnObserver,
-} from "../../src/index.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { CONTINUATION_LOST, type TurnObserver } from "../../src/index.js";
+import type { ObservedRound } from "../../src/ports/turn-observer.js";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
 const lookup = (query: string) => ({ toolCalls: [{ name: "lookup", arguments: { query } }] });

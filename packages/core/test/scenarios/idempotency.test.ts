@@ -1,6 +1,6 @@
 import type { UserTurnRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LEASE_MS } from "../../src/index.js";
+import { DEFAULT_LEASE_MS } from "../../src/entry/agent-service.js";
 import {
   createTestAgent,
   errorsOf,

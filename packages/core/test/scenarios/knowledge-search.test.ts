@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { InMemoryWorkspaceIndex } from "../../src/in-memory/in-memory-workspace-index.js";
 import {
   createKnowledgeSearchTool,
-  InMemoryWorkspaceIndex,
   type ServerTool,
   sha256ContentHashService,
   WorkspaceKnowledge,

@@ -1,6 +1,7 @@
-import { type AgentExecuteRequest, httpStatusOf } from "@aptix/contracts";
+import { type AgentExecuteRequest, httpStatusOf, type TurnEvent } from "@aptix/contracts";
 import { describe, expect, it, vi } from "vitest";
-import { DEFAULT_LEASE_MS, type ServerTool, type TurnEvent } from "../../src/index.js";
+import { DEFAULT_LEASE_MS } from "../../src/entry/agent-service.js";
+import type { ServerTool } from "../../src/index.js";
 import type { ScriptedStep } from "../../src/testing/scripted-llm-provider.js";
 import { newTurnRecord, startTurnFor } from "../../src/testing/store-fixtures.js";
 import {

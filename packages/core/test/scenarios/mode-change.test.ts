@@ -1,6 +1,7 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import type { FixedContextChunk, LlmRequest } from "../../src/index.js";
+import type { FixedContextChunk } from "../../src/in-memory/in-memory-context-retriever.js";
+import type { LlmRequest } from "../../src/index.js";
 import { sessionInDroppedMode } from "../support/dropped-mode.js";
 import {
   catalogWithModes,

@@ -1,6 +1,7 @@
 import { defaultClientTools } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { type AgentCatalogConfig, createCreateFileTool, type ServerTool } from "../../src/index.js";
+import type { AgentCatalogConfig } from "../../src/catalog/agent-catalog.js";
+import { createCreateFileTool, type ServerTool } from "../../src/index.js";
 import { createTestAgent, PRINCIPAL, responseOf, resultOf, TEST_CATALOG } from "../support/test-agent.js";
 
 /**

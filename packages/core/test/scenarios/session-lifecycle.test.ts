@@ -1,5 +1,5 @@
+import type { TurnEvent } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/index.js";
 import { sessionInDroppedMode } from "../support/dropped-mode.js";
 import {
   createTestAgent,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
 import {
-  InMemorySessionStore,
   type RecordLlmCallInput,
   StoreUnavailableError,
   type TransitionResult,

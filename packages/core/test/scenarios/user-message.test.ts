@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ContentPart, FixedContextChunk, LlmRequest } from "../../src/index.js";
+import type { FixedContextChunk } from "../../src/in-memory/in-memory-context-retriever.js";
+import type { ContentPart, LlmRequest } from "../../src/index.js";
 import { createTestAgent, responseOf } from "../support/test-agent.js";
 
 const chunks: FixedContextChunk[] = [

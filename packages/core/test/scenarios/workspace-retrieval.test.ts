@@ -1,13 +1,9 @@
 import { fail, type WorkspaceDocument } from "@aptix/contracts";
 import { countTokens } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
-import {
-  type AgentCatalogConfig,
-  InMemoryWorkspaceIndex,
-  type LlmRequest,
-  sha256ContentHashService,
-  WorkspaceKnowledge,
-} from "../../src/index.js";
+import type { AgentCatalogConfig } from "../../src/catalog/agent-catalog.js";
+import { InMemoryWorkspaceIndex } from "../../src/in-memory/in-memory-workspace-index.js";
+import { type LlmRequest, sha256ContentHashService, WorkspaceKnowledge } from "../../src/index.js";
 import {
   createTestAgent,
   errorsOf,

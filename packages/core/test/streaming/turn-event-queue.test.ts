@@ -1,5 +1,5 @@
+import type { TurnEvent } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import type { TurnEvent } from "../../src/index.js";
 import { MAX_QUEUED_EVENTS, TurnEventQueue } from "../../src/streaming/turn-event-queue.js";
 
 const delta = (seq: number): TurnEvent => ({

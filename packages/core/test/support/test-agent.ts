@@ -4,21 +4,22 @@ import type {
   InvokeFailure,
   InvokeResult,
 } from "@aptix/contracts";
-import { validateAgentExecuteRequest } from "@aptix/contracts";
+import { type TurnEvent, validateAgentExecuteRequest } from "@aptix/contracts";
+import type { AgentCatalogConfig } from "../../src/catalog/agent-catalog.js";
+import type { AgentServiceOptions } from "../../src/entry/agent-service.js";
+import {
+  type FixedContextChunk,
+  InMemoryContextRetriever,
+} from "../../src/in-memory/in-memory-context-retriever.js";
+import { InMemoryFileStore } from "../../src/in-memory/in-memory-file-store.js";
+import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
 import type { FileStore, LlmCallOptions, LlmRequest, LlmResponse } from "../../src/index.js";
 import {
   AgentCatalog,
-  type AgentCatalogConfig,
   AgentService,
-  type AgentServiceOptions,
-  type FixedContextChunk,
-  InMemoryContextRetriever,
-  InMemoryFileStore,
-  InMemorySessionStore,
   type ServerTool,
   type SessionStore,
   type TransitionWrite,
-  type TurnEvent,
 } from "../../src/index.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import "../../src/testing/scenario-stores.js";

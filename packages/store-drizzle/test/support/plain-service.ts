@@ -1,11 +1,11 @@
 import {
   AgentCatalog,
   AgentService,
-  type AgentServiceOptions,
   type LlmProvider,
   type ServerTool,
   type ToolDefinition,
 } from "@aptix/core";
+import type { AgentServiceOptions } from "@aptix/core/testing";
 import type { AptixStore } from "../../src/index.js";
 
 /**

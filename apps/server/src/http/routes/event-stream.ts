@@ -1,6 +1,5 @@
 import { ServerResponse } from "node:http";
-import { fail } from "@aptix/contracts";
-import type { TurnEvent } from "@aptix/core";
+import { fail, type TurnEvent } from "@aptix/contracts";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";

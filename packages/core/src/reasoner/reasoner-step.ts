@@ -23,12 +23,12 @@ import type {
 import type { Budgets } from "../usage/budgets.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
 import { advancedCursor, resumeCursor } from "./call-cursors.js";
-import { callRecord } from "./call-record.js";
 import type { Compactor } from "./compactor.js";
 import { RoomMaker } from "./make-room.js";
 import { type AnsweredCall, type CallModel, failed, type NextStep } from "./next-step.js";
 import type { RoundLease } from "./round-lease.js";
 import { callsLeft, iterationLimit, type RoundState, takeOpening } from "./round-state.js";
+import { tracedCall } from "./traced-call.js";
 
 export interface ReasonerInput {
   lease: RoundLease;
@@ -198,28 +198,19 @@ export class ReasonerStep {
     const { input } = round;
     const { session, progress } = input;
     const cursor = progress.cursor;
-    const startedAt = this.clock.now();
     const text = new AnswerText(input.text, this.#welcome(input.mode, round.sessionMode));
-    const answered = await this.llmCall.run({
+    const { answered, record } = await tracedCall({
+      llmCall: this.llmCall,
+      clock: this.clock,
       provider: input.provider,
       request,
       options: {
         ...(input.text ? { onTextDelta: text.delta } : {}),
         ...(input.signal ? { signal: input.signal } : {}),
       },
+      turn: { principal: session.principal, sessionId: session.sessionId, turnId: input.turnId },
+      progress,
     });
-    const record = callRecord({
-      principal: session.principal,
-      sessionId: session.sessionId,
-      turnId: input.turnId,
-      index: progress.llmCallCount,
-      provider: input.provider.id,
-      request,
-      startedAt,
-      endedAt: this.clock.now(),
-      answered,
-    });
-    progress.llmCallCount += 1;
     if (!answered.successful) return this.#refused(round, { request, record, answered });
     // The turn's user message goes with its first call: from then on the model has been told its mode and
     // holds its context chunks.

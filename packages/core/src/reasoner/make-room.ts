@@ -77,7 +77,10 @@ export class RoomMaker {
     return { type: "call_model", roomChecked: step.reason === "threshold" };
   }
 
-  /** Compacts the conversation before the round's next call, telling the stream; undefined when there was nothing to compact. */
+  /**
+   * Compacts the conversation before the round's next call, telling the stream; undefined when there was
+   * nothing to compact.
+   */
   async #compact(round: RoundState, step: MakeRoom): Promise<InvokeResult<Compacted | undefined>> {
     const { input } = round;
     const { session, progress } = input;

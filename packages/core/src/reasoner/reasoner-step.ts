@@ -1,5 +1,4 @@
-import type { InvokeFailure, InvokeResult } from "@aptix/contracts";
-import { ok } from "@aptix/contracts";
+import { type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../catalog/change-mode-tool.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
@@ -128,30 +127,30 @@ export class ReasonerStep {
     // Streamed or not, every round runs this loop: each step says what comes next, until one ends the round.
     let next: NextStep = { type: "call_model" };
     for (;;) {
-      switch (next.type) {
-        case "call_model":
-          next = await this.#callModel(round, next);
-          break;
-        case "make_room":
-          next = await this.#room.make(round, next);
-          break;
-        case "run_server_tools":
-          next = await this.#runServerTools(round, next.call);
-          break;
-        case "final_answer":
-          return ok({
-            kind: "final",
-            sessionMode: round.sessionMode,
-            text: next.text,
-            finishReason: next.finishReason,
-          });
-        case "hand_to_client": {
-          const { text, clientCalls, pending } = next;
-          return ok({ kind: "client_tools", sessionMode: round.sessionMode, text, clientCalls, pending });
-        }
-        case "fail":
-          return next.failure;
+      const applied = await this.#apply(round, next);
+      if (!("type" in applied)) return applied;
+      next = applied;
+    }
+  }
+
+  /** Takes one step: the step after it, or the round's outcome when it ends the round. */
+  async #apply(round: RoundState, step: NextStep): Promise<NextStep | InvokeResult<ReasonerOutcome>> {
+    const { sessionMode } = round;
+    switch (step.type) {
+      case "call_model":
+        return this.#callModel(round, step);
+      case "make_room":
+        return this.#room.make(round, step);
+      case "run_server_tools":
+        return this.#runServerTools(round, step.call);
+      case "final_answer":
+        return ok({ kind: "final", sessionMode, text: step.text, finishReason: step.finishReason });
+      case "hand_to_client": {
+        const { text, clientCalls, pending } = step;
+        return ok({ kind: "client_tools", sessionMode, text, clientCalls, pending });
       }
+      case "fail":
+        return step.failure;
     }
   }
 
@@ -237,7 +236,10 @@ export class ReasonerStep {
     });
   }
 
-  /** A call the provider failed, kept with its trace: replayed once when its continuation was lost, room made once when it was too long. */
+  /**
+   * A call the provider failed, kept with its trace: sent again once, replayed, when its continuation was lost;
+   * room made once when it was too long; else the round's failure.
+   */
   async #refused(
     round: RoundState,
     call: { request: LlmRequest; record: LlmCallRecord; answered: InvokeFailure },

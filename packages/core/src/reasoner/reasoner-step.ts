@@ -1,10 +1,9 @@
 import { type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
-import { CHANGE_MODE_TOOL_NAME, type ChangeModeResult } from "../catalog/change-mode-tool.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { Mode } from "../catalog/mode.js";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import { type CompositionStep, needsReplay } from "../composition/composition-step.js";
-import { orderOutputs, type RoundOpening } from "../composition/round-opening.js";
+import type { RoundOpening } from "../composition/round-opening.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
 import { isContextOverflow, isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
@@ -15,18 +14,16 @@ import type { LlmFinishReason, LlmToolCall } from "../records/llm-response.js";
 import type { SessionRecord } from "../records/session-record.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
 import type { PendingToolCalls } from "../records/turn-record.js";
-import type {
-  ServerToolExecutionInput,
-  ServerToolExecutionStep,
-} from "../server-tools/server-tool-execution-step.js";
+import type { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import type { Budgets } from "../usage/budgets.js";
 import { AnswerText, type TextSink } from "./answer-text.js";
-import { advancedCursor, resumeCursor } from "./call-cursors.js";
+import { advancedCursor } from "./call-cursors.js";
 import type { Compactor } from "./compactor.js";
 import { RoomMaker } from "./make-room.js";
 import { type AnsweredCall, type CallModel, failed, type NextStep } from "./next-step.js";
 import type { RoundLease } from "./round-lease.js";
-import { callsLeft, iterationLimit, type RoundState, takeOpening } from "./round-state.js";
+import { budgetSpent, callsLeft, iterationLimit, type RoundState, takeOpening } from "./round-state.js";
+import { ToolCalls } from "./tool-calls.js";
 import { tracedCall } from "./traced-call.js";
 
 export interface ReasonerInput {
@@ -102,6 +99,7 @@ export class ReasonerStep {
   private readonly budgets: Budgets | undefined;
   /** The one hook that keeps the round's calls within the context window. */
   readonly #room: RoomMaker;
+  readonly #tools: ToolCalls;
 
   constructor(options: ReasonerStepOptions) {
     ({
@@ -115,11 +113,12 @@ export class ReasonerStep {
       budgets: this.budgets,
     } = options);
     this.#room = new RoomMaker(this.compactor, this.composition);
+    this.#tools = new ToolCalls(options);
   }
 
   async run(input: ReasonerInput): Promise<InvokeResult<ReasonerOutcome>> {
     // A round of a turn admitted before (a continuation, a round run again) spends nothing past the budget.
-    const spent = input.budgetJudged ? undefined : await this.#budgetSpent(input, "");
+    const spent = input.budgetJudged ? undefined : await budgetSpent(this.budgets, input, "");
     if (spent) return spent;
     const started = await this.#start(input);
     if (!started.successful) return started;
@@ -142,7 +141,7 @@ export class ReasonerStep {
       case "make_room":
         return this.#room.make(round, step);
       case "run_server_tools":
-        return this.#runServerTools(round, step.call);
+        return this.#tools.run(round, step.call);
       case "final_answer":
         return ok({ kind: "final", sessionMode, text: step.text, finishReason: step.finishReason });
       case "hand_to_client": {
@@ -159,7 +158,7 @@ export class ReasonerStep {
     const { session, progress } = input;
     const firstCall = progress.llmCallCount;
     // The user's answers to the calls that asked first: approved ones run now, before the model hears of them.
-    const approved = await this.#answerApprovals(input);
+    const approved = await this.#tools.answerApprovals(input);
     if (!approved.successful) return approved;
     // Composed once: a replay after a lost continuation resends the same items.
     const opened = await this.composition.openRound(approved.result, session, progress.cursor, input.context);
@@ -299,150 +298,9 @@ export class ReasonerStep {
     };
   }
 
-  /**
-   * The server's tools of an answered call run, and its mode change applies: the calls left for the client end
-   * the round; otherwise the outputs go to the next call, unless a budget is spent.
-   */
-  async #runServerTools(round: RoundState, call: AnsweredCall): Promise<NextStep> {
-    const { input } = round;
-    const { request, response, text } = call;
-    const executed = await this.serverTools.run({
-      calls: response.toolCalls,
-      // What this call offered, and so all a call of its response may use (docs/security.md).
-      offered: request.tools,
-      ...(input.signal ? { signal: input.signal } : {}),
-      context: toolContext(input),
-    });
-    if (!executed.successful) return failed(executed);
-    const { outputs, executions, clientCalls, approvals, files, results } = executed.result;
-    input.progress.toolExecutions.push(...executions);
-    input.progress.files.push(...files);
-    const modeChanged = await this.#applyModeChange(input, round.sessionMode, response.toolCalls, results);
-    if (!modeChanged.successful) return failed(modeChanged);
-    round.sessionMode = modeChanged.result;
-    if (clientCalls.length > 0) {
-      // The continuation's message is the model's text alone: a welcome waits for the turn's final answer.
-      if (text.welcomed) {
-        input.text?.reset();
-        input.text?.delta(response.text);
-      }
-      const pending: PendingToolCalls = {
-        calls: response.toolCalls,
-        clientCallIds: clientCalls.map((clientCall) => clientCall.callId),
-        serverOutputs: outputs,
-        ...(approvals.length > 0 ? { approvals } : {}),
-        resumeCursor: resumeCursor(call),
-      };
-      return { type: "hand_to_client", text: response.text, clientCalls, pending };
-    }
-    // Past the budget the turn ends here, before its next call, with the text shown so far.
-    const spent = await this.#budgetSpent(input, text.answer(response.text));
-    if (spent) return failed(spent);
-    input.text?.reset();
-    round.newItems = orderOutputs(response.toolCalls, outputs);
-    return { type: "call_model" };
-  }
-
-  /** The turn's failure when a budget of its principal is spent (its text so far in the details); else undefined. */
-  #budgetSpent(input: ReasonerInput, textSoFar: string) {
-    return this.budgets?.refusal(input.session.principal, "the turn ended before its next LLM call.", {
-      turnId: input.turnId,
-      ...(textSoFar === "" ? {} : { partialText: textSoFar }),
-    });
-  }
-
-  /**
-   * A continuation's opening with the user's answers to the calls that asked first (docs/server-tools.md) turned into those
-   * calls' outputs: an approved call runs (its run among the turn's tool runs), a declined one tells the model so.
-   * Any other opening as it is.
-   */
-  async #answerApprovals(input: ReasonerInput): Promise<InvokeResult<RoundOpening>> {
-    const { opening, session, progress } = input;
-    const approvals = opening.type === "tool_results" ? (opening.pending.approvals ?? []) : [];
-    if (opening.type !== "tool_results" || approvals.length === 0) return ok(opening);
-    const answered = await this.serverTools.runApproved({
-      approvals,
-      results: opening.toolResults,
-      decidedBy: session.principal,
-      context: toolContext(input),
-      ...(input.signal ? { signal: input.signal } : {}),
-    });
-    if (!answered.successful) return answered;
-    progress.toolExecutions.push(...answered.result.executions);
-    progress.files.push(...answered.result.files);
-    const asked = new Set(approvals.map((call) => call.callId));
-    return ok({
-      ...opening,
-      toolResults: opening.toolResults.filter((result) => !asked.has(result.toolCallId)),
-      pending: {
-        ...opening.pending,
-        serverOutputs: [...opening.pending.serverOutputs, ...answered.result.outputs],
-      },
-    });
-  }
-
   /** The welcome of the mode the turn changed to (AGN-011 §5.4); none while the turn is in its own mode. */
   #welcome(turnMode: Mode, sessionMode: string): string | undefined {
     if (sessionMode === turnMode.id || !this.modes.has(sessionMode)) return undefined;
     return this.modes.get(sessionMode).welcomeMessage;
   }
-
-  /**
-   * AGN-011 §5: the last successful `agent_change_mode` of a response wins; the mode and its history persist at
-   * once. Several changes in one turn (in one response, or in its successive responses and rounds) warn
-   * `MULTIPLE_MODE_CHANGES` once, counting them all. Answers the session's mode after the response.
-   */
-  async #applyModeChange(
-    input: ReasonerInput,
-    sessionMode: string,
-    calls: LlmToolCall[],
-    results: Map<string, unknown>,
-  ): Promise<InvokeResult<string>> {
-    const changes = calls
-      .filter((call) => call.name === CHANGE_MODE_TOOL_NAME && results.has(call.callId))
-      .map((call) => results.get(call.callId) as ChangeModeResult);
-    const last = changes.at(-1);
-    if (!last) return ok(sessionMode);
-    // The turn's runs so far, this response's included: earlier rounds' are on the turn, kept in its progress.
-    const inTurn = input.progress.toolExecutions.filter(
-      (execution) => execution.name === CHANGE_MODE_TOOL_NAME && execution.resultJson !== undefined,
-    ).length;
-    if (inTurn > 1) {
-      const warnings = input.progress.warnings;
-      const earlier = warnings.findIndex((warning) => warning.code === "MULTIPLE_MODE_CHANGES");
-      if (earlier >= 0) warnings.splice(earlier, 1);
-      warnings.push({
-        code: "MULTIPLE_MODE_CHANGES",
-        message: `The model changed mode ${inTurn} times in this turn; the last change (${last.mode}) applies.`,
-      });
-    }
-    const session = input.session;
-    if (last.mode === sessionMode) return ok(sessionMode);
-    const changed = await input.lease.changeMode({
-      principal: session.principal,
-      sessionId: session.sessionId,
-      turnId: input.turnId,
-      previousMode: sessionMode,
-      newMode: last.mode,
-      reason: last.reason,
-      changedBy: session.principal,
-      changedAt: this.clock.now(),
-    });
-    return changed.successful ? ok(last.mode) : changed;
-  }
-}
-
-/** Who a server tool runs for, and where. */
-function toolContext(input: ReasonerInput): ServerToolExecutionInput["context"] {
-  const { session } = input;
-  return {
-    principal: session.principal,
-    sessionId: session.sessionId,
-    turnId: input.turnId,
-    mode: input.mode.id,
-    // The cursor holds the turn's workspace once its user message is sent (the request's, else the session's).
-    ...(input.progress.cursor.workspaceId !== undefined
-      ? { workspaceId: input.progress.cursor.workspaceId }
-      : {}),
-  };
 }

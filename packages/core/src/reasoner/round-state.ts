@@ -3,6 +3,7 @@ import type { ContextWindow } from "../composition/context-window.js";
 import type { OpenedRound } from "../composition/round-opening.js";
 import type { HeldContext } from "../records/conversation-cursor.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
+import type { Budgets } from "../usage/budgets.js";
 import type { ReasonerInput } from "./reasoner-step.js";
 
 /** What the Reasoner's loop carries from one step to the next within a round. */
@@ -45,4 +46,12 @@ export function iterationLimit({ maxLlmCalls }: RoundState) {
     `The request made ${maxLlmCalls} LLM calls (summaries included) without a final answer or a client tool call.`,
     { maxLlmCalls },
   );
+}
+
+/** The turn's failure when a budget of its principal is spent (its text so far in the details); else undefined. */
+export function budgetSpent(budgets: Budgets | undefined, input: ReasonerInput, textSoFar: string) {
+  return budgets?.refusal(input.session.principal, "the turn ended before its next LLM call.", {
+    turnId: input.turnId,
+    ...(textSoFar === "" ? {} : { partialText: textSoFar }),
+  });
 }

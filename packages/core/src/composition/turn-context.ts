@@ -56,27 +56,9 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
     ...(cursor.providedChunks !== undefined ? { providedChunks: cursor.providedChunks } : {}),
   };
   if (!retriever) return ok({ held });
-  const omitted = (
-    outcome: RetrievalTrace["outcome"],
-    query = "",
-    warnings: InvokeWarning[] = [],
-  ): InvokeResult<TurnContext> =>
-    ok(
-      {
-        held,
-        trace: {
-          outcome,
-          workspaceId: workspaceId ?? null,
-          workspaceFrom: workspaceOrigin(request, cursor),
-          query,
-          chunks: [],
-          previouslyProvided: [],
-          skipped: 0,
-          tokens: 0,
-        },
-      },
-      warnings,
-    );
+  const where = { workspaceId: workspaceId ?? null, workspaceFrom: workspaceOrigin(request, cursor) };
+  const omitted = (outcome: RetrievalTrace["outcome"], query = "", warnings: InvokeWarning[] = []) =>
+    ok({ held, trace: omittedTrace(where, outcome, query) }, warnings);
   if (workspaceId === undefined) return omitted("no_workspace");
 
   const query = queryText(request);
@@ -107,30 +89,52 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
   if (retrieval.type !== "found") return omitted(retrieval.type, query);
   const matches = retrieval.chunks.slice(0, settings.topK);
   if (matches.length === 0) return omitted("no_match", query);
+  return ok(matchedContext({ matches, cursor, settings, held, trace: { ...where, query } }));
+}
 
+/** The trace of a turn whose block is omitted before any chunk is matched. */
+function omittedTrace(
+  where: Pick<RetrievalTrace, "workspaceId" | "workspaceFrom">,
+  outcome: RetrievalTrace["outcome"],
+  query: string,
+): RetrievalTrace {
+  return {
+    outcome,
+    ...where,
+    query,
+    chunks: [],
+    previouslyProvided: [],
+    skipped: 0,
+    tokens: 0,
+  };
+}
+
+/**
+ * The block of a turn's matches: those the provider holds named, the others in rank order while the block fits
+ * `maxContextTokens`; and, when there is a block, the chunks the provider holds once it is sent.
+ */
+function matchedContext(input: {
+  matches: readonly RetrievedChunk[];
+  cursor: ConversationCursor;
+  settings: RetrievalSettings;
+  held: TurnContext["held"];
+  trace: Pick<RetrievalTrace, "workspaceId" | "workspaceFrom" | "query">;
+}): TurnContext {
+  const { matches, cursor } = input;
   const sent = new Set((cursor.providedChunks ?? []).map((chunk) => chunk.chunkId));
   const previously = matches.filter((chunk) => sent.has(chunk.chunkId)).map(providedChunk);
-  const selected: RetrievedChunk[] = [];
-  let skipped = 0;
-  for (const chunk of matches) {
-    if (sent.has(chunk.chunkId)) continue;
-    const candidate = formatRagContextBlock(rankedRagChunks([...selected, chunk]), previously) ?? "";
-    if (estimateTokens(candidate, NO_SPECIAL_TOKENS) <= settings.maxContextTokens) selected.push(chunk);
-    else skipped++;
-  }
+  const { selected, skipped } = fittingChunks(matches, sent, previously, input.settings.maxContextTokens);
   const contextBlock = formatRagContextBlock(rankedRagChunks(selected), previously);
   const traced = (chunk: RetrievedChunk) => ({ ...providedChunk(chunk), score: chunk.score });
   const trace: RetrievalTrace = {
     outcome: contextBlock === undefined ? "none_fit" : "included",
-    workspaceId,
-    workspaceFrom: workspaceOrigin(request, cursor),
-    query,
+    ...input.trace,
     chunks: selected.map((chunk, index) => ({ id: contextIdOf(index), ...traced(chunk) })),
     previouslyProvided: matches.filter((chunk) => sent.has(chunk.chunkId)).map(traced),
     skipped,
     tokens: contextBlock === undefined ? 0 : estimateTokens(contextBlock, NO_SPECIAL_TOKENS),
   };
-  if (contextBlock === undefined) return ok({ held, trace });
+  if (contextBlock === undefined) return { held: input.held, trace };
   // Chunks named again move to the end with the new ones: the bound forgets the longest unused first.
   const named = new Set([...previously, ...selected].map((chunk) => chunk.chunkId));
   const providedChunks = [
@@ -138,7 +142,25 @@ export async function retrieveTurnContext(input: TurnContextInput): Promise<Invo
     ...previously,
     ...selected.map(providedChunk),
   ].slice(-MAX_PROVIDED_CHUNKS);
-  return ok({ contextBlock, trace, held: { workspaceId, providedChunks } });
+  return { contextBlock, trace, held: { ...input.held, providedChunks } };
+}
+
+/** The matches not `sent` before, in rank order, each while the block with it stays within `maxTokens`. */
+function fittingChunks(
+  matches: readonly RetrievedChunk[],
+  sent: ReadonlySet<string>,
+  previously: readonly ProvidedChunk[],
+  maxTokens: number,
+): { selected: RetrievedChunk[]; skipped: number } {
+  const selected: RetrievedChunk[] = [];
+  let skipped = 0;
+  for (const chunk of matches) {
+    if (sent.has(chunk.chunkId)) continue;
+    const candidate = formatRagContextBlock(rankedRagChunks([...selected, chunk]), previously) ?? "";
+    if (estimateTokens(candidate, NO_SPECIAL_TOKENS) <= maxTokens) selected.push(chunk);
+    else skipped++;
+  }
+  return { selected, skipped };
 }
 
 /** The text a turn searches its workspace for: its instruction, then each artifact's path and file name. */

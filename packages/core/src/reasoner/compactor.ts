@@ -19,7 +19,12 @@ import {
 } from "../composition/context-window.js";
 import type { LlmCallStep } from "../llm-call/llm-call-step.js";
 import type { Clock } from "../ports/clock.js";
-import { isContextOverflow, isContinuationLost, type LlmProvider } from "../ports/llm-provider.js";
+import {
+  isContextOverflow,
+  isContinuationLost,
+  type LlmCallResult,
+  type LlmProvider,
+} from "../ports/llm-provider.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import type { CompactionReason, CompactionRecord } from "../records/compaction-record.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
@@ -28,8 +33,8 @@ import type { LlmRequest } from "../records/llm-request.js";
 import type { LlmResponse } from "../records/llm-response.js";
 import type { SystemMessageItem, TranscriptItem } from "../records/transcript-item.js";
 import { addUsage, type TurnProgress } from "../records/turn-progress.js";
-import { callRecord } from "./call-record.js";
 import type { RoundLease } from "./round-lease.js";
+import { tracedCall } from "./traced-call.js";
 
 /** The summary's share of what a call may take, and its cap: room for the summary, never most of the window. */
 const SUMMARY_SHARE = 0.1;
@@ -116,106 +121,63 @@ export class Compactor {
   }
 
   async #compact(input: CompactionInput): Promise<InvokeResult<Compacted | undefined>> {
-    const { cursor, context, progress } = input;
-    const window = contextWindowOf(context);
-    const from = cursor.replayFrom ?? 0;
-    const transcript = await input.lease.loadTranscript(cursor.transcriptLength, from);
+    const { cursor } = input;
+    const transcript = await input.lease.loadTranscript(cursor.transcriptLength, cursor.replayFrom ?? 0);
     const source = compactionSource(transcript);
     // Nothing happened since the latest compaction: a summary would only say it again.
     const untouched = cursor.transcriptLength === (cursor.compactedTo ?? 0) || source.turns.length === 0;
     if (untouched && input.unsent.length === 0) return ok(undefined);
-    // What the provider took: the window, or, after it refused a call, less than that call (its size when known,
-    // else the chain counted here, as a chain older than its estimate): the configured window is too large.
-    const refused =
-      input.reason === "overflow"
-        ? (input.refusedTokens ?? countItemTokens(transcript) + countItemTokens(input.unsent))
-        : undefined;
-    const limit = refused === undefined ? window.tokens : Math.min(window.tokens, Math.floor(refused / 2));
-    const recentTokens = Math.floor((refused ?? window.tokens) * RECENT_SHARE);
-    const maxItemTokens = Math.floor(limit * RECENT_SHARE);
+    const room = summaryRoom(input, transcript);
     // First as the provider holds the conversation, which its prompt cache serves; rendered when that would not fit.
-    let held =
+    const held =
       input.reason === "overflow" || source.turns.length === 0
         ? undefined
-        : heldRequest(input, transcript, limit, maxItemTokens);
-    let budget = limit;
-    let refusals = 0;
-    let retried = false;
+        : heldRequest(input, transcript, room.limit, room.maxItemTokens);
+    const summarised = await this.#summarise(input, source, room, held);
+    if (!summarised.successful) return summarised;
+    return this.#restart(input, { ...summarised.result, source, ...room });
+  }
+
+  /** The summary, from the first summarising call that writes one, and that call's trace. */
+  async #summarise(
+    input: CompactionInput,
+    source: CompactionSource,
+    room: SummaryRoom,
+    held: LlmRequest | undefined,
+  ): Promise<InvokeResult<{ call: LlmCallRecord; summary: string }>> {
+    const model = contextWindowOf(input.context).compactionModel;
+    let attempt: SummaryAttempt = { held, budget: room.limit, refusals: 0, retried: false };
     // Every attempt is one of the request's LLM calls: it stops at what is left of them.
-    for (let calls = 0; ; calls++) {
-      if (calls >= input.maxCalls) {
-        return fail(
-          "PROVIDER_ERROR",
-          "The conversation could not be compacted: the request's LLM calls are used up.",
-          {
-            compaction: input.reason,
-          },
-        );
-      }
+    for (let calls = 0; calls < input.maxCalls; calls++) {
+      const { budget } = attempt;
       const request =
-        held ??
+        attempt.held ??
         renderedSummaryRequest({
-          model: window.compactionModel,
+          model,
           source,
           budgetTokens: budget - summaryTokens(budget),
-          maxItemTokens,
+          maxItemTokens: room.maxItemTokens,
           maxOutputTokens: summaryTokens(budget),
         });
-      const startedAt = this.clock.now();
-      const answered = await this.llmCall.run({
+      const { answered, record: call } = await tracedCall({
+        llmCall: this.llmCall,
+        clock: this.clock,
         provider: input.provider,
         request,
         options: input.signal ? { signal: input.signal } : {},
+        turn: { principal: input.principal, sessionId: input.sessionId, turnId: input.turnId },
+        progress: input.progress,
       });
-      const call = callRecord({
-        principal: input.principal,
-        sessionId: input.sessionId,
-        turnId: input.turnId,
-        index: progress.llmCallCount,
-        provider: input.provider.id,
-        request,
-        startedAt,
-        endedAt: this.clock.now(),
-        answered,
-      });
-      progress.llmCallCount += 1;
-      if (answered.successful) progress.usage = addUsage(progress.usage, answered.result.usage);
+      if (answered.successful) input.progress.usage = addUsage(input.progress.usage, answered.result.usage);
       const summary = answered.successful ? summaryOf(answered.result) : undefined;
-      if (summary !== undefined)
-        return this.#restart(input, { call, summary, source, recentTokens, maxItemTokens });
+      if (summary !== undefined) return ok({ call, summary });
       const kept = await input.lease.recordLlmCall(call, undefined, true);
       if (!kept.successful) return kept;
-      if (answered.successful) {
-        // No text, or a tool call: no summary, so the transcript stays as it is. Asked once more, rendered without
-        // tools, so the answer can only be text.
-        if (retried) {
-          return fail(
-            "PROVIDER_ERROR",
-            "The conversation could not be compacted: the summary came back empty.",
-            {
-              compaction: input.reason,
-            },
-          );
-        }
-        retried = true;
-        held = undefined;
-        continue;
-      }
-      // The held conversation was too long after all, or the provider lost the response it continues: rendered.
-      if (held !== undefined && (isContextOverflow(answered) || isContinuationLost(answered))) {
-        held = undefined;
-        continue;
-      }
-      // The summary's own call may be refused as too long too: asked again on half as much, a few times.
-      if (!isContextOverflow(answered) || ++refusals >= SUMMARY_ATTEMPTS) {
-        const [error] = answered.errors;
-        return fail("PROVIDER_ERROR", `The conversation could not be compacted: ${error.message}`, {
-          ...error.details,
-          compaction: input.reason,
-        });
-      }
-      budget = Math.floor(budget / 2);
+      const next = nextAttempt(attempt, answered, input.reason);
+      if (!next.successful) return next;
+      attempt = next.result;
     }
+    return notCompacted(input.reason, "the request's LLM calls are used up.");
   }
 
   /** The compacted chain from `summary`, kept with the call that wrote it and the compaction record, in one write. */
@@ -271,6 +233,73 @@ export class Compactor {
     progress.cursor = compacted;
     return ok({ cursor: compacted, record, tokensAfter: record.tokensAfter });
   }
+}
+
+/** What a compaction may take: the summarising call's tokens, the recent turns kept, and any one item. */
+interface SummaryRoom {
+  limit: number;
+  recentTokens: number;
+  maxItemTokens: number;
+}
+
+/**
+ * What the provider took: the window, or, after it refused a call, less than that call (its size when known,
+ * else the chain counted here, as a chain older than its estimate): the configured window is too large.
+ */
+function summaryRoom(input: CompactionInput, transcript: readonly TranscriptItem[]): SummaryRoom {
+  const window = contextWindowOf(input.context);
+  const refused =
+    input.reason === "overflow"
+      ? (input.refusedTokens ?? countItemTokens(transcript) + countItemTokens(input.unsent))
+      : undefined;
+  const limit = refused === undefined ? window.tokens : Math.min(window.tokens, Math.floor(refused / 2));
+  return {
+    limit,
+    recentTokens: Math.floor((refused ?? window.tokens) * RECENT_SHARE),
+    maxItemTokens: Math.floor(limit * RECENT_SHARE),
+  };
+}
+
+/** How the next summarising call is asked: on the held conversation, or rendered within `budget`. */
+interface SummaryAttempt {
+  held: LlmRequest | undefined;
+  budget: number;
+  /** Rendered calls refused as too long so far. */
+  refusals: number;
+  /** A call already answered without a summary. */
+  retried: boolean;
+}
+
+/** After a call that wrote no summary: how the next is asked, or the compaction's failure. */
+function nextAttempt(
+  attempt: SummaryAttempt,
+  answered: LlmCallResult,
+  reason: CompactionReason,
+): InvokeResult<SummaryAttempt> {
+  if (answered.successful) {
+    // No text, or a tool call: no summary, so the transcript stays as it is. Asked once more, rendered without
+    // tools, so the answer can only be text.
+    if (attempt.retried) return notCompacted(reason, "the summary came back empty.");
+    return ok({ ...attempt, held: undefined, retried: true });
+  }
+  // The held conversation was too long after all, or the provider lost the response it continues: rendered.
+  if (attempt.held !== undefined && (isContextOverflow(answered) || isContinuationLost(answered))) {
+    return ok({ ...attempt, held: undefined });
+  }
+  // The summary's own call may be refused as too long too: asked again on half as much, a few times.
+  const refusals = attempt.refusals + 1;
+  if (!isContextOverflow(answered) || refusals >= SUMMARY_ATTEMPTS) {
+    const [error] = answered.errors;
+    return fail("PROVIDER_ERROR", `The conversation could not be compacted: ${error.message}`, {
+      ...error.details,
+      compaction: reason,
+    });
+  }
+  return ok({ ...attempt, refusals, budget: Math.floor(attempt.budget / 2) });
+}
+
+function notCompacted(reason: CompactionReason, why: string) {
+  return fail("PROVIDER_ERROR", `The conversation could not be compacted: ${why}`, { compaction: reason });
 }
 
 /** The cap of a summary in a call of `budget` tokens. */

@@ -60,7 +60,7 @@ export type {
 } from "./ports/session-store.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
-export type { ToolRunResult, TurnObserver } from "./ports/turn-observer.js";
+export type { CompactionResult, ToolRunResult, TurnObserver } from "./ports/turn-observer.js";
 export type {
   ChunkEmbedding,
   IndexDocumentInput,

@@ -10,7 +10,7 @@ export { wireParameters } from "./catalog/strict-parameters.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
-// For the transition table of @aptix/testing-stores, which runs every combination through decideTransition and
+// For the transition table of @aptix/testing-stores, which runs every combination through decideTurnRequest and
 // through TurnAdmission (over TurnPersistence) on a store, and stores reaped turns with interruptedFailure.
 export { type Admission, TurnAdmission } from "./entry/admission.js";
 export {
@@ -20,7 +20,7 @@ export {
   DEFAULT_LEASE_MS,
   DEFAULT_MAX_RUNNING_TURNS,
 } from "./entry/agent-service.js";
-export { decideTransition } from "./entry/decide-transition.js";
+export { decideTurnRequest } from "./entry/decide-turn.js";
 export { requestHash } from "./entry/request-hash.js";
 export type { SessionSummary, TurnTrace } from "./entry/views.js";
 export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";

@@ -67,6 +67,22 @@ export const TURN_LIFECYCLE: {
   abandoned: none,
 };
 
+/**
+ * Whether the table lets a turn in `from` take `event`: the one guard a decision asks before it writes, so no
+ * decision can let through what the table refuses, nor refuse what it allows.
+ */
+export function canTake(from: TurnStatusOrNew, event: TurnEvent): boolean {
+  return TURN_LIFECYCLE[from][event] !== null;
+}
+
+/**
+ * Whether a turn in `status` is still open: its session holds it (`openTurnId`) until it ends. The table's
+ * `cancel` column is the definition: a client may cancel every open turn, and only those.
+ */
+export function isOpen(status: TurnStatus): boolean {
+  return canTake(status, "cancel");
+}
+
 /** The status `event` moves a turn in `from` to; a pair the table refuses is a bug of the caller's decision. */
 export function nextStatus(from: TurnStatusOrNew, event: TurnEvent): TurnStatus {
   const to = TURN_LIFECYCLE[from][event];

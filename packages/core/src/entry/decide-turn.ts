@@ -29,7 +29,7 @@ import {
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
 import type { CancelTurn, FailInterrupted, StartTurn, TurnDecision, TurnWrite } from "./turn-decision.js";
 
-/** What a request's transition is decided from. */
+/** What a request's decision is made from. */
 export interface TurnRequestInput {
   key: SessionKey;
   /** The session and turns as read (`SessionStore.readTurnState`), without a lease. */

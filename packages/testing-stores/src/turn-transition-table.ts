@@ -34,7 +34,7 @@ import type { SessionStoreHarness } from "./session-store-contract.js";
 
 /**
  * The transition table (issue 28): every (session state × turn state × request kind), with the transition
- * `decideTransition` answers and what admission answers once the store applied it. Written once, as data;
+ * `decideTurnRequest` answers and what admission answers once the store applied it. Written once, as data;
  * impossible combinations are listed with why.
  */
 
@@ -543,7 +543,7 @@ export function describeTurnTransitionTable(
   });
 }
 
-/** The state `decideTransition` is given for a combination: arranged in `store`, read back. */
+/** The state `decideTurnRequest` is given for a combination: arranged in `store`, read back. */
 export async function arrangedState(
   store: SessionStore,
   clock: ManualClock,

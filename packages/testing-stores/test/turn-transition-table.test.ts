@@ -1,5 +1,5 @@
 import { sha256ContentHashService } from "@aptix/core";
-import { decideTransition, InMemorySessionStore, ManualClock, requestHash } from "@aptix/core/testing";
+import { decideTurnRequest, InMemorySessionStore, ManualClock, requestHash } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   arrangedState,
@@ -21,7 +21,7 @@ describe("the turn transition table", () => {
   });
 
   it.each(possibleCases())(
-    "decideTransition: session $row.session, turn $row.turn, request $kind → $expected.decide",
+    "decideTurnRequest: session $row.session, turn $row.turn, request $kind → $expected.decide",
     async ({ row, kind, expected }) => {
       if (!TABLE_CATALOG.successful) throw new Error(TABLE_CATALOG.errors[0].message);
       const clock = new ManualClock();
@@ -29,7 +29,7 @@ describe("the turn transition table", () => {
       const key = { principal: "principal-t", sessionId: "s" };
       const state = await arrangedState(store, clock, key, row, kind);
       const request = requestOf(key, kind);
-      const transition = decideTransition({
+      const transition = decideTurnRequest({
         key,
         state,
         request,

@@ -7,8 +7,8 @@ import { SessionUsageSchema } from "../usage/usage-report.js";
 import { RetrievalTraceSchema } from "./retrieval-trace.js";
 
 /**
- * running → completed | awaiting_client_tools | failed | cancelled; awaiting_client_tools → running | failed |
- * abandoned | cancelled.
+ * The statuses a turn takes; which event moves a turn from one to another is the lifecycle table of
+ * `@aptix/core`, shown in docs/architecture.md ("Turn lifecycle").
  */
 export const TURN_STATUSES = [
   "running",
@@ -40,7 +40,16 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
     completedAt: timestamp.nullable(),
   };
   const turnSummary = z.strictObject(turnSummaryShape);
-  const sessionSummary = z.strictObject({
+  return {
+    turnSummary,
+    sessionSummary: sessionSummarySchema(timestamp, turnSummary),
+    turnTrace: z.strictObject({ ...turnSummaryShape, ...turnTraceShape(timestamp) }),
+  };
+}
+
+/** What a session's owner may see of it, its turns summarized as `turnSummary`. */
+function sessionSummarySchema<T extends z.ZodType, S extends z.ZodType>(timestamp: T, turnSummary: S) {
+  return z.strictObject({
     sessionId: z.string(),
     conversationContextId: z.string(),
     mode: z.string(),
@@ -75,8 +84,11 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
     createdAt: timestamp,
     updatedAt: timestamp,
   });
-  const turnTrace = z.strictObject({
-    ...turnSummaryShape,
+}
+
+/** What a turn's trace shows beyond its summary: its rounds, LLM calls and tool executions. */
+function turnTraceShape<T extends z.ZodType>(timestamp: T) {
+  return {
     /** The user turn, then each tool continuation, with the answer each got (absent while it runs). */
     rounds: z.array(
       z.strictObject({
@@ -113,8 +125,7 @@ function sessionViewSchemas<T extends z.ZodType>(timestamp: T) {
         executionMs: z.number().min(0),
       }),
     ),
-  });
-  return { turnSummary, sessionSummary, turnTrace };
+  };
 }
 
 const onTheWire = sessionViewSchemas(z.iso.datetime());

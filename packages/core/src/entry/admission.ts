@@ -9,16 +9,17 @@ import {
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
+import { type Decision, transact } from "../persistence/transact.js";
 import type { SessionLease, TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import type { Budgets } from "../usage/budgets.js";
-import { decideTransition } from "./decide-transition.js";
+import { decideTurnRequest } from "./decide-turn.js";
 import { sessionBusy, stillAnswering } from "./entry-failures.js";
 import { requestHash } from "./request-hash.js";
-import { runsTurn, type TurnTransition, transitionWrite } from "./turn-transition.js";
+import { decisionWrite, runsTurn, type TurnDecision } from "./turn-decision.js";
 
 /**
  * A round let into its turn and ready to run: the data the round runner needs. `round` is the index of the
@@ -72,9 +73,9 @@ const MAX_ATTEMPTS = 4;
 
 /**
  * Layer 6 — Entry's admission (docs/architecture.md, "Turn lifecycle"): reads the request's session and turn,
- * decides its transition (`decideTransition`), and has the store apply it under the session's lease in one
- * step, guarded by the session's version: when the session changed since the read, it reads and decides again.
- * It answers what to do with the request as data; running the round is the caller's.
+ * decides what it does (`decideTurnRequest`), and has the store apply it under the session's lease in one step,
+ * guarded by the session's version (`transact`). It answers what to do with the request as data; running the
+ * round is the caller's.
  */
 export class TurnAdmission {
   readonly #options: TurnAdmissionOptions;
@@ -83,57 +84,56 @@ export class TurnAdmission {
     this.#options = options;
   }
 
-  async admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
-    const { catalog, persistence, clock, hashing, budgets } = this.#options;
+  admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
+    const { catalog, persistence, clock, hashing } = this.#options;
     const hash = requestHash(request, hashing);
     let underBudget = false;
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const decide = async (): Promise<Decision<Admission>> => {
       const state = await persistence.readTurnState(key, request.turnId);
       const now = clock.now();
-      const transition = decideTransition({ key, state, request, hash, catalog, now });
-      if (transition.type === "answer") {
-        const { round, result, stream } = transition;
-        return ok({ type: "stored_answer", round, result, stream });
+      const decision = decideTurnRequest({ key, state, request, hash, catalog, now });
+      if (decision.type === "answer") {
+        const { round, result, stream } = decision;
+        return { type: "answer", answer: ok({ type: "stored_answer", round, result, stream }) };
       }
-      if (transition.type === "refuse") return transition.failure;
-      // Past a budget no new turn starts, and nothing of it is stored. Judged after the replay check above (a
-      // request answered before gets its answer again, which spends nothing); rounds of a turn admitted before
-      // are let in and judged as they run, so none is left stranded.
-      if (transition.type === "start_turn" && budgets && !underBudget) {
-        const refused = await budgets.refusal(
-          key.principal,
-          "no new turn starts until then; nothing of this one was stored.",
-        );
-        if (refused) return refused;
+      if (decision.type === "refuse") return { type: "answer", answer: decision.failure };
+      if (decision.type === "start_turn" && !underBudget) {
+        const refused = await this.#budgetRefusal(key);
+        if (refused) return { type: "answer", answer: refused };
         underBudget = true;
       }
-      const applied = await persistence.apply(
-        transitionWrite(key, state, transition, now),
-        runsTurn(transition),
-      );
-      switch (applied.outcome) {
-        case "stale":
-          continue;
-        case "busy":
-          return transition.busy === "session_busy" ? sessionBusy(key.sessionId) : stillAnswering();
-        case "refused":
-          return applied.failure;
-        case "applied":
-          return this.#admitted(transition, applied.session, applied.lease);
-      }
-    }
-    return stillAnswering();
+      return {
+        type: "apply",
+        change: decisionWrite(state, decision, now),
+        runsTurn: runsTurn(decision),
+        busy: decision.busy === "session_busy" ? sessionBusy(key.sessionId) : stillAnswering(),
+        applied: ({ session, lease }) => this.#admitted(decision, session, lease),
+      };
+    };
+    return transact({ persistence, key, decide, attempts: MAX_ATTEMPTS, lostRace: stillAnswering() });
   }
 
-  /** The round a transition applied lets in, under the lease it claimed. */
+  /**
+   * Past a budget no new turn starts, and nothing of it is stored. Judged after the replay check (a request
+   * answered before gets its answer again, which spends nothing); rounds of a turn admitted before are let in
+   * and judged as they run, so none is left stranded.
+   */
+  async #budgetRefusal(key: SessionKey): Promise<InvokeFailure | undefined> {
+    return this.#options.budgets?.refusal(
+      key.principal,
+      "no new turn starts until then; nothing of this one was stored.",
+    );
+  }
+
+  /** The round an applied decision lets in, under the lease it claimed. */
   async #admitted(
-    transition: Exclude<TurnTransition, { type: "answer" | "refuse" }>,
+    decision: Exclude<TurnDecision, { type: "answer" | "refuse" }>,
     session: SessionRecord,
     lease: SessionLease,
   ): Promise<InvokeResult<Admission>> {
-    switch (transition.type) {
+    switch (decision.type) {
       case "start_turn": {
-        const { turn, context, request, warnings } = transition;
+        const { turn, context, request, warnings } = decision;
         const opening = { type: "user_turn", request } as const;
         return ok({
           type: "run_round",
@@ -148,17 +148,17 @@ export class TurnAdmission {
         });
       }
       case "resume_turn": {
-        const { turn, context, request, pending } = transition;
+        const { turn, context, request, pending } = decision;
         const opening = { type: "tool_results", toolResults: request.toolResults, pending } as const;
         const round = turn.rounds.length - 1;
         return ok({ type: "run_round", round, lease, session, turn, context, opening, warnings: [] });
       }
       case "fail_round": {
-        const { round, turn, failure } = transition;
+        const { round, turn, failure } = decision;
         return ok({ type: "settle_failure", round, lease, turn, failure });
       }
       case "rerun_round": {
-        const { round, turn, context, opening, cursor, warnings } = transition;
+        const { round, turn, context, opening, cursor, warnings } = decision;
         // The earlier attempt's LLM calls stay in the trace: the round's calls number on after them.
         const calls = await releasingOnThrow(lease, () =>
           this.#options.persistence.listLlmCalls(lease.key, turn.turnId),

@@ -50,12 +50,12 @@ import { turnNotFound } from "./entry-failures.js";
 import { Housekeeping } from "./housekeeping.js";
 import { ReadModels } from "./read-models.js";
 import { type EventSink, RoundRunner } from "./round-runner.js";
+import { RunningRounds } from "./running-rounds.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionDeletion } from "./session-deletion.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
 import { TurnCancellation } from "./turn-cancellation.js";
-import { TurnCancels } from "./turn-cancels.js";
 import type { SessionSummary, TurnTrace } from "./views.js";
 
 export interface AgentServiceOptions {
@@ -167,7 +167,7 @@ export class AgentService {
   readonly #cancellation: TurnCancellation;
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
-  readonly #cancels: TurnCancels;
+  readonly #runningRounds: RunningRounds;
   readonly #responseDeletions: StoredResponseDeletions;
   readonly #compaction: SessionCompaction;
   readonly #catalog: AgentCatalog;
@@ -176,13 +176,11 @@ export class AgentService {
     const { catalog } = options;
     this.#catalog = catalog;
     const clock = options.clock ?? systemClock;
-    const hashing = options.hashing ?? sha256ContentHashService;
     const ids = options.ids ?? randomIdGenerator;
-    const events = options.events ?? new InMemoryTurnEventLog(options.store);
     const observer = options.observer ?? unobserved;
-    const { retriever } = options;
+    const events = options.events ?? new InMemoryTurnEventLog(options.store);
     const providers = new Map(options.providers.map((provider) => [provider.id, provider]));
-    this.#cancels = new TurnCancels({
+    this.#runningRounds = new RunningRounds({
       events,
       turns: options.store,
       ...(options.cancelPollMs === undefined ? {} : { pollMs: options.cancelPollMs }),
@@ -197,81 +195,47 @@ export class AgentService {
     this.#settlement = new TurnSettlement(catalog.modes, clock);
     this.#usage = new UsageReports(options.store, new PriceList(options.prices));
     const budgets = options.budgets && new Budgets(options.budgets, this.#usage, clock);
+    const withBudgets = budgets ? { budgets } : {};
+    const hashing = options.hashing ?? sha256ContentHashService;
+    const persistence = this.#persistence;
+    this.#admission = new TurnAdmission({ catalog, persistence, clock, hashing, ...withBudgets });
     const maxLlmCalls = options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST;
-    this.#admission = new TurnAdmission({
-      catalog,
-      persistence: this.#persistence,
-      clock,
-      hashing,
-      ...(budgets ? { budgets } : {}),
+    const shared = { clock, hashing, ids, observer, maxLlmCalls, withBudgets };
+    const { composition, compactor, reasoner } = this.#reasoner(options, shared);
+    this.#compaction = new SessionCompaction(persistence, catalog, composition, providers, compactor, clock, {
+      ...withBudgets,
+      maxLlmCalls,
     });
-    const llmCall = new LlmCallStep(observer);
-    const composition = new CompositionStep(
-      catalog,
-      options.cacheKeySecret ?? newCacheKeySecret(),
-      retriever && observedRetriever(retriever, observer),
-    );
-    const compactor = new Compactor(llmCall, clock, observer);
-    this.#compaction = new SessionCompaction(
-      this.#persistence,
-      catalog,
-      composition,
-      providers,
-      compactor,
-      clock,
-      { ...(budgets ? { budgets } : {}), maxLlmCalls },
-    );
     this.#rounds = new RoundRunner({
       providers,
-      reasoner: new ReasonerStep({
-        composition,
-        llmCall,
-        compactor,
-        serverTools: new ServerToolExecutionStep({
-          registry: catalog.serverTools,
-          clock,
-          files: new FileKeeper({
-            store: options.files,
-            hashing,
-            ids,
-            clock,
-            ...options.producedFiles,
-          }),
-          ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
-          observer,
-        }),
-        clock,
-        modes: catalog.modes,
-        maxLlmCalls,
-        ...(budgets ? { budgets } : {}),
-      }),
+      reasoner,
       settlement: this.#settlement,
       modes: catalog.modes,
       events,
       wakeups: this.#wakeups,
       eventFlushMs: options.eventFlushMs ?? 100,
-      cancels: this.#cancels,
-      turns: this.#persistence,
+      runningRounds: this.#runningRounds,
+      turns: persistence,
       observer,
     });
     this.#follower = new TurnFollower({
-      persistence: this.#persistence,
+      persistence,
       events,
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock, this.#usage);
-    this.#lists = new SessionLists(this.#persistence, catalog.modes);
-    this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
+    this.#reads = new ReadModels(persistence, catalog, options.files, clock, this.#usage);
+    this.#lists = new SessionLists(persistence, catalog.modes);
+    this.#deletion = new SessionDeletion(persistence, options.files, events, (session) => {
       const provider = providers.get(
         catalog.conversationContext(session.conversationContextId)?.provider ?? "",
       );
       return provider?.storesResponses && provider.deleteStoredResponse ? provider.id : undefined;
     });
-    this.#responseDeletions = new StoredResponseDeletions(this.#persistence, providers, clock);
-    this.#cancellation = new TurnCancellation(this.#persistence, this.#cancels, this.#wakeups, clock);
+    this.#responseDeletions = new StoredResponseDeletions(persistence, providers, clock);
+    this.#cancellation = new TurnCancellation(persistence, this.#runningRounds, this.#wakeups, clock);
     this.#housekeeping = new Housekeeping({
-      persistence: this.#persistence,
+      persistence,
       events,
       files: options.files,
       clock,
@@ -280,6 +244,54 @@ export class AgentService {
       traceRetentionMs: options.traceRetentionMs ?? DEFAULT_TRACE_RETENTION_MS,
       ...(options.sessionRetentionMs === undefined ? {} : { sessionRetentionMs: options.sessionRetentionMs }),
     });
+  }
+
+  /** The Reasoner and the steps it runs a round through; composition and compactor also serve `compactSession`. */
+  #reasoner(
+    options: AgentServiceOptions,
+    shared: {
+      clock: Clock;
+      hashing: ContentHashService;
+      ids: IdGenerator;
+      observer: TurnObserver;
+      maxLlmCalls: number;
+      withBudgets: { budgets?: Budgets };
+    },
+  ): { composition: CompositionStep; compactor: Compactor; reasoner: ReasonerStep } {
+    const { catalog, retriever } = options;
+    const { clock, hashing, ids, observer, maxLlmCalls } = shared;
+    const llmCall = new LlmCallStep(observer);
+    const composition = new CompositionStep(
+      catalog,
+      options.cacheKeySecret ?? newCacheKeySecret(),
+      retriever && observedRetriever(retriever, observer),
+    );
+    const compactor = new Compactor(llmCall, clock, observer);
+    const files = new FileKeeper({
+      store: options.files,
+      hashing,
+      ids,
+      clock,
+      ...options.producedFiles,
+    });
+    const serverTools = new ServerToolExecutionStep({
+      registry: catalog.serverTools,
+      clock,
+      files,
+      ...(options.toolTimeoutMs === undefined ? {} : { toolTimeoutMs: options.toolTimeoutMs }),
+      observer,
+    });
+    const reasoner = new ReasonerStep({
+      composition,
+      llmCall,
+      compactor,
+      serverTools,
+      clock,
+      modes: catalog.modes,
+      maxLlmCalls,
+      ...shared.withBudgets,
+    });
+    return { composition, compactor, reasoner };
   }
 
   /** Runs a user turn or applies a tool continuation. `request` must already be valid (see @aptix/contracts). */

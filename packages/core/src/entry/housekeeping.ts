@@ -1,10 +1,12 @@
+import { ok } from "@aptix/contracts";
+import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
-import { interruptTransition } from "./decide-transition.js";
+import { decideReap } from "./decide-turn.js";
 import type { SessionDeletion } from "./session-deletion.js";
-import { transitionWrite } from "./turn-transition.js";
+import { decisionWrite } from "./turn-decision.js";
 
 /** Turns (or files) a pruning run removes per store call, and calls it makes at most per run. */
 const PRUNE_BATCH = 100;
@@ -47,14 +49,24 @@ export class Housekeeping {
     for (const key of await persistence.findExpiredLeases({ expiredForMs, limit })) {
       const openTurnId = (await persistence.getSession(key))?.openTurnId;
       if (!openTurnId) continue;
-      // Read, decided and applied as a request's transition is: the turn failed and the lease given back in
-      // one write, which applies only while the session is as read (and its lease still expired).
-      const state = await persistence.readTurnState(key, openTurnId);
-      const now = clock.now();
-      const transition = interruptTransition(state, now);
-      if (!transition) continue;
-      const applied = await persistence.apply(transitionWrite(key, state, transition, now), false);
-      if (applied.outcome === "applied") failedCount++;
+      // Read, decided and applied as a request is: the turn failed and the lease given back in one write, which
+      // applies only while the session is as read (and its lease still expired); a session that moved on is
+      // left as it is.
+      const reaped = await transact({
+        persistence,
+        key,
+        attempts: 1,
+        lostRace: ok(false),
+        decide: async () => {
+          const state = await persistence.readTurnState(key, openTurnId);
+          const now = clock.now();
+          const reap = decideReap(state, now);
+          if (!reap) return { type: "answer", answer: ok(false) };
+          const applied = () => Promise.resolve(ok(true));
+          return { type: "apply", change: decisionWrite(state, reap, now), busy: ok(false), applied };
+        },
+      });
+      if (reaped.successful && reaped.result) failedCount++;
     }
     return failedCount;
   }

@@ -13,7 +13,7 @@ import type { TurnProgress } from "../records/turn-progress.js";
 import { TurnEventRecorder } from "../streaming/turn-event-recorder.js";
 import type { TurnWakeups } from "../streaming/turn-wakeups.js";
 import type { RunningRound } from "./admission.js";
-import type { TurnCancels } from "./turn-cancels.js";
+import type { RunningRounds } from "./running-rounds.js";
 
 /** Where a streamed round's events go. */
 export type EventSink = (event: TurnEvent) => void;
@@ -28,7 +28,7 @@ export interface RoundRunnerOptions {
   wakeups: TurnWakeups;
   eventFlushMs: number;
   /** Stops a round whose turn is cancelled. */
-  cancels: TurnCancels;
+  runningRounds: RunningRounds;
   /** Where a stopped round reads how its turn ended. */
   turns: Pick<TurnPersistence, "getTurn">;
   /** Watches each round, from its start to its answer. */
@@ -55,7 +55,7 @@ export class RoundRunner {
     onEvent: EventSink | undefined,
   ): Promise<InvokeResult<AgentExecuteResponse>> {
     const { turn } = round;
-    const running = await this.#options.cancels.start(turn, turn.turnId);
+    const running = await this.#options.runningRounds.start(turn, turn.turnId);
     try {
       const result = await this.#settled(round, onEvent, running.signal);
       if (result.successful || (!running.signal.aborted && result.errors[0].code !== "TURN_INTERRUPTED")) {

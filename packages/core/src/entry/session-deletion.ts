@@ -1,4 +1,5 @@
 import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
+import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
@@ -24,28 +25,36 @@ export class SessionDeletion {
     private readonly responsesStoredBy: (session: SessionRecord) => string | undefined,
   ) {}
 
-  async delete(key: SessionKey): Promise<InvokeResult<SessionDeleted>> {
-    for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
-      const session = await this.persistence.getSession(key);
-      if (!session) return sessionNotFound(key.sessionId);
-      const turns = await this.persistence.listTurns(key);
-      const fileIds = turns.flatMap((turn) =>
-        turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
-      );
-      const storedBy = this.responsesStoredBy(session);
-      const outcome = await this.persistence.deleteSession({
-        key,
-        expectVersion: session.version,
-        fileIds,
-        ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
-      });
-      if (outcome === "busy") return sessionBusy(key.sessionId);
-      if (outcome === "deleted") {
-        await this.files.deleteFiles?.(key.principal, fileIds);
-        await this.events.deleteSession?.(key);
-        return ok({ deleted: true });
-      }
-    }
-    return sessionBusy(key.sessionId);
+  delete(key: SessionKey): Promise<InvokeResult<SessionDeleted>> {
+    const { persistence } = this;
+    return transact({
+      persistence,
+      key,
+      attempts: DELETE_ATTEMPTS,
+      lostRace: sessionBusy(key.sessionId),
+      decide: async () => {
+        const session = await persistence.getSession(key);
+        if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
+        const turns = await persistence.listTurns(key);
+        const fileIds = turns.flatMap((turn) =>
+          turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
+        );
+        const storedBy = this.responsesStoredBy(session);
+        return {
+          type: "delete",
+          input: {
+            expectVersion: session.version,
+            fileIds,
+            ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
+          },
+          busy: sessionBusy(key.sessionId),
+          deleted: async () => {
+            await this.files.deleteFiles?.(key.principal, fileIds);
+            await this.events.deleteSession?.(key);
+            return ok({ deleted: true });
+          },
+        };
+      },
+    });
   }
 }

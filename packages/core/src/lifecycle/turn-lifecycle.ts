@@ -17,7 +17,7 @@ export const LIFECYCLE_EVENTS = [
   "abandon",
   "rerun",
 ] as const;
-/** One event of the turn lifecycle (not a server-sent event of a streamed turn: that is `TurnEvent`). */
+/** One event of the turn lifecycle (not a server-sent event of a streamed turn: that is `LifecycleEvent`). */
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
 /** A turn before it exists: only its start applies. */
@@ -67,6 +67,22 @@ export const TURN_LIFECYCLE: {
   cancelled: none,
   abandoned: none,
 };
+
+/**
+ * Whether the table lets a turn in `from` take `event`: the one guard a decision asks before it writes, so no
+ * decision can let through what the table refuses, nor refuse what it allows.
+ */
+export function canTake(from: TurnStatusOrNew, event: LifecycleEvent): boolean {
+  return TURN_LIFECYCLE[from][event] !== null;
+}
+
+/**
+ * Whether a turn in `status` is still open: its session holds it (`openTurnId`) until it ends. The table's
+ * `cancel` column is the definition: a client may cancel every open turn, and only those.
+ */
+export function isOpen(status: TurnStatus): boolean {
+  return canTake(status, "cancel");
+}
 
 /** The status `event` moves a turn in `from` to; a pair the table refuses is a bug of the caller's decision. */
 export function nextStatus(from: TurnStatusOrNew, event: LifecycleEvent): TurnStatus {

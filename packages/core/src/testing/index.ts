@@ -3,11 +3,11 @@
  * the parts of core that only tests and the store contract suites (the repository's private
  * `@aptix/testing-stores`) drive or name directly. No test runner.
  */
-// The transition table of @aptix/testing-stores runs every combination through decideTransition and through
+// The transition table of @aptix/testing-stores runs every combination through decideTurnRequest and through
 // TurnAdmission (over TurnPersistence) on a store, and stores reaped turns with interruptedFailure.
 export { type Admission, TurnAdmission } from "../entry/admission.js";
 export type { AgentServiceOptions } from "../entry/agent-service.js";
-export { decideTransition } from "../entry/decide-transition.js";
+export { decideTurnRequest } from "../entry/decide-turn.js";
 export { requestHash } from "../entry/request-hash.js";
 export { InMemoryFileStore } from "../in-memory/in-memory-file-store.js";
 export { InMemorySessionStore } from "../in-memory/in-memory-session-store.js";

@@ -12,11 +12,11 @@ import type { TransitionChange } from "../persistence/turn-persistence.js";
 import type { TurnState } from "../ports/session-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
-import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
+import type { SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { PendingToolCalls, TurnPatch, TurnRecord } from "../records/turn-record.js";
 
 /**
- * Which failure answers a transition whose session's lease another owner holds: SESSION_BUSY (another turn
+ * Which failure answers a decision whose session's lease another owner holds: SESSION_BUSY (another turn
  * runs), or the retryable "still being answered" of a round sent again while its own instance runs it.
  */
 type BusyAnswer = "session_busy" | "still_answering";
@@ -109,11 +109,11 @@ export interface CancelTurn {
   sessionPatch: SessionPatch;
 }
 
-/** A transition that claims the session's lease and writes, in one store step. */
-export type LeasedTransition = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted | CancelTurn;
+/** A decision that claims the session's lease and writes, in one store step. */
+export type LeasedDecision = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted | CancelTurn;
 
-/** What a request does, decided from what was read (`decideTransition`). */
-export type TurnTransition =
+/** What a request does, decided from what was read (`decideTurnRequest`). */
+export type TurnDecision =
   | {
       type: "answer";
       round: number;
@@ -123,20 +123,19 @@ export type TurnTransition =
       stream: boolean;
     }
   | { type: "refuse"; failure: InvokeFailure }
-  | Exclude<LeasedTransition, FailInterrupted | CancelTurn>;
+  | Exclude<LeasedDecision, FailInterrupted | CancelTurn>;
 
-/** What the store writes for `transition`, decided from `state`: applied only while the session is as read. */
-export function transitionWrite(
-  key: SessionKey,
+/** What the store writes for `decision`, decided from `state`: applied only while the session is as read. */
+export function decisionWrite(
   state: TurnState,
-  transition: LeasedTransition,
+  decision: LeasedDecision,
   now: Date,
-): TransitionChange {
-  const base: TransitionChange = { key, now };
+): Omit<TransitionChange, "key"> {
+  const base: Omit<TransitionChange, "key"> = { now };
   if (state.session) base.expectVersion = state.session.version;
-  switch (transition.type) {
+  switch (decision.type) {
     case "start_turn": {
-      const { create, turn, sessionPatch, closeOpenTurn, modeChange } = transition;
+      const { create, turn, sessionPatch, closeOpenTurn, modeChange } = decision;
       return {
         ...base,
         ...(create ? { create } : {}),
@@ -147,10 +146,10 @@ export function transitionWrite(
       };
     }
     case "resume_turn":
-      return { ...base, turnPatches: [{ turnId: transition.turn.turnId, patch: transition.patch }] };
+      return { ...base, turnPatches: [{ turnId: decision.turn.turnId, patch: decision.patch }] };
     case "rerun_round":
     case "fail_round": {
-      const { turn, reopen } = transition;
+      const { turn, reopen } = decision;
       if (!reopen) return base;
       return {
         ...base,
@@ -161,22 +160,22 @@ export function transitionWrite(
     case "fail_interrupted":
       return {
         ...base,
-        turnPatches: [transition.failed],
-        sessionPatch: transition.sessionPatch,
+        turnPatches: [decision.failed],
+        sessionPatch: decision.sessionPatch,
         releaseLease: true,
       };
     case "cancel_turn":
       return {
         ...base,
-        turnPatches: [transition.cancelled],
-        sessionPatch: transition.sessionPatch,
+        turnPatches: [decision.cancelled],
+        sessionPatch: decision.sessionPatch,
         overrideLease: true,
         releaseLease: true,
       };
   }
 }
 
-/** Whether the transition starts or resumes a running turn: only those count against the running-turn cap. */
-export function runsTurn(transition: LeasedTransition): boolean {
-  return transition.type === "start_turn" || transition.type === "resume_turn";
+/** Whether the decision starts or resumes a running turn: only those count against the running-turn cap. */
+export function runsTurn(decision: LeasedDecision): boolean {
+  return decision.type === "start_turn" || decision.type === "resume_turn";
 }

@@ -12,7 +12,7 @@ export interface RunningTurn {
 /** How often the rounds running on an instance read whether their turns still run, when unset. */
 const DEFAULT_CANCEL_POLL_MS = 2_000;
 
-export interface TurnCancelsOptions {
+export interface RunningRoundsOptions {
   events: TurnEventLog;
   /** Where the poll reads which turns still run. */
   turns: Pick<SessionStore, "runningAmong">;
@@ -28,7 +28,7 @@ export interface TurnCancelsOptions {
  * every `pollMs`, whether their turns still run: a round whose turn was cancelled, ended by another instance or
  * deleted stops within a poll.
  */
-export class TurnCancels {
+export class RunningRounds {
   readonly #running = new Map<string, { key: TurnKey; controller: AbortController }>();
   readonly #events: TurnEventLog;
   readonly #turns: Pick<SessionStore, "runningAmong">;
@@ -38,7 +38,7 @@ export class TurnCancels {
   #polling = false;
 
   /** Starts listening at once: the first round need not wait for it, nor count it among its statements. */
-  constructor(options: TurnCancelsOptions) {
+  constructor(options: RunningRoundsOptions) {
     this.#events = options.events;
     this.#turns = options.turns;
     this.#pollMs = options.pollMs ?? DEFAULT_CANCEL_POLL_MS;

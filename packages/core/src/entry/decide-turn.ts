@@ -11,7 +11,7 @@ import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
 import { cancelledTurn, interruptedFailure, interruptedTurn } from "../lifecycle/turn-endings.js";
-import { nextStatus } from "../lifecycle/turn-lifecycle.js";
+import { canTake, isOpen, nextStatus } from "../lifecycle/turn-lifecycle.js";
 import type { TurnState } from "../ports/session-store.js";
 import { type ConversationCursor, EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -27,10 +27,10 @@ import {
   unconfiguredContext,
 } from "./entry-failures.js";
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
-import type { CancelTurn, FailInterrupted, StartTurn, TurnTransition, TurnWrite } from "./turn-transition.js";
+import type { CancelTurn, FailInterrupted, StartTurn, TurnDecision, TurnWrite } from "./turn-decision.js";
 
-/** What a request's transition is decided from. */
-export interface TransitionInput {
+/** What a request's decision is made from. */
+export interface TurnRequestInput {
   key: SessionKey;
   /** The session and turns as read (`SessionStore.readTurnState`), without a lease. */
   state: TurnState;
@@ -46,36 +46,37 @@ export interface TransitionInput {
  * turn, from what was read alone. Pure: it writes nothing and reads nothing more; each lifecycle rule
  * (idempotency, conflicts, abandon, interrupted turns, exact tool-result match, runs again) is written here once.
  */
-export function decideTransition(input: TransitionInput): TurnTransition {
+export function decideTurnRequest(input: TurnRequestInput): TurnDecision {
   const { request } = input;
   return isToolContinuationRequest(request) ? continuation(input, request) : userTurn(input, request);
 }
 
 /**
- * The reaper's transition for a session whose lease expired: its open turn, still running, fails with
+ * The reaper's decision for a session whose lease expired: its open turn, still running, fails with
  * TURN_INTERRUPTED; undefined when the session moved on since it was found.
  */
-export function interruptTransition(state: TurnState, now: Date): FailInterrupted | undefined {
+export function decideReap(state: TurnState, now: Date): FailInterrupted | undefined {
   const { session, turn } = state;
-  if (!session || !turn || session.openTurnId !== turn.turnId || turn.status !== "running") return undefined;
+  if (!session || !turn || session.openTurnId !== turn.turnId || !canTake(turn.status, "lease_lost")) {
+    return undefined;
+  }
   const { turnPatch, sessionPatch } = interruptedTurn(turn, now);
   return { type: "fail_interrupted", failed: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
 }
 
 /**
- * A client's cancel of the turn `state.turn`: it ends `cancelled` when it is the session's open turn, running or
- * awaiting client tools; undefined when it has ended already (a cancel sent again changes nothing).
+ * A client's cancel of the turn `state.turn`: it ends `cancelled` when it is the session's open turn; undefined
+ * when it has ended already (a cancel sent again changes nothing).
  */
-export function cancelTransition(state: TurnState, now: Date): CancelTurn | undefined {
+export function decideCancel(state: TurnState, now: Date): CancelTurn | undefined {
   const { session, turn } = state;
-  if (!session || !turn || session.openTurnId !== turn.turnId) return undefined;
-  if (turn.status !== "running" && turn.status !== "awaiting_client_tools") return undefined;
+  if (!session || !turn || session.openTurnId !== turn.turnId || !isOpen(turn.status)) return undefined;
   const { turnPatch, sessionPatch } = cancelledTurn(turn, now);
   return { type: "cancel_turn", cancelled: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
 }
 
-function userTurn(input: TransitionInput, request: UserTurnRequest): TurnTransition {
-  const { key, state, hash, catalog, now } = input;
+function userTurn(input: TurnRequestInput, request: UserTurnRequest): TurnDecision {
+  const { state, hash, catalog } = input;
   const { session, turn } = state;
   // A turn sent again is judged as stored, even when its context has left the configuration since.
   if (session && turn) {
@@ -84,95 +85,113 @@ function userTurn(input: TransitionInput, request: UserTurnRequest): TurnTransit
   }
   const requested = catalog.conversationContext(request.conversationContextId);
   if (!requested) return refuse(unconfiguredContext());
-  if (!session) {
-    const mode = catalog.defaultModeOf(requested).id;
-    const create = {
-      conversationContextId: requested.id,
-      agentContextId: request.agentContextId ?? null,
-      mode,
-    };
-    return {
-      ...turnStart({
-        key,
-        solutionContextText: null,
-        sequence: 1,
-        request,
-        hash,
-        mode,
-        cursor: EMPTY_CURSOR,
-        now,
-      }),
-      create,
-      context: requested,
-      warnings: [],
-    };
-  }
+  if (session) return nextUserTurn(input, request, session);
+  const mode = catalog.defaultModeOf(requested).id;
+  const create = {
+    conversationContextId: requested.id,
+    agentContextId: request.agentContextId ?? null,
+    mode,
+  };
+  const start = turnStart({
+    ...input,
+    request,
+    solutionContextText: null,
+    sequence: 1,
+    mode,
+    cursor: EMPTY_CURSOR,
+  });
+  return { ...start, create, context: requested, warnings: [] };
+}
+
+/** A new user turn of an existing session: in the session's mode, closing the turn it still holds open. */
+function nextUserTurn(
+  input: TurnRequestInput,
+  request: UserTurnRequest,
+  session: SessionRecord,
+): TurnDecision {
+  const { state, catalog, now } = input;
   const context = catalog.conversationContext(session.conversationContextId);
   if (!context) return refuse(contextGone(session));
   const warnings = contextKept(request, context);
-
-  // The mode a new turn runs in: the session's, or the context's default (with a MODE_RESET warning and its
-  // ModeHistory row, AGN-011 §5.7) when the session's is no longer configured.
-  let mode = session.mode;
-  let modeChange: ModeHistoryEntry | undefined;
-  if (!catalog.modes.has(mode)) {
-    mode = catalog.defaultModeOf(context).id;
-    modeChange = {
-      principal: session.principal,
-      sessionId: session.sessionId,
-      turnId: request.turnId,
-      previousMode: session.mode,
-      newMode: mode,
-      reason: `Mode ${session.mode} is no longer configured.`,
-      changedBy: session.principal,
-      changedAt: now,
-    };
-    warnings.push({
-      code: "MODE_RESET",
-      message: `Mode ${session.mode} is no longer configured; the session is back in ${mode}.`,
-    });
-  }
-
-  // A turn still open here either awaits client tools (the user moved on: abandon it) or was left running by
-  // an instance whose lease expired (it stopped: fail it, TURN_INTERRUPTED); should its lease still be held,
-  // the start is refused busy. Either way the provider's view rolls back.
-  let cursor = session.cursor;
-  let closeOpenTurn: TurnWrite | undefined;
-  const open = state.openTurn;
-  if (open?.status === "awaiting_client_tools" && open.pending) {
-    const status = nextStatus(open.status, "abandon");
-    closeOpenTurn = { turnId: open.turnId, patch: { status, pending: null, completedAt: now } };
-    cursor = open.pending.resumeCursor;
-  } else if (open?.status === "running") {
-    closeOpenTurn = { turnId: open.turnId, patch: interruptedTurn(open, now).turnPatch };
-    cursor = open.startCursor;
-  }
+  const { mode, modeChange, warning } = modeOfNewTurn(session, request.turnId, context, catalog, now);
+  if (warning) warnings.push(warning);
+  const closing = state.openTurn && closedByNewTurn(state.openTurn, now);
   const start = turnStart({
-    key,
+    ...input,
+    request,
     solutionContextText: session.solutionContextText,
     sequence: session.turnCount + 1,
-    request,
-    hash,
     mode,
-    cursor,
-    now,
+    cursor: closing?.cursor ?? session.cursor,
   });
   return {
     ...start,
-    ...(closeOpenTurn ? { closeOpenTurn } : {}),
+    ...(closing ? { closeOpenTurn: closing.write } : {}),
     ...(modeChange ? { modeChange } : {}),
     context,
     warnings,
   };
 }
 
-function continuation(input: TransitionInput, request: ToolContinuationRequest): TurnTransition {
+/**
+ * The mode a new turn runs in: the session's, or the context's default (with a MODE_RESET warning and its
+ * ModeHistory row) when the session's is no longer configured.
+ */
+function modeOfNewTurn(
+  session: SessionRecord,
+  turnId: string,
+  context: ConversationContext,
+  catalog: AgentCatalog,
+  now: Date,
+): { mode: string; modeChange?: ModeHistoryEntry; warning?: InvokeWarning } {
+  if (catalog.modes.has(session.mode)) return { mode: session.mode };
+  const mode = catalog.defaultModeOf(context).id;
+  const modeChange = {
+    principal: session.principal,
+    sessionId: session.sessionId,
+    turnId,
+    previousMode: session.mode,
+    newMode: mode,
+    reason: `Mode ${session.mode} is no longer configured.`,
+    changedBy: session.principal,
+    changedAt: now,
+  };
+  const warning = {
+    code: "MODE_RESET",
+    message: `Mode ${session.mode} is no longer configured; the session is back in ${mode}.`,
+  } as const;
+  return { mode, modeChange, warning };
+}
+
+/**
+ * The session's open turn, closed by a new user turn: abandoned when it awaits client tools (the user moved on),
+ * failed with TURN_INTERRUPTED when an instance whose lease expired left it running (should that lease still be
+ * held, the start is refused busy). Either way the provider's view rolls back: to `cursor`.
+ */
+function closedByNewTurn(
+  open: TurnRecord,
+  now: Date,
+): { write: TurnWrite; cursor: ConversationCursor } | undefined {
+  if (canTake(open.status, "abandon") && open.pending) {
+    const patch = { status: nextStatus(open.status, "abandon"), pending: null, completedAt: now };
+    return { write: { turnId: open.turnId, patch }, cursor: open.pending.resumeCursor };
+  }
+  if (canTake(open.status, "lease_lost")) {
+    return {
+      write: { turnId: open.turnId, patch: interruptedTurn(open, now).turnPatch },
+      cursor: open.startCursor,
+    };
+  }
+  return undefined;
+}
+
+function continuation(input: TurnRequestInput, request: ToolContinuationRequest): TurnDecision {
   const { key, state, hash, catalog } = input;
   const { session, turn } = state;
   if (!session || !turn) return refuse(turnNotFound(key, request.turnId, session !== undefined));
   const answered = turn.rounds.slice(1).findIndex((round) => round.requestHash === hash);
   if (answered >= 0) return sentAgain(session, turn, answered + 1, catalog);
-  if (turn.status !== "awaiting_client_tools" || !turn.pending) return refuse(notAwaiting(turn));
+  if (!canTake(turn.status, "continuation") || !turn.pending) return refuse(notAwaiting(turn));
 
   // The request is the turn's next round from here on: even a mismatch is stored as that round's result. Its
   // pending calls keep the cursor the round starts from, so it can run again if interrupted.
@@ -219,13 +238,14 @@ function sentAgain(
   turn: TurnRecord,
   index: number,
   catalog: AgentCatalog,
-): TurnTransition {
+): TurnDecision {
   const round = turn.rounds[index] as TurnRound;
   const reopens = isReapedRound(turn, index) && nothingFollows(session, turn);
   if (round.result && !reopens) {
     return { type: "answer", round: index, result: round.result, stream: turn.stream };
   }
-  if (!reopens && (turn.status !== "running" || session.openTurnId !== turn.turnId)) {
+  // Not reopened, it runs again only as the session's open turn, in a status the table lets run again.
+  if (!reopens && (!canTake(turn.status, "rerun") || session.openTurnId !== turn.turnId)) {
     return refuse(stillAnswering());
   }
   // Reopened: running, the round's stored failure removed, the session's open turn again (its cursor is the
@@ -352,6 +372,6 @@ function contextKept(request: UserTurnRequest, context: ConversationContext): In
   ];
 }
 
-function refuse(failure: InvokeFailure): TurnTransition {
+function refuse(failure: InvokeFailure): TurnDecision {
   return { type: "refuse", failure };
 }

@@ -16,6 +16,7 @@ import {
   API_KEYS,
   type Chromium,
   E2E_CATALOG,
+  lastToolOutputs,
   launchChromium,
   type PageApp,
   type PageServer,
@@ -111,18 +112,6 @@ afterAll(async () => {
   if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-/** The outputs the model was sent in the last request, by call id. */
-function lastToolOutputs(): Record<string, string | undefined> {
-  const body = service.harness.responseRequests().at(-1)?.body as {
-    input: Array<{ type?: string; call_id?: string; output?: string }>;
-  };
-  return Object.fromEntries(
-    body.input
-      .filter((item) => item.type === "function_call_output")
-      .map((item) => [item.call_id, item.output]),
-  );
-}
-
 describe("the docs' useChat page in Chromium", () => {
   it("streams a message, runs a browser tool and an approved server tool, and reloads the conversation", async () => {
     const chatId = uniqueId("browser-chat");
@@ -147,7 +136,9 @@ describe("the docs' useChat page in Chromium", () => {
     service.harness.enqueue(step.text("Your browser told me the time."));
     await send("What time is it here?");
     await page.getByText("Your browser told me the time.").waitFor();
-    const time = JSON.parse(lastToolOutputs().call_time ?? "null") as { time?: unknown } | null;
+    const time = JSON.parse(lastToolOutputs(service.harness).call_time ?? "null") as {
+      time?: unknown;
+    } | null;
     expect(time?.time).toEqual(expect.any(String));
 
     // A server tool that asks first: the page shows the question, the user approves, the service runs it.

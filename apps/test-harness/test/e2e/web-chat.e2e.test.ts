@@ -20,6 +20,7 @@ import {
   API_KEYS,
   E2E_CATALOG,
   expectOk,
+  lastToolOutputs,
   startTestService,
   type TestService,
   uniqueId,
@@ -179,7 +180,7 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
       }),
     );
     expect(textOf(message)).toBe("It exports a.");
-    expect(lastToolOutputs()).toEqual({ call_read: JSON.stringify("export const a = 1;") });
+    expect(lastToolOutputs(service.harness)).toEqual({ call_read: JSON.stringify("export const a = 1;") });
   });
 
   it("asks before a server tool that asks first, and runs it once approved", async () => {
@@ -217,7 +218,7 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
       expect.objectContaining({ toolCallId: "call_create", state: "output-denied" }),
     );
     expect(message.parts.some((part) => part.type === "file")).toBe(false);
-    expect(lastToolOutputs().call_create).toBe(
+    expect(lastToolOutputs(service.harness).call_create).toBe(
       JSON.stringify({ error: "The user did not approve this call of create_file. Not today." }),
     );
   });
@@ -383,18 +384,6 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     expect(response.status).toBe(200);
     const messages = (await response.json()) as UIMessage[];
     return validateUIMessages({ messages });
-  }
-
-  /** The outputs the model was sent in the last request, by call id. */
-  function lastToolOutputs(): Record<string, string | undefined> {
-    const body = service.harness.responseRequests().at(-1)?.body as {
-      input: Array<{ type?: string; call_id?: string; output?: string }>;
-    };
-    return Object.fromEntries(
-      body.input
-        .filter((item) => item.type === "function_call_output")
-        .map((item) => [item.call_id, item.output]),
-    );
   }
 
   /** A turn paused on the model's call of `create_file`, which asks first. */

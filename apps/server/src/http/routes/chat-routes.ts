@@ -2,6 +2,7 @@ import {
   type AgentExecuteRequest,
   type InvokeResult,
   isToolContinuationRequest,
+  ok,
   SESSION_PAGE_LIMITS,
   type SessionMessage,
   type ToolCall,
@@ -9,13 +10,13 @@ import {
 } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
-import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
+import { createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from "ai";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { type ChatRequest, chatFieldError, readChatRequest, toolResultsOf } from "../chat/chat-request.js";
 import { sessionUiMessages } from "../chat/session-ui-messages.js";
 import { TurnUiChunks } from "../chat/turn-ui-chunks.js";
-import { FollowerSlots } from "../follower-slots.js";
+import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
 import { readJsonBody } from "../json-body.js";
 import { FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { rateLimited } from "../rate-limited.js";
@@ -205,98 +206,105 @@ export function chatRoutes(app: OpenAPIHono<AppEnv>, options: ChatRoutesOptions)
     ];
     return uiStream(c, { service, chunks, opening, heartbeatMs, events: () => events.result });
   });
-
-  app.openapi(resumeChat, async (c) => {
-    const principal = c.get("principal");
-    const sessionId = c.req.valid("param").id;
-    const running = await openTurn(service, principal, sessionId, ["running"]);
-    if (running === undefined) return c.body(null, 204);
-    const slot = followers.take(principal, JSON.stringify([principal, sessionId, running]));
-    if ("full" in slot)
-      return sendResult(
-        c,
-        rateLimited("This turn already has as many followers as it may", FOLLOWER_RETRY_MS),
-      );
-    const left = new AbortController();
-    const release = () => {
-      left.abort();
-      slot.release();
-    };
-    try {
-      const trace = await service.getTurnTrace(principal, sessionId, running);
-      const followed = await service.followTurn(principal, sessionId, running, undefined, left.signal);
-      if (!trace.successful || !followed.successful) {
-        release();
-        return c.body(null, 204);
-      }
-      const chunks = new TurnUiChunks(running, trace.result.rounds);
-      return uiStream(c, {
-        service,
-        chunks,
-        opening: chunks.start(),
-        heartbeatMs,
-        events: () => followed.result,
-        release,
-      });
-    } catch (error) {
-      release();
-      throw error;
-    }
-  });
-
+  app.openapi(resumeChat, (c) =>
+    resume(c, { service, followers, heartbeatMs, sessionId: c.req.valid("param").id }),
+  );
   app.openapi(stopChat, async (c) => {
     const principal = c.get("principal");
     const sessionId = c.req.valid("param").id;
     const session = await service.getSession(principal, sessionId);
     if (!session.successful) return sendResult(c, session);
-    const open = session.result.turns.find(
-      ({ status }) => status === "running" || status === "awaiting_client_tools",
-    );
+    const open = session.result.turns.find(({ status }) => OPEN_STATUSES.includes(status));
     if (open === undefined) return c.body(null, 204);
     return sendResult(c, await service.cancelTurn(principal, sessionId, open.turnId));
   });
-
   app.openapi(chatMessages, async (c) => {
-    const principal = c.get("principal");
-    const sessionId = c.req.valid("param").id;
-    const session = await service.getSession(principal, sessionId);
-    if (!session.successful) {
-      return session.errors[0].code === "SESSION_NOT_FOUND" ? c.json([], 200) : sendResult(c, session);
-    }
-    const messages: SessionMessage[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await service.listMessages(principal, sessionId, {
-        limit: SESSION_PAGE_LIMITS.max,
-        ...(cursor === undefined ? {} : { cursor }),
-      });
-      if (!page.successful) return sendResult(c, page);
-      messages.push(...page.result.messages);
-      cursor = page.result.nextCursor;
-    } while (cursor !== undefined);
-    const last = session.result.turns.at(-1);
-    let open: Parameters<typeof sessionUiMessages>[0]["open"];
-    if (last?.status === "running" || last?.status === "awaiting_client_tools") {
-      const trace = await service.getTurnTrace(principal, sessionId, last.turnId);
-      if (trace.successful) open = { turnId: last.turnId, status: last.status, rounds: trace.result.rounds };
-    }
-    return c.json(
-      await sessionUiMessages({ sessionId, messages, ...(open === undefined ? {} : { open }) }),
-      200,
-    );
+    const messages = await uiMessagesOf(service, c.get("principal"), c.req.valid("param").id);
+    return messages.successful ? c.json(messages.result, 200) : sendResult(c, messages);
   });
 }
 
-/** The turn of the session in one of `statuses`, or undefined (no such turn, or no such session). */
-async function openTurn(
+/** The statuses of a turn that has not ended: one a stop cancels. */
+const OPEN_STATUSES: readonly string[] = ["running", "awaiting_client_tools"];
+
+/** `GET /v1/chat/:id/stream`: the running turn's stream from its start, or 204 when no turn runs. */
+async function resume(
+  c: Context<AppEnv>,
+  input: { service: AgentService; followers: FollowerSlots; heartbeatMs: number; sessionId: string },
+): Promise<Response> {
+  const { service, sessionId } = input;
+  const principal = c.get("principal");
+  const session = await service.getSession(principal, sessionId);
+  const running = session.successful
+    ? session.result.turns.find(({ status }) => status === "running")?.turnId
+    : undefined;
+  if (running === undefined) return c.body(null, 204);
+  const slot = input.followers.take(principal, JSON.stringify([principal, sessionId, running]));
+  if ("full" in slot) {
+    const limit =
+      slot.full === "turn"
+        ? `This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`
+        : `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance`;
+    return sendResult(c, rateLimited(limit, FOLLOWER_RETRY_MS));
+  }
+  // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
+  const left = new AbortController();
+  const release = () => {
+    left.abort();
+    slot.release();
+  };
+  try {
+    const trace = await service.getTurnTrace(principal, sessionId, running);
+    const followed = await service.followTurn(principal, sessionId, running, undefined, left.signal);
+    if (!trace.successful || !followed.successful) {
+      release();
+      return c.body(null, 204);
+    }
+    // The turn's earlier rounds come with the user's answers to them: the replay is the whole message.
+    const chunks = new TurnUiChunks(running, trace.result.rounds);
+    const { heartbeatMs } = input;
+    return uiStream(c, {
+      service,
+      chunks,
+      opening: chunks.start(),
+      heartbeatMs,
+      events: () => followed.result,
+      release,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** The session's messages as UIMessage[]: none for a session that does not exist (yet). */
+async function uiMessagesOf(
   service: AgentService,
   principal: string,
   sessionId: string,
-  statuses: readonly string[],
-): Promise<string | undefined> {
+): Promise<InvokeResult<UIMessage[]>> {
   const session = await service.getSession(principal, sessionId);
-  if (!session.successful) return undefined;
-  return session.result.turns.find(({ status }) => statuses.includes(status))?.turnId;
+  if (!session.successful) return session.errors[0].code === "SESSION_NOT_FOUND" ? ok([]) : session;
+  const messages: SessionMessage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await service.listMessages(principal, sessionId, {
+      limit: SESSION_PAGE_LIMITS.max,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    if (!page.successful) return page;
+    messages.push(...page.result.messages);
+    cursor = page.result.nextCursor;
+  } while (cursor !== undefined);
+  const last = session.result.turns.at(-1);
+  if (last?.status !== "running" && last?.status !== "awaiting_client_tools") {
+    return ok(await sessionUiMessages({ sessionId, messages }));
+  }
+  // The open turn's calls need their ids (the UI answers them by id): its trace has them.
+  const trace = await service.getTurnTrace(principal, sessionId, last.turnId);
+  if (!trace.successful) return trace;
+  const open = { turnId: last.turnId, status: last.status, rounds: trace.result.rounds };
+  return ok(await sessionUiMessages({ sessionId, messages, open }));
 }
 
 /**

@@ -16,21 +16,18 @@ import type { AppEnv } from "../app-env.js";
 import { type ChatRequest, chatFieldError, readChatRequest, toolResultsOf } from "../chat/chat-request.js";
 import { sessionUiMessages } from "../chat/session-ui-messages.js";
 import { TurnUiChunks } from "../chat/turn-ui-chunks.js";
-import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
+import { FollowerSlots } from "../follower-slots.js";
 import { readJsonBody } from "../json-body.js";
 import { FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
-import { rateLimited } from "../rate-limited.js";
 import { reportFault } from "../report-fault.js";
 import { sendResult } from "../send-result.js";
+import { followersFull } from "./followers-full.js";
 
 export interface ChatRoutesOptions {
   service: AgentService;
   validate: (input: unknown) => InvokeResult<AgentExecuteRequest>;
   heartbeatMs: number;
 }
-
-/** When a resume refused for a full turn may try again, as for the events route. */
-const FOLLOWER_RETRY_MS = 5_000;
 
 const CHAT_PARAMS = z.object({
   id: z.string().openapi({ description: "The chat's id: the session's id.", example: "s-42" }),
@@ -240,13 +237,7 @@ async function resume(
     : undefined;
   if (running === undefined) return c.body(null, 204);
   const slot = input.followers.take(principal, JSON.stringify([principal, sessionId, running]));
-  if ("full" in slot) {
-    const limit =
-      slot.full === "turn"
-        ? `This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`
-        : `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance`;
-    return sendResult(c, rateLimited(limit, FOLLOWER_RETRY_MS));
-  }
+  if ("full" in slot) return sendResult(c, followersFull(slot.full));
   // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
   const left = new AbortController();
   const release = () => {

@@ -9,15 +9,12 @@ import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { create as contentDisposition } from "content-disposition";
 import type { AppEnv } from "../app-env.js";
-import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "../follower-slots.js";
+import { FollowerSlots } from "../follower-slots.js";
 import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
 import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
-import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
-
-/** When a follower refused for a full turn may try again: slots free as other followers leave, at no set time. */
-const FOLLOWER_RETRY_MS = 5_000;
+import { followersFull } from "./followers-full.js";
 
 const CREATED_AT = "2026-03-02T09:15:00.000Z";
 const UPDATED_AT = "2026-03-02T09:16:30.000Z";
@@ -374,13 +371,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const ids = [c.get("principal"), ...turnIds(c.req.valid("param"))] as const;
     const slot = followers.take(ids[0], JSON.stringify(ids));
-    if ("full" in slot) {
-      const limit =
-        slot.full === "turn"
-          ? `This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`
-          : `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance`;
-      return sendResult(c, rateLimited(limit, FOLLOWER_RETRY_MS));
-    }
+    if ("full" in slot) return sendResult(c, followersFull(slot.full));
     const { release } = slot;
     // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
     const left = new AbortController();

@@ -95,15 +95,28 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     return { chunks, message: last };
   }
 
-  /** Sends the conversation as `useChat` does after a user message or an answered tool call. */
-  async function send(chatId: string, messages: UIMessage[], messageId?: string) {
-    const stream = await transport().sendMessages({
+  /** Sends the conversation as `useChat` does after a user message or an answered tool call: the answer's parts. */
+  const post = (chatId: string, messages: UIMessage[], messageId?: string) =>
+    transport().sendMessages({
       chatId,
       messages,
       trigger: "submit-message",
       messageId,
       abortSignal: undefined,
     });
+
+  /** The stream's reader, once the answer's text is under way. */
+  async function readUntilText(stream: ReadableStream<UIMessageChunk>) {
+    const reader = stream.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      if (chunk.value.type === "text-delta") break;
+    }
+    return reader;
+  }
+
+  /** `post`, and the message `useChat` makes of the answer. */
+  async function send(chatId: string, messages: UIMessage[], messageId?: string) {
+    const stream = await post(chatId, messages, messageId);
     const last = messages.at(-1);
     return read(stream, last?.role === "assistant" ? last : undefined);
   }
@@ -244,18 +257,9 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     const chatId = uniqueId(`chat-resume-${store}`);
     const deltas = Array.from({ length: 8 }, (_, i) => `part ${i}. `);
     service.harness.enqueue(step.text(deltas, { chunkDelayMs: 150 }));
-    const first = await transport().sendMessages({
-      chatId,
-      messages: [userMessage("t1", "Tell me a long story.")],
-      trigger: "submit-message",
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const first = await post(chatId, [userMessage("t1", "Tell me a long story.")]);
     // Read until the answer is under way, then reconnect as a reloaded page with `resume: true` does.
-    const reader = first.getReader();
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-      if (chunk.value.type === "text-delta") break;
-    }
+    const reader = await readUntilText(first);
     const resumed = await transport().reconnectToStream({ chatId });
     if (resumed === null) throw new Error("the running turn was not resumed");
     const { message } = await read(resumed);
@@ -266,18 +270,44 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     expect(await transport().reconnectToStream({ chatId: uniqueId("never-used") })).toBeNull();
   });
 
+  it("resumes a turn running its second round with the first: the calls and the user's answers, then the text", async () => {
+    const chatId = uniqueId(`chat-resume-tools-${store}`);
+    service.harness.enqueue(
+      step.functionCalls({ name: "read_file", arguments: { path: "a.ts" }, callId: "call_a" }),
+    );
+    const user = userMessage("t1", "Read a.ts slowly.");
+    const paused = await send(chatId, [user]);
+    const answered: UIMessage = {
+      ...paused.message,
+      parts: paused.message.parts.map((part) =>
+        "toolCallId" in part ? { ...part, state: "output-available", output: "export {}" } : part,
+      ) as UIMessage["parts"],
+    };
+    const deltas = Array.from({ length: 8 }, (_, i) => `line ${i}. `);
+    service.harness.enqueue(step.text(deltas, { chunkDelayMs: 150 }));
+    const second = await post(chatId, [user, answered], answered.id);
+    const reader = await readUntilText(second);
+    const resumed = await transport().reconnectToStream({ chatId });
+    if (resumed === null) throw new Error("the running turn was not resumed");
+    const { message } = await read(resumed);
+    expect(message.parts).toContainEqual(
+      expect.objectContaining({
+        type: "tool-read_file",
+        toolCallId: "call_a",
+        state: "output-available",
+        output: "export {}",
+      }),
+    );
+    expect(textOf(message)).toBe(deltas.join(""));
+    await reader.cancel();
+  });
+
   it("stops a running turn: its stream ends with abort, and the turn is cancelled", async () => {
     const chatId = uniqueId(`chat-stop-${store}`);
     service.harness.enqueue(
       step.text(["Counting: ", ...Array.from({ length: 20 }, (_, i) => `${i} `)], { chunkDelayMs: 200 }),
     );
-    const stream = await transport().sendMessages({
-      chatId,
-      messages: [userMessage("t1", "Count slowly.")],
-      trigger: "submit-message",
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const stream = await post(chatId, [userMessage("t1", "Count slowly.")]);
     const chunks: UIMessageChunk[] = [];
     const reader = stream.getReader();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
@@ -310,13 +340,7 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
         headers: { "x-request-id": "req_hidden_42" },
       }),
     );
-    const stream = await transport().sendMessages({
-      chatId,
-      messages: [userMessage("t1", "Hello")],
-      trigger: "submit-message",
-      messageId: undefined,
-      abortSignal: undefined,
-    });
+    const stream = await post(chatId, [userMessage("t1", "Hello")]);
     const chunks: UIMessageChunk[] = [];
     for await (const chunk of stream) chunks.push(chunk);
     const session = expectOk(await service.session(chatId));
@@ -330,7 +354,7 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
   });
 
   it("refuses bad bodies with 400 naming the field", async () => {
-    const post = async (body: unknown) => {
+    const postBody = async (body: unknown) => {
       const response = await fetch(`${service.url}/v1/chat`, {
         method: "POST",
         headers: { authorization: `Bearer ${API_KEYS.alice}`, "content-type": "application/json" },
@@ -351,27 +375,29 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
       messages: [userMessage("t1", "Hi")],
       ...extra,
     });
-    expect(await post(chat({ id: "not an id!" }))).toEqual({
+    expect(await postBody(chat({ id: "not an id!" }))).toEqual({
       status: 400,
       code: "VALIDATION_FAILED",
       fields: [{ path: "id", message: expect.any(String) }],
     });
     expect(
-      await post(chat({ messages: [userMessage("t1", "Hi"), { id: "t1:a", role: "assistant", parts: [] }] })),
+      await postBody(
+        chat({ messages: [userMessage("t1", "Hi"), { id: "t1:a", role: "assistant", parts: [] }] }),
+      ),
     ).toEqual({
       status: 400,
       code: "VALIDATION_FAILED",
       fields: [{ path: "messages[1]", message: expect.any(String) }],
     });
-    expect(await post(chat({ messages: [{ id: "x", role: "system", parts: [] }] }))).toMatchObject({
+    expect(await postBody(chat({ messages: [{ id: "x", role: "system", parts: [] }] }))).toMatchObject({
       status: 400,
       fields: [{ path: "messages[0]" }],
     });
-    expect(await post(chat({ trigger: "regenerate-message" }))).toMatchObject({
+    expect(await postBody(chat({ trigger: "regenerate-message" }))).toMatchObject({
       status: 400,
       fields: [{ path: "trigger" }],
     });
-    expect(await post(chat({ instruction: "smuggled" }))).toMatchObject({
+    expect(await postBody(chat({ instruction: "smuggled" }))).toMatchObject({
       status: 400,
       fields: [{ path: "instruction" }],
     });

@@ -56,7 +56,7 @@ async function docExample(serviceUrl: string): Promise<string> {
   const doc = await readFile(DOC, "utf8");
   const example = /```tsx\n([\s\S]*?)```/.exec(doc)?.[1];
   if (example === undefined) throw new Error(`${DOC} has no tsx example`);
-  const url = 'const APTIX_URL = "http://localhost:8080";';
+  const url = 'const APTIX_URL = "http://localhost:8787";';
   const key = 'const APTIX_KEY = "replace-with-your-api-key";';
   if (!example.includes(url) || !example.includes(key))
     throw new Error("the example no longer sets APTIX_URL and APTIX_KEY");

@@ -5,7 +5,7 @@ import type {
   SessionMessage,
   TurnEvent,
 } from "@aptix/contracts";
-import { readUIMessageStream, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
 import { jsonValue } from "./json-value.js";
 import { assistantMessageId, TurnUiChunks } from "./turn-ui-chunks.js";
 
@@ -86,6 +86,8 @@ async function awaitingAnswer(open: OpenTurn): Promise<UIMessage> {
       controller.close();
     },
   });
+  // Loaded when first needed, as the chat routes load the AI SDK.
+  const { readUIMessageStream } = await import("ai");
   for await (const snapshot of readUIMessageStream({ stream })) message = snapshot;
   return message;
 }

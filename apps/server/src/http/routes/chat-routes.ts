@@ -10,7 +10,7 @@ import {
 } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
-import { createUIMessageStreamResponse, type UIMessage, type UIMessageChunk } from "ai";
+import type { UIMessage, UIMessageChunk } from "ai";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { type ChatRequest, chatFieldError, readChatRequest, toolResultsOf } from "../chat/chat-request.js";
@@ -254,7 +254,7 @@ async function resume(
     // The turn's earlier rounds come with the user's answers to them: the replay is the whole message.
     const chunks = new TurnUiChunks(running, trace.result.rounds);
     const { heartbeatMs } = input;
-    return uiStream(c, {
+    return await uiStream(c, {
       service,
       chunks,
       opening: chunks.start(),
@@ -350,7 +350,7 @@ interface UiStreamOptions {
  * Answers the UI message stream of `events`, each event's parts taken once the client has read the last ones: a
  * client that does not read stops the taking, one that leaves ends it (the turn goes on and is stored).
  */
-function uiStream(c: Context<AppEnv>, options: UiStreamOptions): Response {
+async function uiStream(c: Context<AppEnv>, options: UiStreamOptions): Promise<Response> {
   const { service, chunks, heartbeatMs } = options;
   const principal = c.get("principal");
   const iterator = options.events()[Symbol.asyncIterator]();
@@ -387,6 +387,8 @@ function uiStream(c: Context<AppEnv>, options: UiStreamOptions): Response {
       await iterator.return?.();
     },
   });
+  // Loaded by the first chat: a service no web app talks to does not hold the AI SDK in memory.
+  const { createUIMessageStreamResponse } = await import("ai");
   return createUIMessageStreamResponse({ stream, keepAliveMs: heartbeatMs });
 }
 

@@ -151,6 +151,12 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     const initial = await messagesOf(chatId);
     expect(initial.map(({ id }) => id)).toEqual(["t1", "t1:a"]);
     expect(textOf(initial[1] as UIMessage)).toBe("Hello from Aptix.");
+    // Another principal's chat answers as one that does not exist.
+    const asBob = { authorization: `Bearer ${API_KEYS.bob}` };
+    const bobs = await fetch(`${service.url}/v1/chat/${chatId}/messages`, { headers: asBob });
+    expect(await bobs.json()).toEqual([]);
+    const stop = await fetch(`${service.url}/v1/chat/${chatId}/stop`, { method: "POST", headers: asBob });
+    expect(stop.status).toBe(404);
   });
 
   it("ends the stream at a client tool call and goes on once its output comes back", async () => {

@@ -33,6 +33,7 @@ import { requestRateLimit } from "./middleware/request-rate-limit.js";
 import { requestTracing } from "./middleware/request-tracing.js";
 import { reportFault } from "./report-fault.js";
 import { routeNotFound } from "./route-not-found.js";
+import { chatRoutes } from "./routes/chat-routes.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
@@ -135,6 +136,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   executeRoute(app, { ...options, heartbeatMs });
   sessionRoutes(app, options.service, heartbeatMs);
+  chatRoutes(app, { ...options, heartbeatMs });
   usageRoutes(app, options.service, options.clock ?? systemClock);
   if (options.knowledge) {
     workspaceRoutes(app, options.knowledge, options.readPush ?? (async (body) => readPushBody(body)));

@@ -10,3 +10,4 @@ export * from "./tenants-server.js";
 export * from "./test-catalog.js";
 export * from "./test-database.js";
 export * from "./test-service.js";
+export * from "./tool-outputs.js";

@@ -8,7 +8,7 @@ import { build } from "esbuild";
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>@aptix/client in a page</title></head>
 <body><script type="module">
-import { AptixClient } from "/aptix-client.js";
+import { AptixClient } from "/app.js";
 globalThis.AptixClient = AptixClient;
 </script></body></html>`;
 
@@ -18,18 +18,25 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
+/** A page and the script it loads as `/app.js`, read as each request comes (a test may set them once it knows where the service is). */
+export interface PageApp {
+  html: string;
+  script: string;
+}
+
 /**
- * Serves, on a loopback port of its own (so another origin than the service's), a page that loads
- * `@aptix/client` bundled for browsers by esbuild, as a web app would ship it.
+ * Serves, on a loopback port of its own (so another origin than the service's), a page and its script: by
+ * default one that loads `@aptix/client` bundled for browsers by esbuild, as a web app would ship it.
  */
-export async function startPageServer(): Promise<PageServer> {
-  const client = await bundleClient();
+export async function startPageServer(app?: PageApp): Promise<PageServer> {
+  const page = app ?? { html: PAGE, script: await bundleClient() };
   const server = createServer((request, response) => {
+    const path = request.url?.split("?")[0];
     const [body, type] =
-      request.url === "/"
-        ? [PAGE, "text/html; charset=utf-8"]
-        : request.url === "/aptix-client.js"
-          ? [client, "text/javascript; charset=utf-8"]
+      path === "/"
+        ? [page.html, "text/html; charset=utf-8"]
+        : path === "/app.js"
+          ? [page.script, "text/javascript; charset=utf-8"]
           : [undefined, "text/plain"];
     response.writeHead(body === undefined ? 404 : 200, { "content-type": type, "cache-control": "no-store" });
     response.end(body ?? "not found");

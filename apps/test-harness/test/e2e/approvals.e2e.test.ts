@@ -10,6 +10,7 @@ import {
   expectContinuation,
   expectFailure,
   expectFinal,
+  lastToolOutputs,
   PROVIDER_CONTEXTS,
   PROVIDERS_CATALOG,
   startHttpMcpFixture,
@@ -45,17 +46,6 @@ const approve = (answer: unknown) => ({ toolCallId: "call_echo", resultJson: JSO
 describe.each(["pglite", "postgres"] as const)("on %s", (store) => {
   const providers = useBothProviders({ store, catalog: CATALOG });
   const echoes = async () => (await fixture.calls()).echo ?? 0;
-  /** The outputs the model was sent in the last request, by call id. */
-  const lastToolOutputs = () => {
-    const body = providers.openai.responseRequests().at(-1)?.body as {
-      input: Array<{ type?: string; call_id?: string; output?: string }>;
-    };
-    return Object.fromEntries(
-      body.input
-        .filter((item) => item.type === "function_call_output")
-        .map((item) => [item.call_id, item.output]),
-    );
-  };
   const rig = () => providers.rigs.openai;
   const service = () => providers.service;
 
@@ -93,7 +83,7 @@ describe.each(["pglite", "postgres"] as const)("on %s", (store) => {
     ]);
     expect(await echoes()).toBe(before + 1);
     // The model heard the tool's own output, never the approval.
-    expect(lastToolOutputs()).toEqual({
+    expect(lastToolOutputs(providers.openai)).toEqual({
       call_echo: JSON.stringify("echo: deploy"),
       call_read: '"export {}"',
     });
@@ -124,7 +114,7 @@ describe.each(["pglite", "postgres"] as const)("on %s", (store) => {
       ),
     );
     expect(final.toolResults ?? []).toEqual([]);
-    expect(lastToolOutputs().call_echo).toBe(
+    expect(lastToolOutputs(providers.openai).call_echo).toBe(
       JSON.stringify({ error: "The user did not approve this call of ops__echo. Not on a Friday." }),
     );
     expect(await echoes()).toBe(before);
@@ -142,7 +132,7 @@ describe.each(["pglite", "postgres"] as const)("on %s", (store) => {
         ]),
       ),
     );
-    expect(lastToolOutputs().call_echo).toBe(
+    expect(lastToolOutputs(providers.openai).call_echo).toBe(
       JSON.stringify({ error: "The user did not approve this call of ops__echo." }),
     );
     expect(await echoes()).toBe(before);

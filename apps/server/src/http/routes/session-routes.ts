@@ -11,13 +11,10 @@ import { create as contentDisposition } from "content-disposition";
 import type { AppEnv } from "../app-env.js";
 import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
 import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
-import { rateLimited } from "../rate-limited.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
-import { FollowerSlots, MAX_FOLLOWERS_PER_PRINCIPAL, MAX_FOLLOWERS_PER_TURN } from "./follower-slots.js";
-
-/** When a follower refused for a full turn may try again: slots free as other followers leave, at no set time. */
-const FOLLOWER_RETRY_MS = 5_000;
+import { FollowerSlots } from "./follower-slots.js";
+import { followersFull } from "./followers-full.js";
 
 const CREATED_AT = "2026-03-02T09:15:00.000Z";
 const UPDATED_AT = "2026-03-02T09:16:30.000Z";
@@ -380,13 +377,7 @@ function followEventsRoute(app: OpenAPIHono<AppEnv>, service: AgentService, hear
     const lastEventId = c.req.header("last-event-id") ?? c.req.query("lastEventId");
     const ids = [c.get("principal"), ...turnIds(c.req.valid("param"))] as const;
     const slot = followers.take(ids[0], JSON.stringify(ids));
-    if ("full" in slot) {
-      const limit =
-        slot.full === "turn"
-          ? `This turn already has ${MAX_FOLLOWERS_PER_TURN} followers`
-          : `This principal already has ${MAX_FOLLOWERS_PER_PRINCIPAL} followers on this instance`;
-      return sendResult(c, rateLimited(limit, FOLLOWER_RETRY_MS));
-    }
+    if ("full" in slot) return sendResult(c, followersFull(slot.full));
     const { release } = slot;
     // Following costs polls: it stops once nobody listens (the turn itself goes on regardless).
     const left = new AbortController();

@@ -20,7 +20,7 @@ import {
   userTurn,
   writeCatalog,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
 const READ_FILE = E2E_CATALOG.clientTools[0];
 const OPENAI = { conversationContextId: PROVIDER_CONTEXTS.openai };
@@ -44,7 +44,7 @@ const READ_RESULT = { toolCallId: "call_read", resultJson: '"export {}"' };
 const approve = (answer: unknown) => ({ toolCallId: "call_echo", resultJson: JSON.stringify(answer) });
 
 describe.each(["pglite", "postgres"] as const)("on %s", (store) => {
-  const providers = useBothProviders({ store, catalog: CATALOG });
+  const providers = setUpBothProviders({ store, catalog: CATALOG });
   const echoes = async () => (await fixture.calls()).echo ?? 0;
   const rig = () => providers.rigs.openai;
   const service = () => providers.service;

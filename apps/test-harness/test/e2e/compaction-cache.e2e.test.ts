@@ -23,7 +23,7 @@ import {
   uniqueId,
   userTurn,
 } from "../../src/e2e/index.js";
-import { type BothProviders, useBothProviders } from "../support/both-providers.js";
+import { type BothProviders, setUpBothProviders } from "../support/both-providers.js";
 
 const WINDOW = 20_000;
 const SUMMARISE = "Summarise the conversation above";
@@ -97,7 +97,7 @@ async function untilCompacted(providers: BothProviders, provider: ProviderId) {
 }
 
 describe("a compaction's summarising call", () => {
-  const providers = useBothProviders({ catalog: CATALOG });
+  const providers = setUpBothProviders({ catalog: CATALOG });
 
   it("Anthropic: the same messages with their breakpoints; tool outputs stay tool results; at most 20 % billed at full price", async () => {
     const stop = scriptedModel(providers);

@@ -16,11 +16,11 @@ import {
   uniqueId,
   userTurn,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
 const READ_FILE = defaultClientTools.find((tool) => tool.name === "read_file");
 
-const providers = useBothProviders({
+const providers = setUpBothProviders({
   catalog: {
     ...PROVIDERS_CATALOG,
     modes: [{ ...PROVIDERS_CATALOG.modes[0], tools: ["read_file", "create_file", "repo__report"] }],

@@ -27,7 +27,7 @@ import {
   uniqueId,
   userTurn,
 } from "../../src/e2e/index.js";
-import { type BothProviders, useBothProviders } from "../support/both-providers.js";
+import { type BothProviders, setUpBothProviders } from "../support/both-providers.js";
 
 /** What the user says in turn 1 and the summaries must carry on. */
 const FACT = "the release codename is BLUE-HERON-7";
@@ -112,7 +112,7 @@ async function streamed(providers: BothProviders, body: unknown) {
 }
 
 describe("a session on an 8,000-token window", () => {
-  const providers = useBothProviders({ catalog: windowed(8_000) });
+  const providers = setUpBothProviders({ catalog: windowed(8_000) });
 
   describe.each(["openai", "anthropic"] as const)("on %s", (provider) => {
     it("runs 40 turns with a large client tool output each, all final, never past the window, the facts kept", async () => {
@@ -204,7 +204,7 @@ describe("a session on an 8,000-token window", () => {
 });
 
 describe("a session whose chain already overflows the provider's window (made before, or under a larger window)", () => {
-  const providers = useBothProviders({ catalog: windowed() });
+  const providers = setUpBothProviders({ catalog: windowed() });
 
   describe.each(["openai", "anthropic"] as const)("on %s", (provider) => {
     it("works at its next turn: the provider's overflow compacts and the call goes again, once", async () => {

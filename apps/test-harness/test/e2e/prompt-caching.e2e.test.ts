@@ -16,7 +16,7 @@ import {
   uniqueId,
   userTurn,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
 const LONG_BOOT_PROMPT = [
   BOOT_PROMPT,
@@ -49,7 +49,7 @@ type AnthropicUsage = {
 };
 
 describe("prompt caching", () => {
-  const providers = useBothProviders({ catalog: CACHING_CATALOG });
+  const providers = setUpBothProviders({ catalog: CACHING_CATALOG });
 
   it("Anthropic: breakpoints on the system block, the last tool and the last message; the cache reads show in usage", async () => {
     const sessionId = uniqueId("cache-anthropic");

@@ -6,9 +6,9 @@
 import { anthropicStep, step } from "@aptix/testing-llm-servers";
 import { describe, expect, it } from "vitest";
 import { expectFailure, expectOk, PROVIDER_CONTEXTS, uniqueId, userTurn } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
-const providers = useBothProviders();
+const providers = setUpBothProviders();
 
 const RESPONSE_ID = "resp_failed_7c1e9a";
 const REQUEST_ID = "req_upstream_4b2d8f";

@@ -24,7 +24,7 @@ import {
   streamExecute,
   uniqueId,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 import { PARITY_SCENARIO, type ParityStep, parityBody } from "./scenarios/parity-scenario.js";
 
 type Transport = "json" | "stream";
@@ -40,7 +40,7 @@ const KEYS = Object.fromEntries(RUNS.map((run) => [runName(run), `${runName(run)
 /** The same session id in every run (each run is another principal). */
 const SESSION_ID = uniqueId("parity");
 
-const providers = useBothProviders({
+const providers = setUpBothProviders({
   env: {
     APTIX_API_KEYS: Object.entries(KEYS)
       .map(([principal, key]) => `${principal}:${key}`)

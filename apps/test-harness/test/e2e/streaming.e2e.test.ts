@@ -22,12 +22,12 @@ import {
   uniqueId,
   waitFor,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
 const HEARTBEAT_MS = 100;
 const apiKey = API_KEYS.alice;
 
-const providers = useBothProviders({ env: { APTIX_SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) } });
+const providers = setUpBothProviders({ env: { APTIX_SSE_HEARTBEAT_MS: String(HEARTBEAT_MS) } });
 const { rigs } = providers;
 const service = () => providers.service;
 

@@ -25,7 +25,7 @@ import {
   uniqueId,
   userTurn,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "../support/both-providers.js";
+import { setUpBothProviders } from "../support/both-providers.js";
 
 /** A NUL, the halves of 📄 (U+1F4C4) apart, and a whole 📄 that must stay one. */
 const DAMAGED = ["Here\u0000 it is ", "\uD83D half, ", "\uDCC4 other half, ", "whole \u{1F4C4}."];
@@ -46,7 +46,7 @@ function expectNothingInternal(text: string): void {
 const PROVIDERS: ProviderId[] = ["openai", "anthropic"];
 
 describe.each(E2E_STORES)("on %s", (store) => {
-  const providers = useBothProviders({ store });
+  const providers = setUpBothProviders({ store });
   const service = () => providers.service;
   const context = (provider: ProviderId) => ({ conversationContextId: PROVIDER_CONTEXTS[provider] });
   /** Every log line the service wrote, as one text. */

@@ -37,7 +37,7 @@ export interface BothProvidersOptions {
  * no SDK retries (a scripted failure is seen once): started before the tests of the file or `describe` that
  * calls this and closed after them. The fields are there from the first test on.
  */
-export function useBothProviders(options: BothProvidersOptions = {}): BothProviders {
+export function setUpBothProviders(options: BothProvidersOptions = {}): BothProviders {
   const both = { rigs: {} } as BothProviders;
   beforeAll(async () => {
     [both.openai, both.anthropic] = await Promise.all([startScriptedOpenAI(), startScriptedAnthropic()]);

@@ -23,7 +23,7 @@ import {
   uniqueId,
   waitFor,
 } from "../../src/e2e/index.js";
-import { useBothProviders } from "./both-providers.js";
+import { setUpBothProviders } from "./both-providers.js";
 
 const apiKey = API_KEYS.alice;
 const DELTAS = 8_000;
@@ -60,7 +60,7 @@ const deltaTexts = (events: readonly SseEvent[]) =>
 /** The scenario, on `store`: its own service and scripted servers. */
 export function describeSlowReaders(store: "pglite" | "postgres"): void {
   describe(`slow readers on ${store}`, () => {
-    const providers = useBothProviders({ store });
+    const providers = setUpBothProviders({ store });
 
     it("delivers every delta of a fast 64,000-character answer once to a 20 KB/s reader, and to one that resumes mid-way with Last-Event-ID", async () => {
       const rig = providers.rigs.openai;

@@ -11,8 +11,8 @@ import {
   AgentCatalog,
   AgentService,
   InMemoryFileStore,
-  InMemorySessionStore,
   InMemoryWorkspaceIndex,
+  inMemorySessionStores,
   randomIdGenerator,
   sha256ContentHashService,
   WorkspaceKnowledge,
@@ -29,7 +29,7 @@ const app = createApp({
   service: new AgentService({
     catalog: catalog.result,
     providers: [],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   }),
   knowledge: new WorkspaceKnowledge({

@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { get, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { httpStatusOf } from "@aptix/contracts";
-import { FOLLOW_PAGE_DELTAS, InMemorySessionStore, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
+import { FOLLOW_PAGE_DELTAS, inMemorySessionStores, MAX_QUEUED_EVENTS, type TurnEvent } from "@aptix/core";
 import { InMemoryTurnEventLog } from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
@@ -14,10 +14,10 @@ import { setup as setupApp } from "./http-app-setup.js";
 const AUTH = { authorization: "Bearer alice-key-0123456789" };
 
 function setup(options: { logger?: Logger } = {}) {
-  const store = new InMemorySessionStore();
+  const store = inMemorySessionStores();
   let turnReads = 0;
-  const getTurn = store.getTurn.bind(store);
-  store.getTurn = (...args) => {
+  const getTurn = store.turns.getTurn.bind(store.turns);
+  store.turns.getTurn = (...args) => {
     turnReads++;
     return getTurn(...args);
   };
@@ -294,8 +294,8 @@ describe("event streams", () => {
 
     /** The app on a log that counts the deltas its reads hand out, its provider to answer `words`. */
     function countingReads() {
-      const store = new InMemorySessionStore();
-      const log = new InMemoryTurnEventLog(store);
+      const store = inMemorySessionStores();
+      const log = new InMemoryTurnEventLog(store.turns);
       let listed = 0;
       const list = log.list.bind(log);
       log.list = async (...args) => {

@@ -6,10 +6,10 @@ import {
   type BudgetsOptions,
   type FileStore,
   InMemoryFileStore,
-  InMemorySessionStore,
   InMemoryWorkspaceIndex,
+  inMemorySessionStores,
   randomIdGenerator,
-  type SessionStore,
+  type SessionStores,
   sha256ContentHashService,
   type TurnEventLog,
   WorkspaceKnowledge,
@@ -37,7 +37,7 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** The scripted provider the default catalog's contexts call (its id must be `scripted`). */
   provider?: P;
   /** In memory when absent; a test of what Postgres can keep passes a real store's. */
-  store?: SessionStore;
+  store?: SessionStores;
   files?: FileStore;
   events?: TurnEventLog;
   /** The request limits the app validates with, over a 1,000-character instruction limit. */
@@ -72,7 +72,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     retriever: knowledge,
     catalog: created.result,
     providers: [provider],
-    store: options.store ?? new InMemorySessionStore(options.clock),
+    store: options.store ?? inMemorySessionStores(options.clock),
     files: options.files ?? new InMemoryFileStore(),
     ...(options.events ? { events: options.events } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

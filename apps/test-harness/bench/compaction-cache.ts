@@ -6,7 +6,7 @@
  * summarising call's input is split as the API bills it: at the full price, written to the cache (×1.25), read
  * from it (×0.1). Prints a Markdown table for docs/turn-cost.md.
  */
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { AgentCatalog, AgentService, InMemoryFileStore, inMemorySessionStores } from "@aptix/core";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import {
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   const agent = new AgentService({
     catalog: created.result,
     providers: [new AnthropicMessagesProvider({ apiKey: "bench", baseURL: harness.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
   for (let turn = 1; turn <= TURNS; turn++) {

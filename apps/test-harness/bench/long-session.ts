@@ -11,7 +11,7 @@
  *
  * Prints the tokens of context per call (first, median, last, largest), the calls past 32k, and the compactions.
  */
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "@aptix/core";
+import { AgentCatalog, AgentService, InMemoryFileStore, inMemorySessionStores } from "@aptix/core";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import { type RecordedRequest, type StepObject, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
@@ -59,7 +59,7 @@ async function session(serviceWindow: number, modelWindow: number | undefined) {
   const agent = new AgentService({
     catalog: created.result,
     providers: [new OpenAIResponsesProvider({ apiKey: "bench", baseURL: openai.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
   let failed = 0;

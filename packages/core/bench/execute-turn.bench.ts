@@ -1,5 +1,5 @@
 import { bench, describe } from "vitest";
-import { AgentCatalog, AgentService, InMemoryFileStore, InMemorySessionStore } from "../src/index.js";
+import { AgentCatalog, AgentService, InMemoryFileStore, inMemorySessionStores } from "../src/index.js";
 import { ScriptedLlmProvider } from "../src/testing/scripted-llm-provider.js";
 
 // The pipeline's own cost per turn (no network, no SQL): composition, lease, persistence calls, validation.
@@ -17,7 +17,7 @@ function service(provider: ScriptedLlmProvider): AgentService {
   return new AgentService({
     catalog,
     providers: [provider],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
 }

@@ -25,7 +25,7 @@ export { requestHash } from "./entry/request-hash.js";
 export type { SessionSummary, TurnTrace } from "./entry/views.js";
 export { type FixedContextChunk, InMemoryContextRetriever } from "./in-memory/in-memory-context-retriever.js";
 export { InMemoryFileStore } from "./in-memory/in-memory-file-store.js";
-export { InMemorySessionStore } from "./in-memory/in-memory-session-store.js";
+export { inMemorySessionStores } from "./in-memory/in-memory-session-stores.js";
 export { InMemoryWorkspaceIndex } from "./in-memory/in-memory-workspace-index.js";
 export { interruptedFailure } from "./lifecycle/turn-endings.js";
 export { WireTools } from "./llm-call/wire-tools.js";
@@ -54,8 +54,21 @@ export type {
   ServerToolFiles,
   ServerToolResult,
 } from "./ports/server-tool.js";
-export type * from "./ports/session-store.js";
+export type {
+  DeleteSessionInput,
+  DeleteSessionResult,
+  FindIdleSessionsInput,
+  FinishResponseDeletionsInput,
+  ListSessionsInput,
+  MessageTurn,
+  ResponseDeletion,
+  SessionDirectory,
+  SessionListing,
+  TakeResponseDeletionsInput,
+} from "./ports/session-directory.js";
+export type { SessionStores } from "./ports/session-stores.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
+export type { PruneTracesInput, TranscriptStore } from "./ports/transcript-store.js";
 export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 /** @public The observer port and what it is given (the server names the `Observed*` types inline only). */
 export type {
@@ -68,6 +81,17 @@ export type {
   ToolRunResult,
   TurnObserver,
 } from "./ports/turn-observer.js";
+export type {
+  FindExpiredLeasesInput,
+  Lease,
+  LlmCallWrite,
+  RecordLlmCallInput,
+  TurnState,
+  TurnStore,
+  TurnWrite,
+  TurnWriteResult,
+} from "./ports/turn-store.js";
+export type { SumSessionUsageInput, SumUsageInput, UsageStore, UsageSum } from "./ports/usage-store.js";
 export type * from "./ports/workspace-index.js";
 /**
  * @public No package imports it by name, but the declarations tsc emits for store-drizzle's schema (the

@@ -3,7 +3,7 @@ import {
   AgentService,
   CONTINUATION_LOST,
   InMemoryFileStore,
-  InMemorySessionStore,
+  inMemorySessionStores,
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
@@ -629,7 +629,7 @@ describe("a mode change on Anthropic, through AgentService", () => {
     const agent = new AgentService({
       catalog: catalog(),
       providers: [provider()],
-      store: new InMemorySessionStore(),
+      store: inMemorySessionStores(),
       files: new InMemoryFileStore(),
     });
     const turn = (turnId: string, instruction: string) =>

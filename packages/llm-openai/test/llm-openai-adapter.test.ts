@@ -3,7 +3,7 @@ import {
   AgentService,
   CONTINUATION_LOST,
   InMemoryFileStore,
-  InMemorySessionStore,
+  inMemorySessionStores,
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
@@ -458,7 +458,7 @@ describe("a lost continuation reported inside a stream", () => {
     const agent = new AgentService({
       catalog: catalog(),
       providers: [new OpenAIResponsesProvider({ apiKey: "test", baseURL: server.baseUrl, maxRetries: 0 })],
-      store: new InMemorySessionStore(),
+      store: inMemorySessionStores(),
       files: new InMemoryFileStore(),
     });
     const deltas: string[] = [];

@@ -29,7 +29,7 @@ import type { ContextRetriever } from "../ports/context-retriever.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { Compactor } from "../reasoner/compactor.js";
@@ -62,7 +62,8 @@ export interface AgentServiceOptions {
   catalog: AgentCatalog;
   /** One per `ConversationContext.provider` id. */
   providers: readonly LlmProvider[];
-  store: SessionStore;
+  /** The session stores, one per domain (`inMemorySessionStores`, or a database's). */
+  store: SessionStores;
   files: FileStore;
   /** Finds each user turn's `[CONTEXT]` chunks (`WorkspaceKnowledge`); without it no turn has the block. */
   retriever?: ContextRetriever;
@@ -178,29 +179,30 @@ export class AgentService {
     const clock = options.clock ?? systemClock;
     const hashing = options.hashing ?? sha256ContentHashService;
     const ids = options.ids ?? randomIdGenerator;
-    const events = options.events ?? new InMemoryTurnEventLog(options.store);
+    const events = options.events ?? new InMemoryTurnEventLog(options.store.turns);
     const observer = options.observer ?? unobserved;
     const { retriever } = options;
     const providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.#cancels = new TurnCancels({
       events,
-      turns: options.store,
+      turns: options.store.turns,
       ...(options.cancelPollMs === undefined ? {} : { pollMs: options.cancelPollMs }),
     });
     this.#persistence = new TurnPersistence({
-      store: options.store,
+      stores: options.store,
       clock,
       ids,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
-    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
+    this.#usage = new UsageReports(options.store.usage, new PriceList(options.prices));
     const budgets = options.budgets && new Budgets(options.budgets, this.#usage, clock);
     const maxLlmCalls = options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST;
     this.#admission = new TurnAdmission({
       catalog,
       persistence: this.#persistence,
+      transcripts: options.store.transcripts,
       clock,
       hashing,
       ...(budgets ? { budgets } : {}),
@@ -214,6 +216,7 @@ export class AgentService {
     const compactor = new Compactor(llmCall, clock, observer);
     this.#compaction = new SessionCompaction(
       this.#persistence,
+      options.store.directory,
       catalog,
       composition,
       providers,
@@ -260,18 +263,32 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(this.#persistence, catalog, options.files, clock, this.#usage);
-    this.#lists = new SessionLists(this.#persistence, catalog.modes);
-    this.#deletion = new SessionDeletion(this.#persistence, options.files, events, (session) => {
-      const provider = providers.get(
-        catalog.conversationContext(session.conversationContextId)?.provider ?? "",
-      );
-      return provider?.storesResponses && provider.deleteStoredResponse ? provider.id : undefined;
-    });
-    this.#responseDeletions = new StoredResponseDeletions(this.#persistence, providers, clock);
+    this.#reads = new ReadModels(
+      this.#persistence,
+      options.store,
+      catalog,
+      options.files,
+      clock,
+      this.#usage,
+    );
+    this.#lists = new SessionLists(this.#persistence, options.store.directory, catalog.modes);
+    this.#deletion = new SessionDeletion(
+      this.#persistence,
+      options.store.directory,
+      options.files,
+      events,
+      (session) => {
+        const provider = providers.get(
+          catalog.conversationContext(session.conversationContextId)?.provider ?? "",
+        );
+        return provider?.storesResponses && provider.deleteStoredResponse ? provider.id : undefined;
+      },
+    );
+    this.#responseDeletions = new StoredResponseDeletions(options.store.directory, providers, clock);
     this.#cancellation = new TurnCancellation(this.#persistence, this.#cancels, this.#wakeups, clock);
     this.#housekeeping = new Housekeeping({
       persistence: this.#persistence,
+      stores: options.store,
       events,
       files: options.files,
       clock,

@@ -6,6 +6,7 @@ import { storedProgress } from "../lifecycle/turn-endings.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
+import type { SessionDirectory } from "../ports/session-directory.js";
 import type { Compactor } from "../reasoner/compactor.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { Budgets } from "../usage/budgets.js";
@@ -23,6 +24,7 @@ const CLAIM_ATTEMPTS = 3;
 export class SessionCompaction {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly directory: Pick<SessionDirectory, "listMessageTurns">,
     private readonly catalog: Pick<AgentCatalog, "conversationContext" | "modes" | "toolsFor">,
     private readonly composition: Pick<CompositionStep, "systemMessage" | "cacheKey">,
     private readonly providers: ReadonlyMap<string, LlmProvider>,
@@ -44,7 +46,7 @@ export class SessionCompaction {
       // Nothing since the latest compaction (or none yet): a summary would only say it again, whatever is unsent.
       if (session.cursor.transcriptLength === (session.cursor.compactedTo ?? 0))
         return ok({ compacted: false });
-      const [last] = await this.persistence.listMessageTurns(key, session.turnCount, 1);
+      const [last] = await this.directory.listMessageTurns(key, session.turnCount, 1);
       const turn = last && (await this.persistence.getTurn(key, last.turnId));
       const context = this.catalog.conversationContext(session.conversationContextId);
       const provider = context && this.providers.get(context.provider);
@@ -55,7 +57,7 @@ export class SessionCompaction {
       );
       if (refused) return refused;
       const claimed = await this.persistence.apply(
-        { key, now: this.clock.now(), expectVersion: session.version },
+        { guard: "version", key, now: this.clock.now(), expectVersion: session.version },
         false,
       );
       if (claimed.outcome === "busy") return sessionBusy(key.sessionId);

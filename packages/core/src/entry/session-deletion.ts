@@ -1,6 +1,7 @@
 import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore } from "../ports/file-store.js";
+import type { SessionDirectory } from "../ports/session-directory.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
@@ -18,6 +19,7 @@ const FILE_URL = /\/v1\/files\/([^/?#]+)$/;
 export class SessionDeletion {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly directory: Pick<SessionDirectory, "listTurns" | "deleteSession">,
     private readonly files: FileStore,
     private readonly events: TurnEventLog,
     /** The provider that stored a session's responses and can delete them, if any. */
@@ -28,12 +30,12 @@ export class SessionDeletion {
     for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
       const session = await this.persistence.getSession(key);
       if (!session) return sessionNotFound(key.sessionId);
-      const turns = await this.persistence.listTurns(key);
+      const turns = await this.directory.listTurns(key);
       const fileIds = turns.flatMap((turn) =>
         turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
       );
       const storedBy = this.responsesStoredBy(session);
-      const outcome = await this.persistence.deleteSession({
+      const outcome = await this.directory.deleteSession({
         key,
         expectVersion: session.version,
         fileIds,

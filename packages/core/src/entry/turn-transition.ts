@@ -8,8 +8,8 @@ import type {
 } from "@aptix/contracts";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
-import type { TransitionChange } from "../persistence/turn-persistence.js";
-import type { TurnState } from "../ports/session-store.js";
+import type { TurnChange } from "../persistence/turn-persistence.js";
+import type { TurnState } from "../ports/turn-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
@@ -131,15 +131,16 @@ export function transitionWrite(
   state: TurnState,
   transition: LeasedTransition,
   now: Date,
-): TransitionChange {
-  const base: TransitionChange = { key, now };
-  if (state.session) base.expectVersion = state.session.version;
+): TurnChange {
+  // No session has version 0: a write that expects it of a missing session is stale.
+  const versioned = { guard: "version", expectVersion: state.session?.version ?? 0 } as const;
   switch (transition.type) {
     case "start_turn": {
       const { create, turn, sessionPatch, closeOpenTurn, modeChange } = transition;
       return {
-        ...base,
-        ...(create ? { create } : {}),
+        key,
+        now,
+        ...(create ? { guard: "create", create } : versioned),
         insertTurn: turn,
         ...(closeOpenTurn ? { turnPatches: [closeOpenTurn] } : {}),
         sessionPatch,
@@ -147,31 +148,41 @@ export function transitionWrite(
       };
     }
     case "resume_turn":
-      return { ...base, turnPatches: [{ turnId: transition.turn.turnId, patch: transition.patch }] };
+      return {
+        key,
+        now,
+        ...versioned,
+        turnPatches: [{ turnId: transition.turn.turnId, patch: transition.patch }],
+      };
     case "rerun_round":
     case "fail_round": {
       const { turn, reopen } = transition;
-      if (!reopen) return base;
+      if (!reopen) return { key, now, ...versioned };
       return {
-        ...base,
+        key,
+        now,
+        ...versioned,
         turnPatches: [{ turnId: turn.turnId, patch: reopen }],
         sessionPatch: { openTurnId: turn.turnId },
       };
     }
     case "fail_interrupted":
       return {
-        ...base,
+        key,
+        now,
+        ...versioned,
         turnPatches: [transition.failed],
         sessionPatch: transition.sessionPatch,
         releaseLease: true,
       };
     case "cancel_turn":
       return {
-        ...base,
+        key,
+        now,
+        guard: "override",
+        expectVersion: versioned.expectVersion,
         turnPatches: [transition.cancelled],
         sessionPatch: transition.sessionPatch,
-        overrideLease: true,
-        releaseLease: true,
       };
   }
 }

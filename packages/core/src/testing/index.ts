@@ -3,7 +3,7 @@
  * test runner: the store contract suites are the repository's private `@aptix/testing-stores`.
  */
 export { InMemoryFileStore } from "../in-memory/in-memory-file-store.js";
-export { InMemorySessionStore } from "../in-memory/in-memory-session-store.js";
+export { inMemorySessionStores } from "../in-memory/in-memory-session-stores.js";
 export { InMemoryTurnEventLog } from "../in-memory/in-memory-turn-event-log.js";
 export { InMemoryWorkspaceIndex } from "../in-memory/in-memory-workspace-index.js";
 export { ManualClock } from "./manual-clock.js";

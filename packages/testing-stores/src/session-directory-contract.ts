@@ -1,9 +1,7 @@
-import type { SessionKey, SessionStores, TurnRecord, UsageSum } from "@aptix/core";
+import type { SessionStores } from "@aptix/core";
 import {
-  FIXTURE_TIME,
   type ManualClock,
   newCallRecord,
-  newFailedCallRecord,
   newFinalResult,
   newLease,
   newModeHistoryEntry,
@@ -13,86 +11,32 @@ import {
   startTurnFor,
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { SessionStoreHarness } from "./session-store-contract.js";
-
-const LEASE_MS = 60_000;
-const CREATE = { conversationContextId: "conv-1", agentContextId: null, mode: "code" } as const;
-const DAY_MS = 86_400_000;
-const EVER = { from: new Date(0), to: new Date("2100-01-01T00:00:00.000Z") };
-
-/** Usage sums in one order, whatever order the store answered them in. */
-function sorted(sums: readonly UsageSum[]): UsageSum[] {
-  return [...sums].sort((a, b) =>
-    `${a.key}/${a.provider}/${a.model}`.localeCompare(`${b.key}/${b.provider}/${b.model}`),
-  );
-}
+import { describe, expect, it } from "vitest";
+import {
+  LEASE_MS,
+  type SessionStoresHarness,
+  sessionWrites,
+  withSessionStores,
+} from "./session-stores-harness.js";
 
 /**
- * The session store's listings, usage and deletion (`listSessions`, `listTurnPage`, `sumUsage`, `deleteSession`),
- * which every `SessionStores` shares. Usage is kept with each successful call, summed by day, model or session over
- * a principal's own calls between two times, and kept when its session is deleted (docs/http-api.md). Call it at the top level of a test file; each check starts from an empty store.
+ * The behaviour every `SessionDirectory` shares: sessions and turns listed, a session deleted with everything of
+ * it, idle sessions found and the provider responses a deletion leaves. Call it at the top level of a test file.
  */
 export function describeSessionDirectoryContract(
   name: string,
-  makeStore: () => Promise<SessionStoreHarness>,
+  makeStore: () => Promise<SessionStoresHarness>,
 ): void {
-  describe(`SessionStores listings and deletion: ${name}`, () => {
-    let harness: SessionStoreHarness | undefined;
+  describe(`SessionDirectory contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-
-    beforeEach(async () => {
-      harness = await makeStore();
-      store = harness.store;
-      clock = harness.clock;
+    let harness: SessionStoresHarness;
+    withSessionStores(makeStore, (ready) => {
+      harness = ready;
+      ({ store, clock } = ready);
     });
-
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
-
-    /**
-     * Starts turn `turnId` of `key` (creating the session) with `request` fields, and settles it as `status`
-     * with the lease given back; the session's `updatedAt` becomes the clock's now.
-     */
-    async function settledTurn(
-      key: SessionKey,
-      turnId: string,
-      request: { instruction?: string; workspaceId?: string },
-      status: TurnRecord["status"] = "completed",
-    ): Promise<void> {
-      const read = await store.directory.getSession(key);
-      const turn = newTurnRecord(key, turnId, {
-        sequence: (read?.turnCount ?? 0) + 1,
-        createdAt: clock.now(),
-        rounds: [
-          { request: { sessionId: key.sessionId, turnId, ...request }, requestHash: `sha256:${turnId}` },
-        ],
-      });
-      const owner = `owner-${turnId}`;
-      const applied = await store.turns.write({
-        key,
-        lease: newLease(owner, LEASE_MS),
-        now: clock.now(),
-        ...(read
-          ? { guard: "version", expectVersion: read.version }
-          : { guard: "create", create: { ...CREATE } }),
-        insertTurn: turn,
-        sessionPatch: { openTurnId: turnId },
-      });
-      expect(applied.outcome).toBe("applied");
-      const updated = await writeTurnWhileLeaseHeld(store, clock.now(), {
-        key,
-        turnId,
-        turnPatch: { status, completedAt: clock.now() },
-        sessionPatch: { openTurnId: null },
-        leaseOwner: owner,
-        releaseLease: true,
-      });
-      expect(updated).toBe(true);
-    }
+    const key = newSessionKey("session-1", "principal-a");
+    const { claim, start, settledTurn } = sessionWrites(() => harness, key);
 
     it("lists a principal's sessions most recently active first, paged after the last one shown", async () => {
       const a = newSessionKey("s-a", "principal-a");
@@ -423,45 +367,6 @@ export function describeSessionDirectoryContract(
       ).toEqual([]);
     });
 
-    it("prunes the requests and raw payloads of calls started before a time, keeping response and timings", async () => {
-      const key = newSessionKey();
-      await settledTurn(key, "t1", { instruction: "hello" });
-      const read = await store.directory.getSession(key);
-      const lease = newLease("owner-x", LEASE_MS);
-      await store.turns.write({
-        guard: "version",
-        key,
-        lease,
-        now: clock.now(),
-        expectVersion: read?.version as number,
-      });
-      const old = { ...newCallRecord(key, "t1", 0), startedAt: clock.now() };
-      clock.advance(60_000);
-      const recent = { ...newCallRecord(key, "t1", 1), startedAt: clock.now() };
-      expect(await store.turns.recordLlmCall({ call: old, lease })).toBe(true);
-      expect(await store.turns.recordLlmCall({ call: recent, lease })).toBe(true);
-
-      expect(
-        await store.transcripts.pruneTraces({
-          startedBefore: new Date(clock.now().getTime() - 1_000),
-          limit: 10,
-        }),
-      ).toBe(1);
-      const [pruned, kept] = await store.transcripts.listLlmCalls(key, "t1");
-      expect(pruned).toStrictEqual({ ...old, request: null, providerRequest: null, providerResponse: null });
-      expect(kept).toStrictEqual(recent);
-      // Pruned once: not counted again.
-      expect(
-        await store.transcripts.pruneTraces({
-          startedBefore: new Date(clock.now().getTime() - 1_000),
-          limit: 10,
-        }),
-      ).toBe(0);
-      expect(
-        await store.transcripts.pruneTraces({ startedBefore: new Date(clock.now().getTime() + 1), limit: 0 }),
-      ).toBe(0);
-    });
-
     it("refuses busy to delete a session whose lease is held, until it expires", async () => {
       const key = newSessionKey();
       await settledTurn(key, "t1", { instruction: "hello" });
@@ -485,281 +390,21 @@ export function describeSessionDirectoryContract(
       );
     });
 
-    /** Starts turn `turnId` of `key` and keeps `calls` of it, the first alone and the rest with its settlement. */
-    async function turnWithCalls(
-      key: SessionKey,
-      turnId: string,
-      calls: ReturnType<typeof newCallRecord>[],
-    ): Promise<void> {
-      const read = await store.directory.getSession(key);
-      const lease = newLease(`owner-${turnId}`, LEASE_MS);
-      await startTurnFor(
-        store,
-        newTurnRecord(key, turnId, { sequence: (read?.turnCount ?? 0) + 1, createdAt: clock.now() }),
-        lease,
-      );
-      const [first, ...rest] = calls;
-      if (first !== undefined) expect(await store.turns.recordLlmCall({ call: first, lease })).toBe(true);
-      const settled = await writeTurnWhileLeaseHeld(store, clock.now(), {
-        key,
-        turnId,
-        turnPatch: { status: "completed" },
-        sessionPatch: { openTurnId: null },
-        leaseOwner: lease.owner,
-        releaseLease: true,
-        llmCalls: rest.map((call) => ({ call })),
-      });
-      expect(settled).toBe(true);
-    }
-
-    it("sums a principal's successful calls by model, day and session, with their provider and model", async () => {
-      const key = newSessionKey("s-1", "principal-a");
-      const other = newSessionKey("s-2", "principal-a");
-      const day2 = new Date(FIXTURE_TIME.getTime() + DAY_MS);
-      const claude = newCallRecord(key, "t1", 1, { provider: "anthropic" });
-      if (claude.request) claude.request.model = "claude-test";
-      await turnWithCalls(key, "t1", [
-        newCallRecord(key, "t1", 0),
-        claude,
-        // A failed call reported no usage: it counts for nothing.
-        newFailedCallRecord(key, "t1", 2),
+    it("lists turns by sequence", async () => {
+      await claim("owner-1");
+      await start("owner-1", "turn-a", { sequence: 1 });
+      clock.advance(1_000);
+      await start("owner-1", "turn-z", { sequence: 0 });
+      clock.advance(1_000);
+      await start("owner-1", "turn-m", { sequence: 2 });
+      const turns = await store.directory.listTurns(key);
+      expect(turns.map((turn) => [turn.sequence, turn.turnId])).toEqual([
+        [0, "turn-z"],
+        [1, "turn-a"],
+        [2, "turn-m"],
       ]);
-      await turnWithCalls(other, "t1", [newCallRecord(other, "t1", 0, { startedAt: day2 })]);
-
-      const byModel = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "model" });
-      expect(sorted(byModel)).toEqual([
-        {
-          key: "claude-test",
-          provider: "anthropic",
-          model: "claude-test",
-          inputTokens: 120,
-          cachedInputTokens: 100,
-          outputTokens: 30,
-          reasoningTokens: 12,
-          llmCalls: 1,
-        },
-        {
-          key: "gpt-test",
-          provider: "openai",
-          model: "gpt-test",
-          inputTokens: 240,
-          cachedInputTokens: 200,
-          outputTokens: 60,
-          reasoningTokens: 24,
-          llmCalls: 2,
-        },
-      ]);
-      const byDay = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "day" });
-      expect(sorted(byDay).map(({ key: day, model, llmCalls }) => [day, model, llmCalls])).toEqual([
-        [FIXTURE_TIME.toISOString().slice(0, 10), "claude-test", 1],
-        [FIXTURE_TIME.toISOString().slice(0, 10), "gpt-test", 1],
-        [day2.toISOString().slice(0, 10), "gpt-test", 1],
-      ]);
-      const bySession = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
-      expect(
-        sorted(bySession).map(({ key: session, model, llmCalls }) => [session, model, llmCalls]),
-      ).toEqual([
-        ["s-1", "claude-test", 1],
-        ["s-1", "gpt-test", 1],
-        ["s-2", "gpt-test", 1],
-      ]);
-      const oneSession = await store.usage.sumSessionUsage({ ...other, since: FIXTURE_TIME });
-      expect(oneSession.map(({ key: model, llmCalls }) => [model, llmCalls])).toEqual([["gpt-test", 1]]);
-      expect(await store.usage.sumSessionUsage({ ...other, since: new Date(day2.getTime() + 1) })).toEqual(
-        [],
-      );
-    });
-
-    it("counts the calls of whole UTC days from `from` and before `to`, and only the principal's own", async () => {
-      const key = newSessionKey("s-1", "principal-a");
-      const theirs = newSessionKey("s-1", "principal-b");
-      const day1 = new Date(Date.UTC(2026, 2, 1));
-      const day2 = new Date(day1.getTime() + DAY_MS);
-      await turnWithCalls(key, "t1", [
-        newCallRecord(key, "t1", 0, { startedAt: new Date(day1.getTime() + DAY_MS - 1) }),
-        newCallRecord(key, "t1", 1, { startedAt: day2 }),
-      ]);
-      await turnWithCalls(theirs, "t1", [newCallRecord(theirs, "t1", 0, { startedAt: day1 })]);
-
-      const calls = async (from: Date, to: Date) =>
-        (await store.usage.sumUsage({ principal: "principal-a", from, to, groupBy: "model" })).reduce(
-          (total, sum) => total + sum.llmCalls,
-          0,
-        );
-      expect(await calls(day1, day2)).toBe(1);
-      expect(await calls(day2, new Date(day2.getTime() + DAY_MS))).toBe(1);
-      expect(await calls(EVER.from, day1)).toBe(0);
-      expect(await calls(EVER.from, EVER.to)).toBe(2);
-      expect(await store.usage.sumUsage({ principal: "principal-c", ...EVER, groupBy: "day" })).toEqual([]);
-    });
-
-    it("keeps each call's usage once under its id: kept again it changes nothing, and a deleted session's stays", async () => {
-      const key = newSessionKey("s-1", "principal-a");
-      const first = newCallRecord(key, "t1", 0);
-      await turnWithCalls(key, "t1", [first]);
-      const lease = newLease("owner-again", LEASE_MS);
-      const read = await store.directory.getSession(key);
-      await store.turns.write({
-        guard: "version",
-        key,
-        lease,
-        now: clock.now(),
-        expectVersion: read?.version as number,
-      });
-      // The same call kept again (a write retried): its usage is not counted twice, nor changed.
-      const again = {
-        ...first,
-        response: first.response && { ...first.response, usage: { inputTokens: 7, outputTokens: 3 } },
-      };
-      expect(await store.turns.recordLlmCall({ call: again, lease })).toBe(true);
-      await store.turns.releaseLease(key, lease.owner);
-
-      const expected = [
-        {
-          key: "s-1",
-          provider: "openai",
-          model: "gpt-test",
-          inputTokens: 120,
-          cachedInputTokens: 100,
-          outputTokens: 30,
-          reasoningTokens: 12,
-          llmCalls: 1,
-        },
-      ];
-      expect(await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" })).toEqual(
-        expected,
-      );
-      const session = await store.directory.getSession(key);
-      expect(
-        await store.directory.deleteSession({ key, expectVersion: session?.version as number, fileIds: [] }),
-      ).toBe("deleted");
-      expect(await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" })).toEqual(
-        expected,
-      );
-    });
-
-    it("adds the calls of a session deleted and made again under the same ids; its view counts the new ones", async () => {
-      const key = newSessionKey("s-1", "principal-a");
-      const made: Date[] = [];
-      for (let time = 0; time < 4; time++) {
-        clock.advance(1_000);
-        await turnWithCalls(key, "t1", [newCallRecord(key, "t1", 0, { startedAt: clock.now() })]);
-        const session = await store.directory.getSession(key);
-        made.push(session?.createdAt as Date);
-        if (time < 3) {
-          expect(
-            await store.directory.deleteSession({
-              key,
-              expectVersion: session?.version as number,
-              fileIds: [],
-            }),
-          ).toBe("deleted");
-        }
-      }
-      const bySession = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
-      expect(
-        bySession.map(({ key: session, llmCalls, inputTokens }) => [session, llmCalls, inputTokens]),
-      ).toEqual([["s-1", 4, 480]]);
-      const sinceRemade = await store.usage.sumSessionUsage({ ...key, since: made[3] as Date });
-      expect(sinceRemade.map(({ llmCalls }) => llmCalls)).toEqual([1]);
-    });
-
-    it('keeps usage outside a trace (embeddings) once per id, a call without a session under the key ""', async () => {
-      const embedding = {
-        principal: "principal-a",
-        sessionId: null,
-        turnId: null,
-        index: null,
-        provider: "openai",
-        model: "text-embedding-test",
-        inputTokens: 40,
-        cachedInputTokens: 0,
-        outputTokens: 0,
-        reasoningTokens: 0,
-        startedAt: FIXTURE_TIME,
-      };
-      await store.usage.recordUsage([
-        { ...embedding, callId: "embedding-1" },
-        { ...embedding, callId: "embedding-2", sessionId: "s-9", turnId: "t1", inputTokens: 2 },
-      ]);
-      await store.usage.recordUsage([{ ...embedding, callId: "embedding-1", inputTokens: 1_000 }]);
-      await store.usage.recordUsage([]);
-      const bySession = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "session" });
-      expect(
-        sorted(bySession).map(({ key, model, inputTokens, llmCalls }) => [key, model, inputTokens, llmCalls]),
-      ).toEqual([
-        ["", "text-embedding-test", 40, 1],
-        ["s-9", "text-embedding-test", 2, 1],
-      ]);
-      const byModel = await store.usage.sumUsage({ principal: "principal-a", ...EVER, groupBy: "model" });
-      expect(
-        byModel.map(({ key, inputTokens, outputTokens, llmCalls }) => [
-          key,
-          inputTokens,
-          outputTokens,
-          llmCalls,
-        ]),
-      ).toEqual([["text-embedding-test", 42, 0, 2]]);
-      const s9 = await store.usage.sumSessionUsage({
-        principal: "principal-a",
-        sessionId: "s-9",
-        since: FIXTURE_TIME,
-      });
-      expect(s9.map(({ inputTokens }) => inputTokens)).toEqual([2]);
-    });
-
-    it("pages the session grouping in id order, the calls without a session first, every model of each session", async () => {
-      const entry = {
-        principal: "principal-a",
-        turnId: "t1",
-        index: 0,
-        provider: "openai",
-        inputTokens: 10,
-        cachedInputTokens: 0,
-        outputTokens: 1,
-        reasoningTokens: 0,
-        startedAt: FIXTURE_TIME,
-      };
-      await store.usage.recordUsage([
-        { ...entry, callId: "c-1", sessionId: "s-b", model: "gpt-test" },
-        { ...entry, callId: "c-2", sessionId: "s-b", model: "gpt-other" },
-        { ...entry, callId: "c-3", sessionId: "s-a", model: "gpt-test" },
-        { ...entry, callId: "c-4", sessionId: null, turnId: null, index: null, model: "gpt-test" },
-        { ...entry, callId: "c-5", sessionId: "s-c", model: "gpt-test" },
-        // Another principal's, and one outside the range: on no page.
-        { ...entry, callId: "c-6", sessionId: "s-a0", model: "gpt-test", principal: "principal-b" },
-        {
-          ...entry,
-          callId: "c-7",
-          sessionId: "s-a1",
-          model: "gpt-test",
-          startedAt: new Date(FIXTURE_TIME.getTime() + DAY_MS),
-        },
-      ]);
-      const range = {
-        from: new Date(FIXTURE_TIME.toISOString().slice(0, 10)),
-        to: new Date(Date.parse(FIXTURE_TIME.toISOString().slice(0, 10)) + DAY_MS),
-      };
-      const page = async (after: string | undefined, limit: number) =>
-        sorted(
-          await store.usage.sumUsage({
-            principal: "principal-a",
-            ...range,
-            groupBy: "session",
-            page: { limit, ...(after === undefined ? {} : { after }) },
-          }),
-        ).map(({ key, model }) => [key, model]);
-      expect(await page(undefined, 2)).toEqual([
-        ["", "gpt-test"],
-        ["s-a", "gpt-test"],
-      ]);
-      expect(await page("s-a", 1)).toEqual([
-        ["s-b", "gpt-other"],
-        ["s-b", "gpt-test"],
-      ]);
-      expect(await page("s-b", 5)).toEqual([["s-c", "gpt-test"]]);
-      expect(await page("s-c", 5)).toEqual([]);
-      expect(await page("", 1)).toEqual([["s-a", "gpt-test"]]);
+      expect((await store.directory.getSession(key))?.turnCount).toBe(3);
+      expect(await store.directory.listTurns(newSessionKey("session-2"))).toStrictEqual([]);
     });
   });
 }

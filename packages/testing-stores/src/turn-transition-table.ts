@@ -30,7 +30,7 @@ import {
   newTurnRecord,
 } from "@aptix/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionStoreHarness } from "./session-store-contract.js";
+import type { SessionStoresHarness } from "./session-stores-harness.js";
 
 /**
  * The transition table (issue 28): every (session state × turn state × request kind), with the transition
@@ -472,10 +472,10 @@ function admitted(result: InvokeResult<Admission>): string {
  */
 export function describeTurnTransitionTable(
   name: string,
-  makeStore: () => Promise<SessionStoreHarness>,
+  makeStore: () => Promise<SessionStoresHarness>,
 ): void {
   describe(`turn transition table through admission: ${name}`, () => {
-    let harness: SessionStoreHarness | undefined;
+    let harness: SessionStoresHarness | undefined;
     let admission: TurnAdmission;
     let service: AgentService;
 
@@ -512,7 +512,7 @@ export function describeTurnTransitionTable(
     it.each(Object.entries(CANCEL_TABLE).map(([cell, expected], index) => ({ cell, expected, index })))(
       "cancel in $cell: $expected",
       async ({ cell, expected, index }) => {
-        const h = harness as SessionStoreHarness;
+        const h = harness as SessionStoresHarness;
         const [session, turn] = cell.split("/") as [SessionState, NamedTurnState];
         const row = TURN_TRANSITION_TABLE.find((entry) => entry.session === session && entry.turn === turn);
         if (!row) throw new Error(`no row ${cell}`);
@@ -535,7 +535,7 @@ export function describeTurnTransitionTable(
     it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
       "session $row.session, turn $row.turn, request $kind: $expected.admit",
       async ({ row, kind, expected, index }) => {
-        const h = harness as SessionStoreHarness;
+        const h = harness as SessionStoresHarness;
         const key = { principal: "principal-t", sessionId: `table-${index}` };
         await arrange(h.store, h.clock, key, row);
         expect(admitted(await admission.admit(key, requestOf(key, kind)))).toBe(expected.admit);

@@ -9,24 +9,26 @@ import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionDirectoryContract,
-  describeSessionStoreContract,
+  describeTranscriptStoreContract,
   describeTurnEventLogContract,
+  describeTurnStoreContract,
+  describeUsageStoreContract,
 } from "../src/index.js";
 
-describeSessionStoreContract("in memory", async () => {
+async function inMemory() {
   const clock = new ManualClock();
   return { store: inMemorySessionStores(clock), clock, close: async () => {} };
-});
+}
 
-describeSessionDirectoryContract("in memory", async () => {
-  const clock = new ManualClock();
-  return { store: inMemorySessionStores(clock), clock, close: async () => {} };
-});
+describeTurnStoreContract("in memory", inMemory);
+describeTranscriptStoreContract("in memory", inMemory);
+describeSessionDirectoryContract("in memory", inMemory);
+describeUsageStoreContract("in memory", inMemory);
 
 // The in-memory store has no connections; handing the same store out as the "other connection" still runs
 // the suite's `newConnection` path.
 let current: SessionStores | undefined;
-describeSessionStoreContract(
+describeTurnStoreContract(
   "in memory (newConnection)",
   async () => {
     const clock = new ManualClock();

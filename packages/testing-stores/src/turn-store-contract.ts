@@ -1,7 +1,4 @@
 import type {
-  ConversationCursor,
-  Lease,
-  LlmCallRecord,
   SessionKey,
   SessionPatch,
   SessionRecord,
@@ -9,11 +6,8 @@ import type {
   TranscriptItem,
   TurnPatch,
   TurnRecord,
-  TurnWrite,
-  TurnWriteResult,
 } from "@aptix/core";
 import {
-  FIXTURE_TIME,
   type ManualClock,
   newCallRecord,
   newContinuationResult,
@@ -31,21 +25,16 @@ import {
   sampleTranscriptItems,
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import {
+  CREATE,
+  LEASE_MS,
+  type SessionStoresHarness,
+  sessionWrites,
+  withSessionStores,
+} from "./session-stores-harness.js";
 
-/** What a contract run needs from the store under test, made afresh (over empty data) for every test. */
-export interface SessionStoreHarness {
-  store: SessionStores;
-  /**
-   * The store's clock, the one it judges leases by (a SQL store's stand-in for its database's `now()`) and
-   * stamps `updatedAt` with; the suite moves it to let leases expire and takes its `now` values from it.
-   */
-  clock: ManualClock;
-  /** Releases whatever `makeStore` (and `newConnection`) opened. */
-  close(): Promise<void>;
-}
-
-interface SessionStoreContractOptions {
+export interface TurnStoreContractOptions {
   /**
    * A second store over the same data as the one the current test's `makeStore` answered, but on its own
    * database connection, so concurrent claims race in the database rather than in one connection's queue.
@@ -54,113 +43,29 @@ interface SessionStoreContractOptions {
   newConnection?: () => Promise<SessionStores>;
 }
 
-const LEASE_MS = 60_000;
-const CREATE = { conversationContextId: "conv-1", agentContextId: "agent-1", mode: "code" } as const;
-
 /**
- * The behaviour every `SessionStores` shares (see `InMemorySessionStore` for the rules in prose). Call it at
- * the top level of a test file; each check is its own `it` and starts from an empty store.
+ * The behaviour every `TurnStore` shares (see `InMemoryTurnStore` for the rules in prose): claims and their
+ * guards, leases, a running turn's writes. Call it at the top level of a test file; each check is its own `it`
+ * and starts from empty stores.
  */
-export function describeSessionStoreContract(
+export function describeTurnStoreContract(
   name: string,
-  makeStore: () => Promise<SessionStoreHarness>,
-  options: SessionStoreContractOptions = {},
+  makeStore: () => Promise<SessionStoresHarness>,
+  options: TurnStoreContractOptions = {},
 ): void {
-  describe(`SessionStores contract: ${name}`, () => {
-    let harness: SessionStoreHarness | undefined;
+  describe(`TurnStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-
-    beforeEach(async () => {
-      harness = await makeStore();
-      store = harness.store;
-      clock = harness.clock;
+    let harness: SessionStoresHarness;
+    withSessionStores(makeStore, (ready) => {
+      harness = ready;
+      ({ store, clock } = ready);
     });
-
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
-
     const key = newSessionKey("session-1", "principal-a");
-
-    function leaseFor(owner: string, ms = LEASE_MS): Lease {
-      return newLease(owner, ms);
-    }
-
-    /** An empty lease-guarded write of `k`'s turn-1 by `owner`: whether `owner` may write. */
-    function touchTurn(owner: string, k: SessionKey = key): Promise<boolean> {
-      return writeTurnWhileLeaseHeld(store, clock.now(), {
-        key: k,
-        turnId: "turn-1",
-        turnPatch: {},
-        leaseOwner: owner,
-      });
-    }
-
-    /** A claim of `k`'s lease for `owner` with `writes`, decided from the session as read now. */
-    async function transition(
-      owner: string,
-      writes: Pick<
-        Extract<TurnWrite, { guard: "version" }>,
-        "turnPatches" | "sessionPatch" | "insertTurn" | "modeChange" | "releaseLease" | "maxRunningTurns"
-      > = {},
-      k: SessionKey = key,
-      ms = LEASE_MS,
-      now = clock.now(),
-    ): Promise<TurnWriteResult> {
-      const read = await store.directory.getSession(k);
-      return store.turns.write({
-        key: k,
-        lease: leaseFor(owner, ms),
-        now,
-        ...(read
-          ? { guard: "version", expectVersion: read.version }
-          : { guard: "create", create: { ...CREATE } }),
-        ...writes,
-      });
-    }
-
-    /** Claims `k` for `owner` (creating it if needed) and expects the claim to apply. */
-    async function claim(owner: string, k: SessionKey = key, ms = LEASE_MS): Promise<SessionRecord> {
-      const result = await transition(owner, {}, k, ms);
-      if (result.outcome !== "applied") throw new Error(`expected applied, got ${result.outcome}`);
-      return result.session;
-    }
-
-    /**
-     * Starts a running turn that becomes the session's open turn, with a claim of `owner` (who gives back the
-     * lease it holds first: a turn starts with a claim), and expects it to apply.
-     */
-    async function start(
-      owner: string,
-      turnId: string,
-      overrides: Partial<TurnRecord> = {},
-      k: SessionKey = key,
-      sessionPatch: SessionPatch = { openTurnId: turnId },
-      ms = LEASE_MS,
-    ): Promise<TurnRecord> {
-      const turn = newTurnRecord(k, turnId, { createdAt: clock.now(), ...overrides });
-      await store.turns.releaseLease(k, owner);
-      const result = await transition(owner, { insertTurn: turn, sessionPatch }, k, ms);
-      expect(result.outcome).toBe("applied");
-      return turn;
-    }
-
-    /** Everything the store holds about `k` (and the given turns' calls), for nothing-changed checks. */
-    async function snapshot(k: SessionKey, turnIds: string[]) {
-      return {
-        session: await store.directory.getSession(k),
-        turns: await store.directory.listTurns(k),
-        transcript: await store.transcripts.loadTranscript(k, 1_000),
-        modeHistory: await store.directory.listModeHistory(k),
-        calls: await Promise.all(turnIds.map((turnId) => store.transcripts.listLlmCalls(k, turnId))),
-      };
-    }
-
-    function progress(items: TranscriptItem[], fromPosition: number, cursor: ConversationCursor) {
-      return { items, fromPosition, cursor };
-    }
+    const { leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionWrites(
+      () => harness,
+      key,
+    );
 
     it("creates a missing session with its first transition, and answers stale to one expecting a version", async () => {
       const now = clock.now();
@@ -1004,121 +909,6 @@ export function describeSessionStoreContract(
       expect((await transition("owner-4")).outcome).toBe("applied");
     });
 
-    it("loadTranscript answers only the first `length` items", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      expect(
-        await store.turns.recordLlmCall({
-          call: newCallRecord(key, "turn-1", 0),
-          progress: progress(items, 0, newCursor({ responseId: "resp_0", transcriptLength: items.length })),
-          lease: leaseFor("owner-1"),
-        }),
-      ).toBe(true);
-      expect(await store.transcripts.loadTranscript(key, 0)).toStrictEqual([]);
-      expect(await store.transcripts.loadTranscript(key, 1)).toStrictEqual(items.slice(0, 1));
-      expect(await store.transcripts.loadTranscript(key, 3)).toStrictEqual(items.slice(0, 3));
-      expect(await store.transcripts.loadTranscript(key, items.length)).toStrictEqual(items);
-      expect(await store.transcripts.loadTranscript(key, items.length + 10)).toStrictEqual(items);
-      expect(await store.transcripts.loadTranscript(newSessionKey("session-404"), 10)).toStrictEqual([]);
-    });
-
-    it("loadTranscript answers the items from `from` on, for a replay after a compaction", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      await store.turns.recordLlmCall({
-        call: newCallRecord(key, "turn-1", 0),
-        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
-        lease: leaseFor("owner-1"),
-      });
-      expect(await store.transcripts.loadTranscript(key, items.length, 2)).toStrictEqual(items.slice(2));
-      expect(await store.transcripts.loadTranscript(key, 3, 1)).toStrictEqual(items.slice(1, 3));
-      expect(await store.transcripts.loadTranscript(key, items.length, items.length)).toStrictEqual([]);
-    });
-
-    it("keeps a compaction with its call and the compacted chain in one write; one run again replaces it", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      await store.turns.recordLlmCall({
-        call: newCallRecord(key, "turn-1", 0),
-        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
-        lease: leaseFor("owner-1"),
-      });
-      const compacted = [
-        { type: "system_message" as const, text: "boot" },
-        {
-          type: "user_message" as const,
-          content: [{ type: "text" as const, text: "[CONVERSATION SUMMARY]\nfacts" }],
-        },
-      ];
-      const cursor = newCursor({ transcriptLength: items.length + 2, replayFrom: items.length });
-      const compaction = {
-        principal: key.principal,
-        sessionId: key.sessionId,
-        turnId: "turn-1",
-        reason: "threshold" as const,
-        summary: "facts",
-        tokensBefore: 7_000,
-        tokensAfter: 900,
-        fromPosition: items.length,
-        createdAt: new Date(FIXTURE_TIME),
-      };
-      const write = {
-        call: newCallRecord(key, "turn-1", 1),
-        progress: progress(compacted, items.length, cursor),
-        compaction,
-        lease: leaseFor("owner-1"),
-      };
-      // Refused without the lease: nothing of it is kept.
-      expect(await store.turns.recordLlmCall({ ...write, lease: leaseFor("owner-x") })).toBe(false);
-      expect(await store.transcripts.listCompactions(key)).toStrictEqual([]);
-      expect(await store.turns.recordLlmCall(write)).toBe(true);
-      expect(await store.transcripts.listCompactions(key)).toStrictEqual([compaction]);
-      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(cursor);
-      expect(
-        await store.transcripts.loadTranscript(key, cursor.transcriptLength, items.length),
-      ).toStrictEqual(compacted);
-      // The round run again compacts at the same position: the record is the new one.
-      const again = { ...compaction, summary: "facts, again", tokensAfter: 950 };
-      expect(await store.turns.recordLlmCall({ ...write, compaction: again })).toBe(true);
-      expect(await store.transcripts.listCompactions(key)).toStrictEqual([again]);
-      expect(await store.transcripts.listCompactions(newSessionKey("session-404"))).toStrictEqual([]);
-    });
-
-    it("round-trips every transcript item variant exactly, in the transcript and the cursor", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      expect(new Set(items.map((item) => item.type))).toEqual(
-        new Set([
-          "system_message",
-          "user_message",
-          "assistant_message",
-          "function_call",
-          "function_call_output",
-          "reasoning",
-        ]),
-      );
-      const cursor = newCursor({
-        responseId: null,
-        pendingInput: sampleTranscriptItems(),
-        transcriptLength: items.length,
-      });
-      expect(
-        await store.turns.recordLlmCall({
-          call: newCallRecord(key, "turn-1", 0),
-          progress: progress(items, 0, cursor),
-          lease: leaseFor("owner-1"),
-        }),
-      ).toBe(true);
-      expect(await store.transcripts.loadTranscript(key, items.length)).toStrictEqual(
-        sampleTranscriptItems(),
-      );
-      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(cursor);
-    });
-
     it("changeMode sets the session's mode and lists the history in order with every field", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
@@ -1139,23 +929,6 @@ export function describeSessionStoreContract(
       expect(history).toStrictEqual([first, second]);
       expect(history[0]?.changedAt).toBeInstanceOf(Date);
       expect(await store.directory.listModeHistory(newSessionKey("session-2"))).toStrictEqual([]);
-    });
-
-    it("lists turns by sequence", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-a", { sequence: 1 });
-      clock.advance(1_000);
-      await start("owner-1", "turn-z", { sequence: 0 });
-      clock.advance(1_000);
-      await start("owner-1", "turn-m", { sequence: 2 });
-      const turns = await store.directory.listTurns(key);
-      expect(turns.map((turn) => [turn.sequence, turn.turnId])).toEqual([
-        [0, "turn-z"],
-        [1, "turn-a"],
-        [2, "turn-m"],
-      ]);
-      expect((await store.directory.getSession(key))?.turnCount).toBe(3);
-      expect(await store.directory.listTurns(newSessionKey("session-2"))).toStrictEqual([]);
     });
 
     it("findExpiredLeases finds only expired leases held over a running open turn", async () => {
@@ -1264,33 +1037,6 @@ export function describeSessionStoreContract(
       expect(await store.directory.listModeHistory(keyB)).toStrictEqual([]);
       expect((await store.directory.getSession(keyA))?.mode).toBe("review");
       expect(await store.directory.getSession(newSessionKey("shared", "principal-c"))).toBeUndefined();
-    });
-
-    it("lists one turn's LLM calls by index, with request, response and error intact", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      await start("owner-1", "turn-2", { sequence: 1 });
-      const failed = newFailedCallRecord(key, "turn-1", 1, {
-        startedAt: clock.advance(1_000),
-        durationMs: 30_000,
-      });
-      const first = newCallRecord(key, "turn-1", 0);
-      const replay = newCallRecord(key, "turn-1", 2, {
-        request: {
-          ...(newCallRecord(key, "turn-1", 2).request as NonNullable<LlmCallRecord["request"]>),
-          continuation: { type: "replay", itemCount: 7 },
-        },
-        startedAt: clock.advance(1_000),
-      });
-      const otherTurn = newCallRecord(key, "turn-2", 0);
-      for (const call of [failed, first, otherTurn, replay]) {
-        expect(await store.turns.recordLlmCall({ call, lease: leaseFor("owner-1") })).toBe(true);
-      }
-      const calls = await store.transcripts.listLlmCalls(key, "turn-1");
-      expect(calls).toStrictEqual([first, failed, replay]);
-      expect(calls[1]?.startedAt).toBeInstanceOf(Date);
-      expect(await store.transcripts.listLlmCalls(key, "turn-2")).toStrictEqual([otherTurn]);
-      expect(await store.transcripts.listLlmCalls(key, "turn-404")).toStrictEqual([]);
     });
 
     it("hands out copies: changing a given or returned record does not change the store", async () => {

@@ -171,6 +171,31 @@ export function describeTurnStoreContract(
       expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual({ ...before, calls: [[], []] });
     });
 
+    it("an override takes a held lease and gives it back in one step, guarded by the version alone", async () => {
+      await start("owner-1", "turn-1");
+      const read = await store.directory.getSession(key);
+      const version = read?.version ?? 0;
+      const cancel = (expectVersion: number) =>
+        store.turns.write({
+          guard: "override",
+          key,
+          now: clock.now(),
+          expectVersion,
+          turnPatches: [{ turnId: "turn-1", patch: { status: "cancelled" } }],
+          sessionPatch: { openTurnId: null },
+        });
+      expect(await cancel(version - 1)).toEqual({ outcome: "stale" });
+      const cancelled = await cancel(version);
+      expect(cancelled).toMatchObject({
+        outcome: "applied",
+        session: { openTurnId: null, version: version + 1 },
+      });
+      expect((await store.turns.getTurn(key, "turn-1"))?.status).toBe("cancelled");
+      // The holder lost its lease, and the session is free at once for the next claim.
+      expect(await touchTurn("owner-1")).toBe(false);
+      expect((await transition("owner-2")).outcome).toBe("applied");
+    });
+
     it("answers stale when the version moved since the read, or the turn to insert exists, writing nothing", async () => {
       const created = await claim("owner-1");
       await store.turns.releaseLease(key, "owner-1");

@@ -30,13 +30,11 @@ export function describeSessionDirectoryContract(
   describe(`SessionDirectory contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    let harness: SessionStoresHarness;
-    withSessionStores(makeStore, (ready) => {
-      harness = ready;
+    const current = withSessionStores(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
     const key = newSessionKey("session-1", "principal-a");
-    const { claim, start, settledTurn } = sessionWrites(() => harness, key);
+    const { claim, start, settledTurn } = sessionWrites(current, key);
 
     it("lists a principal's sessions most recently active first, paged after the last one shown", async () => {
       const a = newSessionKey("s-a", "principal-a");

@@ -35,11 +35,14 @@ export interface SessionStoresHarness {
   close(): Promise<void>;
 }
 
-/** Makes the stores afresh for each test of the enclosing `describe`, hands them to `ready`, and closes them after. */
+/**
+ * Makes the stores afresh for each test of the enclosing `describe`, hands them to `ready`, and closes them
+ * after; answers the current test's harness.
+ */
 export function withSessionStores(
   makeStore: () => Promise<SessionStoresHarness>,
   ready: (harness: SessionStoresHarness) => void,
-): void {
+): () => SessionStoresHarness {
   let harness: SessionStoresHarness | undefined;
   beforeEach(async () => {
     harness = await makeStore();
@@ -49,6 +52,10 @@ export function withSessionStores(
     await harness?.close();
     harness = undefined;
   });
+  return () => {
+    if (harness === undefined) throw new Error("The session stores are made for a test only.");
+    return harness;
+  };
 }
 
 /**

@@ -28,13 +28,11 @@ export function describeTranscriptStoreContract(
   describe(`TranscriptStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    let harness: SessionStoresHarness;
-    withSessionStores(makeStore, (ready) => {
-      harness = ready;
+    const current = withSessionStores(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
     const key = newSessionKey("session-1", "principal-a");
-    const { leaseFor, claim, start, progress, settledTurn } = sessionWrites(() => harness, key);
+    const { leaseFor, claim, start, progress, settledTurn } = sessionWrites(current, key);
 
     it("loadTranscript answers only the first `length` items", async () => {
       await claim("owner-1");

@@ -56,16 +56,11 @@ export function describeTurnStoreContract(
   describe(`TurnStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    let harness: SessionStoresHarness;
-    withSessionStores(makeStore, (ready) => {
-      harness = ready;
+    const current = withSessionStores(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
     const key = newSessionKey("session-1", "principal-a");
-    const { leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionWrites(
-      () => harness,
-      key,
-    );
+    const { leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionWrites(current, key);
 
     it("creates a missing session with its first transition, and answers stale to one expecting a version", async () => {
       const now = clock.now();

@@ -37,13 +37,11 @@ export function describeUsageStoreContract(
   describe(`UsageStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    let harness: SessionStoresHarness;
-    withSessionStores(makeStore, (ready) => {
-      harness = ready;
+    const current = withSessionStores(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
     const key = newSessionKey("session-1", "principal-a");
-    const { turnWithCalls } = sessionWrites(() => harness, key);
+    const { turnWithCalls } = sessionWrites(current, key);
 
     it("sums a principal's successful calls by model, day and session, with their provider and model", async () => {
       const key = newSessionKey("s-1", "principal-a");

@@ -32,7 +32,7 @@ import type { CancelTurn, FailInterrupted, StartTurn, TurnTransition, TurnWrite 
 /** What a request's transition is decided from. */
 export interface TransitionInput {
   key: SessionKey;
-  /** The session and turns as read (`SessionStore.readTurnState`), without a lease. */
+  /** The session and turns as read (`TurnStore.readTurnState`), without a lease. */
   state: TurnState;
   request: AgentExecuteRequest;
   /** The request's `requestHash`. */

@@ -76,6 +76,7 @@ export class InMemoryTurnStore implements TurnStore {
   async write(write: TurnWrite): Promise<TurnWriteResult> {
     if (write.guard === "lease") return this.#writeWhileLeaseHeld(write);
     const { key, now, turnPatches = [], sessionPatch } = write;
+    // An override claims nothing: it gives the lease back in the same step.
     const claim = write.guard === "override" ? undefined : write;
     if (this.#atRunningCap(key.principal, claim?.maxRunningTurns)) return { outcome: "rate_limited" };
     const state = this.#shared.state(key);
@@ -90,8 +91,7 @@ export class InMemoryTurnStore implements TurnStore {
     if (turnPatches.some(({ turnId }) => !state?.turns.has(turnId) && insertTurn?.turnId !== turnId)) {
       return { outcome: "stale" };
     }
-    // Judged: from here on every write is made.
-    // Any other write found the session it names: its version matched.
+    // Judged: from here on every write is made (a write that does not create its session found it as read).
     const written =
       write.guard === "create" ? this.#shared.create(key, write.create, now) : (state as SessionState);
     if (write.guard !== "create") written.record.version += 1;

@@ -14,7 +14,7 @@ import {
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore, InMemoryWorkspaceIndex } from "@aptix/core/testing";
+import { InMemoryFileStore, InMemoryWorkspaceIndex, inMemorySessionStores } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
@@ -27,7 +27,7 @@ const app = createApp({
   service: new AgentService({
     catalog: catalog.result,
     providers: [],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   }),
   knowledge: new WorkspaceKnowledge({

@@ -4,8 +4,8 @@ import type { AddressInfo, Socket } from "node:net";
 import { httpStatusOf, type TurnEvent } from "@aptix/contracts";
 import {
   FOLLOW_PAGE_DELTAS,
-  InMemorySessionStore,
   InMemoryTurnEventLog,
+  inMemorySessionStores,
   MAX_QUEUED_EVENTS,
 } from "@aptix/core/testing";
 import { serve } from "@hono/node-server";
@@ -18,10 +18,10 @@ import { setup as setupApp } from "./http-app-setup.js";
 const AUTH = { authorization: "Bearer alice-key-0123456789" };
 
 function setup(options: { logger?: Logger } = {}) {
-  const store = new InMemorySessionStore();
+  const store = inMemorySessionStores();
   let turnReads = 0;
-  const getTurn = store.getTurn.bind(store);
-  store.getTurn = (...args) => {
+  const getTurn = store.turns.getTurn.bind(store.turns);
+  store.turns.getTurn = (...args) => {
     turnReads++;
     return getTurn(...args);
   };
@@ -298,8 +298,8 @@ describe("event streams", () => {
 
     /** The app on a log that counts the deltas its reads hand out, its provider to answer `words`. */
     function countingReads() {
-      const store = new InMemorySessionStore();
-      const log = new InMemoryTurnEventLog(store);
+      const store = inMemorySessionStores();
+      const log = new InMemoryTurnEventLog(store.turns);
       let listed = 0;
       const list = log.list.bind(log);
       log.list = async (...args) => {

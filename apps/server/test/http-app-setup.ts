@@ -4,7 +4,7 @@ import {
   AgentService,
   type FileStore,
   randomIdGenerator,
-  type SessionStore,
+  type SessionStores,
   sha256ContentHashService,
   type TurnEventLog,
   WorkspaceKnowledge,
@@ -13,8 +13,8 @@ import {
   type AgentServiceOptions,
   type BudgetsOptions,
   InMemoryFileStore,
-  InMemorySessionStore,
   InMemoryWorkspaceIndex,
+  inMemorySessionStores,
   type ManualClock,
   ScriptedLlmProvider,
 } from "@aptix/core/testing";
@@ -40,7 +40,7 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** The scripted provider the default catalog's contexts call (its id must be `scripted`). */
   provider?: P;
   /** In memory when absent; a test of what Postgres can keep passes a real store's. */
-  store?: SessionStore;
+  store?: SessionStores;
   files?: FileStore;
   events?: TurnEventLog;
   /** The request limits the app validates with, over a 1,000-character instruction limit. */
@@ -75,7 +75,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     retriever: knowledge,
     catalog: created.result,
     providers: [provider],
-    store: options.store ?? new InMemorySessionStore(options.clock),
+    store: options.store ?? inMemorySessionStores(options.clock),
     files: options.files ?? new InMemoryFileStore(),
     ...(options.events ? { events: options.events } : {}),
     ...(options.clock ? { clock: options.clock } : {}),

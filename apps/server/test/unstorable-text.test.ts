@@ -1,4 +1,4 @@
-import type { SessionStore } from "@aptix/core";
+import type { SessionStores, TurnStore } from "@aptix/core";
 import { type AptixStore, openStore } from "@aptix/store-drizzle";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -313,23 +313,25 @@ describe("text Postgres cannot keep", { timeout: 120_000 }, () => {
  * `sessions`, whose next settling write, once asked, carries a NUL the store refuses (as text that escaped every
  * check would): the database's own refusal, with its driver's message quoting the statement and its parameters.
  */
-function refusingOnce(sessions: SessionStore) {
+function refusingOnce(sessions: SessionStores) {
   let refuse = false;
   let refusals = 0;
-  const applyTransition: SessionStore["applyTransition"] = (write) => {
+  const { turns } = sessions;
+  const write: TurnStore["write"] = (write) => {
     const [first, ...rest] = write.turnPatches ?? [];
-    if (!refuse || !write.releaseLease || first === undefined) return sessions.applyTransition(write);
+    if (!refuse || write.guard !== "lease" || !write.releaseLease || first === undefined)
+      return turns.write(write);
     refuse = false;
     refusals += 1;
     const damaged = {
       ...first,
       patch: { ...first.patch, error: { code: "INTERNAL" as const, message: "bad \u0000" } },
     };
-    return sessions.applyTransition({ ...write, turnPatches: [damaged, ...rest] });
+    return turns.write({ ...write, turnPatches: [damaged, ...rest] });
   };
-  const store = new Proxy(sessions, {
-    get: (target, property) =>
-      property === "applyTransition" ? applyTransition : Reflect.get(target, property, target),
+  const refusing = new Proxy(turns, {
+    get: (target, property) => (property === "write" ? write : Reflect.get(target, property, target)),
   });
+  const store = { ...sessions, turns: refusing };
   return { store, refuseNextSettle: () => (refuse = true), refusals: () => refusals };
 }

@@ -1,6 +1,6 @@
 import type { AgentExecuteResponse, InvokeError, SessionSummary, UsageReport } from "@aptix/contracts";
 import type { SumUsageInput, UsageSum } from "@aptix/core";
-import { InMemorySessionStore, ManualClock } from "@aptix/core/testing";
+import { inMemorySessionStores, ManualClock } from "@aptix/core/testing";
 import { describe, expect, it, vi } from "vitest";
 import { setup } from "./http-app-setup.js";
 
@@ -92,13 +92,13 @@ describe("GET /v1/usage", () => {
   it("runs at most two of a principal's usage reads at once: a third is 429 RATE_LIMITED with Retry-After", async () => {
     // A store whose usage sums wait until the test lets them go: reads that stay running.
     const held: Array<() => void> = [];
-    class HeldUsageStore extends InMemorySessionStore {
-      override async sumUsage(input: SumUsageInput): Promise<UsageSum[]> {
-        await new Promise<void>((resolve) => held.push(resolve));
-        return super.sumUsage(input);
-      }
-    }
-    const { get } = setup({ store: new HeldUsageStore() });
+    const store = inMemorySessionStores();
+    const sumUsage = store.usage.sumUsage.bind(store.usage);
+    store.usage.sumUsage = async (input) => {
+      await new Promise<void>((resolve) => held.push(resolve));
+      return sumUsage(input);
+    };
+    const { get } = setup({ store });
     const running = [get("/v1/usage?groupBy=model"), get("/v1/usage?groupBy=day")];
     await vi.waitFor(() => expect(held).toHaveLength(2));
     const refused = await get("/v1/usage");

@@ -7,7 +7,7 @@
  * from it (×0.1). Prints a Markdown table for docs/turn-cost.md.
  */
 import { AgentCatalog, AgentService } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
+import { InMemoryFileStore, inMemorySessionStores } from "@aptix/core/testing";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import {
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const agent = new AgentService({
     catalog: created.result,
     providers: [new AnthropicMessagesProvider({ apiKey: "bench", baseURL: harness.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
   for (let turn = 1; turn <= TURNS; turn++) {

@@ -12,7 +12,7 @@
  * Prints the tokens of context per call (first, median, last, largest), the calls past 32k, and the compactions.
  */
 import { AgentCatalog, AgentService } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
+import { InMemoryFileStore, inMemorySessionStores } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import { type RecordedRequest, type StepObject, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
@@ -60,7 +60,7 @@ async function session(serviceWindow: number, modelWindow: number | undefined) {
   const agent = new AgentService({
     catalog: created.result,
     providers: [new OpenAIResponsesProvider({ apiKey: "bench", baseURL: openai.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
   let failed = 0;

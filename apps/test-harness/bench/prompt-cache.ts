@@ -9,7 +9,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import type { MessageCreateParamsNonStreaming } from "@anthropic-ai/sdk/resources/messages";
 import { AgentCatalog, AgentService } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
+import { InMemoryFileStore, inMemorySessionStores } from "@aptix/core/testing";
 import { AnthropicMessagesProvider } from "@aptix/llm-anthropic";
 import { DEFAULT_CATALOG } from "@aptix/server";
 import {
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   const agent = new AgentService({
     catalog: created.result,
     providers: [new AnthropicMessagesProvider({ apiKey: "bench", baseURL: harness.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
 

@@ -1,6 +1,6 @@
 import { bench, describe } from "vitest";
 import { InMemoryFileStore } from "../src/in-memory/in-memory-file-store.js";
-import { InMemorySessionStore } from "../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../src/in-memory/in-memory-session-stores.js";
 import { AgentCatalog, AgentService } from "../src/index.js";
 import { ScriptedLlmProvider } from "../src/testing/scripted-llm-provider.js";
 
@@ -19,7 +19,7 @@ function service(provider: ScriptedLlmProvider): AgentService {
   return new AgentService({
     catalog,
     providers: [provider],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files: new InMemoryFileStore(),
   });
 }

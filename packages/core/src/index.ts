@@ -39,28 +39,30 @@ export type {
 export type {
   DeleteSessionInput,
   DeleteSessionResult,
-  FindExpiredLeasesInput,
   FindIdleSessionsInput,
   FinishResponseDeletionsInput,
   ListSessionsInput,
-  LlmCallWrite,
   MessageTurn,
-  PruneTracesInput,
-  RecordLlmCallInput,
   ResponseDeletion,
+  SessionDirectory,
   SessionListing,
-  SessionStore,
-  SumSessionUsageInput,
-  SumUsageInput,
   TakeResponseDeletionsInput,
-  TransitionResult,
-  TransitionWrite,
-  TurnState,
-  UsageSum,
-} from "./ports/session-store.js";
+} from "./ports/session-directory.js";
+export type { SessionStores } from "./ports/session-stores.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
+export type { PruneTracesInput, TranscriptStore } from "./ports/transcript-store.js";
 export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
 export type { CompactionResult, ToolRunResult, TurnObserver } from "./ports/turn-observer.js";
+export type {
+  FindExpiredLeasesInput,
+  LlmCallWrite,
+  RecordLlmCallInput,
+  TurnState,
+  TurnStore,
+  TurnWrite,
+  TurnWriteResult,
+} from "./ports/turn-store.js";
+export type { SumSessionUsageInput, SumUsageInput, UsageStore, UsageSum } from "./ports/usage-store.js";
 export type {
   ChunkEmbedding,
   IndexDocumentInput,

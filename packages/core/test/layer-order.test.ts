@@ -77,7 +77,7 @@ describe("core's layers import downward only", () => {
       { file: "entry/admission.ts", specifier: "../../package.json" },
       { file: "persistence/turn-settlement.ts", specifier: "../reasoner/reasoner-step.js" },
       { file: "reasoner/reasoner-step.ts", specifier: "./answer-text.js" },
-      { file: "ports/session-store.ts", specifier: "../records/turn-record.js" },
+      { file: "ports/turn-store.ts", specifier: "../records/turn-record.js" },
       { file: "ports/context-retriever.ts", specifier: "../retrieval/document-chunk.js" },
       { file: "llm-call/llm-call-step.ts", specifier: "../error-message.js" },
       { file: "index.ts", specifier: "./entry/agent-service.js" },

@@ -5,7 +5,7 @@ import {
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
+import { InMemoryFileStore, inMemorySessionStores } from "@aptix/core/testing";
 import { AnthropicMessagesProvider, type AnthropicMessagesProviderOptions } from "@aptix/llm-anthropic";
 import {
   type ScriptedAnthropic,
@@ -628,7 +628,7 @@ describe("a mode change on Anthropic, through AgentService", () => {
     const agent = new AgentService({
       catalog: catalog(),
       providers: [provider()],
-      store: new InMemorySessionStore(),
+      store: inMemorySessionStores(),
       files: new InMemoryFileStore(),
     });
     const turn = (turnId: string, instruction: string) =>

@@ -5,7 +5,7 @@ import {
   type LlmRequest,
   type ToolDefinition,
 } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore } from "@aptix/core/testing";
+import { InMemoryFileStore, inMemorySessionStores } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { type ScriptedOpenAI, type StepObject, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -457,7 +457,7 @@ describe("a lost continuation reported inside a stream", () => {
     const agent = new AgentService({
       catalog: catalog(),
       providers: [new OpenAIResponsesProvider({ apiKey: "test", baseURL: server.baseUrl, maxRetries: 0 })],
-      store: new InMemorySessionStore(),
+      store: inMemorySessionStores(),
       files: new InMemoryFileStore(),
     });
     const deltas: string[] = [];

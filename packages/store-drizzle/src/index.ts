@@ -1,8 +1,9 @@
 export { PGLITE_SETTINGS } from "./create-pglite.js";
 export { DrizzleTurnEventLog } from "./domains/events.js";
 export { DrizzleFileStore } from "./domains/files.js";
+export type { StoreDatabase } from "./domains/rows.js";
 export { DrizzleWorkspaceIndex, type DrizzleWorkspaceIndexOptions } from "./domains/workspaces/index.js";
-export { DrizzleSessionStore, type StoreDatabase } from "./drizzle-session-store.js";
+export { type DrizzleSessionStoresOptions, drizzleSessionStores } from "./drizzle-session-stores.js";
 export {
   type AptixStore,
   DEFAULT_SCHEMA,

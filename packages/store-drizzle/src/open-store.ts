@@ -1,7 +1,7 @@
 import {
   type Clock,
   type FileStore,
-  type SessionStore,
+  type SessionStores,
   systemClock,
   type TurnEventLog,
   type WorkspaceIndex,
@@ -16,7 +16,7 @@ import { DrizzleTurnEventLog, type ListenToChannel } from "./domains/events.js";
 import { DrizzleFileStore } from "./domains/files.js";
 import type { StoreDatabase } from "./domains/rows.js";
 import { DrizzleWorkspaceIndex } from "./domains/workspaces/index.js";
-import { DrizzleSessionStore } from "./drizzle-session-store.js";
+import { drizzleSessionStores } from "./drizzle-session-stores.js";
 import { type Readiness, readinessProbe } from "./health.js";
 import { migrationConfig } from "./migrations.js";
 import { migratePostgres, openPool, POOL_SIZE } from "./postgres-pool.js";
@@ -62,7 +62,8 @@ export interface StoreOptions {
 }
 
 export interface AptixStore {
-  sessions: SessionStore;
+  /** Sessions, one store per domain. */
+  sessions: SessionStores;
   files: FileStore;
   /** Streamed text deltas, so a client can resume a stream on any instance. */
   events: TurnEventLog;
@@ -199,7 +200,10 @@ function assemble(
   );
   const secrets = reporting(new DeploymentSecrets(db, clock));
   return {
-    sessions: reporting(new DrizzleSessionStore(db, clock, leaseClock === undefined ? {} : { leaseClock })),
+    sessions: reportingEach(
+      drizzleSessionStores(db, { clock, ...(leaseClock === undefined ? {} : { leaseClock }) }),
+      reporting,
+    ),
     files: reporting(new DrizzleFileStore(db, clock)),
     events: reporting(events),
     listenerHeard: () => events.listenerHeard(),
@@ -210,6 +214,16 @@ function assemble(
     readiness: readinessProbe(db, schema, isClosed),
     poolInUse: () => Math.min(inFlight.count, poolSize),
     close: once(close),
+  };
+}
+
+/** Each store of `stores` wrapped by `wrap`. */
+function reportingEach(stores: SessionStores, wrap: <T extends object>(part: T) => T): SessionStores {
+  return {
+    turns: wrap(stores.turns),
+    transcripts: wrap(stores.transcripts),
+    directory: wrap(stores.directory),
+    usage: wrap(stores.usage),
   };
 }
 

@@ -44,7 +44,7 @@ describe.each(STORES)("files of turns on %s", (_, open) => {
     code?: ErrorCode,
   ) {
     const owner = `owner-${turnId}`;
-    const sequence = ((await store.sessions.getSession(key))?.turnCount ?? 0) + 1;
+    const sequence = ((await store.sessions.directory.getSession(key))?.turnCount ?? 0) + 1;
     await startTurnFor(store.sessions, newTurnRecord(key, turnId, { sequence }), newLease(owner, 60_000));
     const fileId = `file_${key.sessionId}_${turnId}`;
     await store.files.put(
@@ -90,9 +90,13 @@ describe.each(STORES)("files of turns on %s", (_, open) => {
       expect(await left([done, failed, cancelled, interrupted])).toEqual([done, interrupted]);
 
       // Deleted with its session, though no turn lists them (fileIds names none).
-      const session = await store.sessions.getSession(key);
+      const session = await store.sessions.directory.getSession(key);
       expect(
-        await store.sessions.deleteSession({ key, expectVersion: session?.version as number, fileIds: [] }),
+        await store.sessions.directory.deleteSession({
+          key,
+          expectVersion: session?.version as number,
+          fileIds: [],
+        }),
       ).toBe("deleted");
       expect(await left([done, interrupted])).toEqual([]);
     } finally {

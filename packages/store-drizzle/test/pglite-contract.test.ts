@@ -3,10 +3,12 @@ import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionDirectoryContract,
-  describeSessionStoreContract,
+  describeTranscriptStoreContract,
   describeTurnEventLogContract,
+  describeTurnStoreContract,
   describeTurnTransitionTable,
-  type SessionStoreHarness,
+  describeUsageStoreContract,
+  type SessionStoresHarness,
 } from "@aptix/testing-stores";
 import { afterAll, describe, it } from "vitest";
 import { type AptixStore, openPgliteStore, type PreparedPglite } from "../src/index.js";
@@ -42,20 +44,19 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
   };
 }
 
-describeSessionStoreContract("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
+/** The session stores of a fresh harness, for the session suites. */
+async function sessionStores(): Promise<SessionStoresHarness> {
   const harness = await openHarness();
   return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
-});
+}
 
-describeSessionDirectoryContract("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
-  const harness = await openHarness();
-  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
-});
+describeTurnStoreContract("drizzle on PGlite (in memory)", sessionStores);
 
-describeTurnTransitionTable("drizzle on PGlite (in memory)", async (): Promise<SessionStoreHarness> => {
-  const harness = await openHarness();
-  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
-});
+describeTranscriptStoreContract("drizzle on PGlite (in memory)", sessionStores);
+describeSessionDirectoryContract("drizzle on PGlite (in memory)", sessionStores);
+describeUsageStoreContract("drizzle on PGlite (in memory)", sessionStores);
+
+describeTurnTransitionTable("drizzle on PGlite (in memory)", sessionStores);
 
 describeFileStoreContract("drizzle on PGlite (in memory)", async () => {
   const harness = await openHarness();

@@ -48,7 +48,7 @@ describe("openStore on PGlite", { timeout: 0 }, () => {
     const store = await openStore("memory://");
     try {
       expect(await store.readiness()).toStrictEqual({ ready: true });
-      expect(await store.sessions.getSession(newSessionKey())).toBeUndefined();
+      expect(await store.sessions.directory.getSession(newSessionKey())).toBeUndefined();
       await store.files.put(newStoredFile("principal-a", "file_1"), Uint8Array.from([1, 2, 3, 4]));
       expect(Array.from((await store.files.get("principal-a", "file_1"))?.content ?? [])).toEqual([
         1, 2, 3, 4,
@@ -81,7 +81,7 @@ describe("openStore on PGlite", { timeout: 0 }, () => {
     await startTurnFor(first.sessions, turn, newLease("owner-1", 60_000));
     const cursor = newCursor({ responseId: "resp_0", transcriptLength: items.length });
     expect(
-      await first.sessions.recordLlmCall({
+      await first.sessions.turns.recordLlmCall({
         call,
         progress: { items, fromPosition: 0, cursor },
         lease: newLease("owner-1", 60_000),
@@ -89,7 +89,7 @@ describe("openStore on PGlite", { timeout: 0 }, () => {
     ).toBe(true);
     const file = newStoredFile(key.principal, "file_1");
     await first.files.put(file, Uint8Array.from([0, 1, 2, 255]));
-    const session = await first.sessions.getSession(key);
+    const session = await first.sessions.directory.getSession(key);
     await first.close();
     const closed = await first.readiness();
     expect(closed.ready).toBe(false);
@@ -98,11 +98,11 @@ describe("openStore on PGlite", { timeout: 0 }, () => {
     const { store: second } = await opened({ clock });
     try {
       expect(await second.readiness()).toStrictEqual({ ready: true });
-      expect(await second.sessions.getSession(key)).toStrictEqual(session);
+      expect(await second.sessions.directory.getSession(key)).toStrictEqual(session);
       expect(session?.cursor).toStrictEqual(cursor);
-      expect(await second.sessions.getTurn(key, "turn-1")).toStrictEqual(turn);
-      expect(await second.sessions.loadTranscript(key, items.length)).toStrictEqual(items);
-      expect(await second.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
+      expect(await second.sessions.turns.getTurn(key, "turn-1")).toStrictEqual(turn);
+      expect(await second.sessions.transcripts.loadTranscript(key, items.length)).toStrictEqual(items);
+      expect(await second.sessions.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
       const stored = await second.files.get(key.principal, "file_1");
       expect(stored?.file).toStrictEqual(file);
       expect(Array.from(stored?.content ?? [])).toEqual([0, 1, 2, 255]);

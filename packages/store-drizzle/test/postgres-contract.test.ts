@@ -3,10 +3,12 @@ import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionDirectoryContract,
-  describeSessionStoreContract,
+  describeTranscriptStoreContract,
   describeTurnEventLogContract,
+  describeTurnStoreContract,
   describeTurnTransitionTable,
-  type SessionStoreHarness,
+  describeUsageStoreContract,
+  type SessionStoresHarness,
 } from "@aptix/testing-stores";
 import { afterAll } from "vitest";
 import { type AptixStore, openStore } from "../src/index.js";
@@ -43,32 +45,24 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
   };
 }
 
-describeSessionStoreContract(
-  "drizzle on Postgres (postgres.js)",
-  async (): Promise<SessionStoreHarness> => {
-    const harness = await openHarness();
-    return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
-  },
-  {
-    newConnection: async () => {
-      if (secondConnection === undefined) throw new Error("newConnection called outside a test");
-      return (await secondConnection()).sessions;
-    },
-  },
-);
-
-describeSessionDirectoryContract(
-  "drizzle on Postgres (postgres.js)",
-  async (): Promise<SessionStoreHarness> => {
-    const harness = await openHarness();
-    return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
-  },
-);
-
-describeTurnTransitionTable("drizzle on Postgres (postgres.js)", async (): Promise<SessionStoreHarness> => {
+/** The session stores of a fresh harness, for the session suites. */
+async function sessionStores(): Promise<SessionStoresHarness> {
   const harness = await openHarness();
   return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+}
+
+describeTurnStoreContract("drizzle on Postgres (postgres.js)", sessionStores, {
+  newConnection: async () => {
+    if (secondConnection === undefined) throw new Error("newConnection called outside a test");
+    return (await secondConnection()).sessions;
+  },
 });
+
+describeTranscriptStoreContract("drizzle on Postgres (postgres.js)", sessionStores);
+describeSessionDirectoryContract("drizzle on Postgres (postgres.js)", sessionStores);
+describeUsageStoreContract("drizzle on Postgres (postgres.js)", sessionStores);
+
+describeTurnTransitionTable("drizzle on Postgres (postgres.js)", sessionStores);
 
 describeFileStoreContract("drizzle on Postgres (postgres.js)", async () => {
   const harness = await openHarness();

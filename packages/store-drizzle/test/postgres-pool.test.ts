@@ -41,8 +41,11 @@ it("serves many more sessions at once than the pool has connections, each turn o
 
     for (let session = 0; session < SESSIONS; session++) {
       const key = { principal: "principal-a", sessionId: `s${session}` };
-      expect(await store.sessions.getSession(key)).toMatchObject({ turnCount: TURNS, openTurnId: null });
-      const turns = await store.sessions.listTurns(key);
+      expect(await store.sessions.directory.getSession(key)).toMatchObject({
+        turnCount: TURNS,
+        openTurnId: null,
+      });
+      const turns = await store.sessions.directory.listTurns(key);
       expect(turns.map(({ turnId, sequence, status }) => ({ turnId, sequence, status }))).toEqual(
         Array.from({ length: TURNS }, (_, index) => ({
           turnId: `t${index + 1}`,
@@ -63,7 +66,7 @@ it("counts its busy connections up to the pool's size, and none once its calls h
   try {
     expect(store.poolInUse()).toBe(0);
     const reads = Array.from({ length: POOL_SIZE + 2 }, (_, index) =>
-      store.sessions.getSession({ principal: "principal-a", sessionId: `s${index}` }),
+      store.sessions.directory.getSession({ principal: "principal-a", sessionId: `s${index}` }),
     );
     // More calls at once than the pool has connections: all of them are busy, the other calls wait for one.
     expect(store.poolInUse()).toBe(POOL_SIZE);

@@ -178,17 +178,25 @@ describe("opening one schema from two processes at once", () => {
         expect(await b.readiness()).toStrictEqual({ ready: true });
         const key = newSessionKey("shared-session");
         const now = new Date();
-        const claim = (owner: string) => ({
+        const create = { conversationContextId: "conv", agentContextId: null, mode: "code" };
+        const claimed = await a.sessions.turns.write({
+          guard: "create",
           key,
-          lease: newLease(owner, 60_000),
+          lease: newLease("owner-a", 60_000),
           now,
-          create: { conversationContextId: "conv", agentContextId: null, mode: "code" },
+          create,
         });
-        expect((await a.sessions.applyTransition(claim("owner-a"))).outcome).toBe("applied");
-        const shared = await b.sessions.getSession(key);
+        expect(claimed.outcome).toBe("applied");
+        const shared = await b.sessions.directory.getSession(key);
         expect(shared?.mode).toBe("code");
-        const write = { ...claim("owner-b"), expectVersion: shared?.version ?? 0 };
-        expect((await b.sessions.applyTransition(write)).outcome).toBe("busy");
+        const write = {
+          guard: "version",
+          key,
+          lease: newLease("owner-b", 60_000),
+          now,
+          expectVersion: shared?.version ?? 0,
+        } as const;
+        expect((await b.sessions.turns.write(write)).outcome).toBe("busy");
       } finally {
         await Promise.all([a.close(), b.close()]);
       }

@@ -6,7 +6,7 @@ import type { SumUsageInput } from "@aptix/core";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UsageSums } from "../src/domains/usage-sums.js";
+import { DrizzleUsageStore } from "../src/domains/usage-store.js";
 import { openStore } from "../src/index.js";
 import { adminSql, closeAdmin, dropSchema, randomSchema, TEST_DATABASE_URL } from "./support/databases.js";
 
@@ -47,7 +47,7 @@ afterAll(async () => {
 async function explained(input: SumUsageInput) {
   const statements: { sql: string; params: unknown[] }[] = [];
   const db = drizzle(client, { logger: { logQuery: (sql, params) => statements.push({ sql, params }) } });
-  const sums = await new UsageSums(db).sumUsage(input);
+  const sums = await new DrizzleUsageStore(db).sumUsage(input);
   const plans: string[] = [];
   for (const statement of statements) {
     const rows = await client.unsafe(

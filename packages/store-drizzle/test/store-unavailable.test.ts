@@ -110,7 +110,7 @@ describe("the calls in flight (the pool-in-use gauge)", () => {
       const store = await openStore("memory://");
       try {
         expect(store.poolInUse()).toBe(0);
-        const reads = [1, 2, 3].map(() => store.sessions.getSession(newSessionKey()));
+        const reads = [1, 2, 3].map(() => store.sessions.directory.getSession(newSessionKey()));
         expect(store.poolInUse()).toBe(1);
         await Promise.all(reads);
         expect(store.poolInUse()).toBe(0);
@@ -125,10 +125,10 @@ describe("a store opened by openStore", OPENS_A_STORE, () => {
   it("throws StoreUnavailableError from every store once closed", async () => {
     const store = await openStore("memory://");
     const key = newSessionKey();
-    expect(await store.sessions.getSession(key)).toBeUndefined();
+    expect(await store.sessions.directory.getSession(key)).toBeUndefined();
     await store.close();
     for (const read of [
-      () => store.sessions.getSession(key),
+      () => store.sessions.directory.getSession(key),
       () => store.files.get(key.principal, "file-1"),
       () => store.events.list(key, "turn-1", 0, -1),
       () => store.workspaceIndex.getWorkspace({ principal: key.principal, workspaceId: "workspace-1" }),

@@ -93,9 +93,9 @@ describe.each([
     for (const key of keys) {
       const instance = await openWithTurn(key);
       for (const call of calls.filter((c) => c.principal === key.principal)) {
-        expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(
-          true,
-        );
+        expect(
+          await instance.sessions.turns.recordLlmCall({ call, lease: newLease("owner-1", 60_000) }),
+        ).toBe(true);
       }
     }
 
@@ -117,7 +117,7 @@ describe.each([
 
     const reader = await open();
     for (const key of keys) {
-      expect(await reader.sessions.listLlmCalls(key, "turn-1")).toStrictEqual(
+      expect(await reader.sessions.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual(
         calls.filter((call) => call.principal === key.principal),
       );
     }
@@ -133,7 +133,7 @@ describe.each([
       providerRequest: { model: "m" },
     };
     expect(
-      await instance.sessions.recordLlmCall({ call: withoutTools, lease: newLease("owner-1", 60_000) }),
+      await instance.sessions.turns.recordLlmCall({ call: withoutTools, lease: newLease("owner-1", 60_000) }),
     ).toBe(true);
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
 
@@ -148,19 +148,26 @@ describe.each([
     );
     // Nor did it record its provider, or an id of the call: its key in the trace names it.
     const { provider: _notRecorded, ...oldAsRead } = { ...old, callId: "turn-1#1" };
-    expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([withoutTools, oldAsRead]);
+    expect(await instance.sessions.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual([
+      withoutTools,
+      oldAsRead,
+    ]);
   });
 
   it("writes no catalog for a call whose lease is not held", async () => {
     const key = newSessionKey();
     const instance = await openWithTurn(key);
     const call = newCallRecord(key, "turn-1", 0);
-    expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-2", 60_000) })).toBe(false);
+    expect(await instance.sessions.turns.recordLlmCall({ call, lease: newLease("owner-2", 60_000) })).toBe(
+      false,
+    );
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(0);
     // Refused, the catalogs are still unknown to this instance: the next held write stores them.
-    expect(await instance.sessions.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(true);
+    expect(await instance.sessions.turns.recordLlmCall({ call, lease: newLease("owner-1", 60_000) })).toBe(
+      true,
+    );
     expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
-    expect(await instance.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
+    expect(await instance.sessions.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual([call]);
   });
 });
 
@@ -176,7 +183,7 @@ describe("tool catalogs on Postgres, two instances at once", () => {
       const calls = keys.map((key) => newCallRecord(key, "turn-1", 0));
       const written = await Promise.all(
         instances.map((instance, i) =>
-          instance.sessions.recordLlmCall({
+          instance.sessions.turns.recordLlmCall({
             call: calls[i] as LlmCallRecord,
             lease: newLease("owner-1", 60_000),
           }),
@@ -185,7 +192,9 @@ describe("tool catalogs on Postgres, two instances at once", () => {
       expect(written).toStrictEqual([true, true]);
       expect(await backend.query(`select 1 from "tool_catalogs"`)).toHaveLength(2);
       for (const [i, key] of keys.entries()) {
-        expect(await instances[i]?.sessions.listLlmCalls(key, "turn-1")).toStrictEqual([calls[i]]);
+        expect(await instances[i]?.sessions.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual([
+          calls[i],
+        ]);
       }
     } finally {
       await Promise.all(instances.map((instance) => instance.close()));

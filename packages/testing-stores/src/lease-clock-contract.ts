@@ -1,4 +1,4 @@
-import type { Clock, SessionStore } from "@aptix/core";
+import type { Clock, SessionStores } from "@aptix/core";
 import {
   newCallRecord,
   newLease,
@@ -16,7 +16,7 @@ export interface LeaseClockHarness {
    * left to the database's clock. A store whose clock is the database (in memory) may answer the same store
    * every time: it must judge leases by the real time then.
    */
-  instance(clock: Clock): Promise<SessionStore>;
+  instance(clock: Clock): Promise<SessionStores>;
   /** Releases whatever `makeHarness` and `instance` opened. */
   close(): Promise<void>;
 }
@@ -46,10 +46,10 @@ export function describeLeaseClockContract(
   name: string,
   makeHarness: () => Promise<LeaseClockHarness>,
 ): void {
-  describe(`SessionStore lease clock contract: ${name}`, () => {
+  describe(`SessionStores lease clock contract: ${name}`, () => {
     let harness: LeaseClockHarness | undefined;
-    let behind: { store: SessionStore; clock: Clock };
-    let ahead: { store: SessionStore; clock: Clock };
+    let behind: { store: SessionStores; clock: Clock };
+    let ahead: { store: SessionStores; clock: Clock };
     const key = newSessionKey("clock-session", "principal-a");
 
     beforeEach(async () => {
@@ -69,23 +69,25 @@ export function describeLeaseClockContract(
      * A claim as `instance` sends it (its own clock's time as `now`), starting turn-1 with it when `start`:
      * the outcome of its transition.
      */
-    async function claimBy(instance: { store: SessionStore; clock: Clock }, owner: string, start = false) {
+    async function claimBy(instance: { store: SessionStores; clock: Clock }, owner: string, start = false) {
       const now = instance.clock.now();
-      const read = await instance.store.getSession(key);
+      const read = await instance.store.directory.getSession(key);
       const turn = newTurnRecord(key, "turn-1", { createdAt: now });
-      const applied = await instance.store.applyTransition({
+      const applied = await instance.store.turns.write({
         key,
         lease: newLease(owner, LEASE_MS),
         now,
-        ...(read ? { expectVersion: read.version } : { create: { ...CREATE } }),
+        ...(read
+          ? { guard: "version", expectVersion: read.version }
+          : { guard: "create", create: { ...CREATE } }),
         ...(start ? { insertTurn: turn, sessionPatch: { openTurnId: turn.turnId } } : {}),
       });
       return applied.outcome;
     }
 
     /** A lease-guarded write of `owner`: whether it was let in. */
-    function writeBy(instance: { store: SessionStore; clock: Clock }, owner: string) {
-      return instance.store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), owner);
+    function writeBy(instance: { store: SessionStores; clock: Clock }, owner: string) {
+      return instance.store.turns.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), owner);
     }
 
     it("holds a lease for its duration by the store's clock, whatever the claimants' clocks say", async () => {
@@ -108,7 +110,7 @@ export function describeLeaseClockContract(
       await sleepUntil(claimedAt + LEASE_MS / 2);
       const renewedAt = Date.now();
       expect(
-        await behind.store.recordLlmCall({
+        await behind.store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           lease: newLease("owner-behind", LEASE_MS),
         }),
@@ -124,12 +126,14 @@ export function describeLeaseClockContract(
     it("finds expired leases by the store's clock, whatever the asking instance's clock says", async () => {
       const claimedAt = Date.now();
       expect(await claimBy(behind, "owner-behind", true)).toBe("applied");
-      expect(await ahead.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
+      expect(await ahead.store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
 
       await sleepUntil(claimedAt + LEASE_MS + MARGIN_MS);
-      expect(await ahead.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
-      expect(await behind.store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
-      expect(await ahead.store.findExpiredLeases({ expiredForMs: HOUR_MS, limit: 10 })).toStrictEqual([]);
+      expect(await ahead.store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await behind.store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await ahead.store.turns.findExpiredLeases({ expiredForMs: HOUR_MS, limit: 10 })).toStrictEqual(
+        [],
+      );
     });
   });
 }

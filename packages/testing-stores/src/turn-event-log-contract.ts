@@ -1,4 +1,4 @@
-import type { SessionKey, SessionStore, StoredDelta, TurnEventLog, TurnStatus } from "@aptix/core";
+import type { SessionKey, SessionStores, StoredDelta, TurnEventLog, TurnStatus } from "@aptix/core";
 import {
   FIXTURE_TIME,
   newLease,
@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 interface TurnEventLogHarness {
   log: TurnEventLog;
   /** The session store over the same data: the turns whose end `prune` goes by. */
-  sessions: SessionStore;
+  sessions: SessionStores;
   close(): Promise<void>;
 }
 
@@ -23,7 +23,7 @@ export function describeTurnEventLogContract(
   describe(`TurnEventLog contract: ${name}`, () => {
     let harness: TurnEventLogHarness | undefined;
     let log: TurnEventLog;
-    let sessions: SessionStore;
+    let sessions: SessionStores;
     const alice = { principal: "alice", sessionId: "s" };
     let turnCount = 0;
 
@@ -178,7 +178,7 @@ export function describeTurnEventLogContract(
       expect(await append(alice, "t", owner, delta(0, "again"))).toBe(true);
       expect(await log.list(alice, "t", 0, -1)).toEqual(delta(0, "held"));
       // Released, the lease is no one's: its former owner writes nothing more.
-      await sessions.releaseLease(alice, owner);
+      await sessions.turns.releaseLease(alice, owner);
       expect(await append(alice, "t", owner, delta(2, "after release"))).toBe(false);
       expect(await log.list(alice, "t", 0, -1)).toEqual(delta(0, "held"));
     });

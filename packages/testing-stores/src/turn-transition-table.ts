@@ -8,7 +8,7 @@ import {
   AgentCatalog,
   AgentService,
   type SessionKey,
-  type SessionStore,
+  type SessionStores,
   sha256ContentHashService,
   type TurnRecord,
   type TurnState,
@@ -30,7 +30,7 @@ import {
   TurnPersistence,
 } from "@aptix/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionStoreHarness } from "./session-store-contract.js";
+import type { SessionStoresHarness } from "./session-stores-harness.js";
 
 /**
  * The transition table (issue 28): every (session state × turn state × request kind), with the transition
@@ -410,7 +410,7 @@ function otherOpenTurn(key: SessionKey, session: SessionState, sequence: number,
 
 /** Writes `row`'s session and turns to `store` under `key`, leaving its lease as the row says. */
 async function arrange(
-  store: SessionStore,
+  store: SessionStores,
   clock: ManualClock,
   key: SessionKey,
   row: TableRow,
@@ -424,18 +424,18 @@ async function arrange(
   const leaseMs = row.session === "running_held" ? HELD_MS : EXPIRING_MS;
   const lease = newLease("crashed-instance", leaseMs);
   const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
-  const applied = await store.applyTransition({ key, lease, now, create });
+  const applied = await store.turns.write({ guard: "create", key, lease, now, create });
   if (applied.outcome !== "applied") throw new Error(`arrange: ${applied.outcome}`);
   for (const turn of [named, other]) {
     if (!turn) continue;
     const open = turn.status === "running" || turn.status === "awaiting_client_tools";
-    await store.releaseLease(key, lease.owner);
+    await store.turns.releaseLease(key, lease.owner);
     await claimSessionFor(store, key, lease, now, {
       insertTurn: turn,
       sessionPatch: { openTurnId: open ? turn.turnId : null },
     });
   }
-  if (row.session === "idle" || row.session === "awaiting") await store.releaseLease(key, lease.owner);
+  if (row.session === "idle" || row.session === "awaiting") await store.turns.releaseLease(key, lease.owner);
   if (row.session === "running_expired") clock.advance(EXPIRING_MS);
 }
 
@@ -472,10 +472,10 @@ function admitted(result: InvokeResult<Admission>): string {
  */
 export function describeTurnTransitionTable(
   name: string,
-  makeStore: () => Promise<SessionStoreHarness>,
+  makeStore: () => Promise<SessionStoresHarness>,
 ): void {
   describe(`turn transition table through admission: ${name}`, () => {
-    let harness: SessionStoreHarness | undefined;
+    let harness: SessionStoresHarness | undefined;
     let admission: TurnAdmission;
     let service: AgentService;
 
@@ -484,7 +484,7 @@ export function describeTurnTransitionTable(
       if (!TABLE_CATALOG.successful) throw new Error(TABLE_CATALOG.errors[0].message);
       let ids = 0;
       const persistence = new TurnPersistence({
-        store: harness.store,
+        stores: harness.store,
         clock: harness.clock,
         ids: { newId: (prefix) => `${prefix}_${++ids}` },
         leaseMs: 60_000,
@@ -492,6 +492,7 @@ export function describeTurnTransitionTable(
       admission = new TurnAdmission({
         catalog: TABLE_CATALOG.result,
         persistence,
+        transcripts: harness.store.transcripts,
         clock: harness.clock,
         hashing: sha256ContentHashService,
       });
@@ -511,7 +512,7 @@ export function describeTurnTransitionTable(
     it.each(Object.entries(CANCEL_TABLE).map(([cell, expected], index) => ({ cell, expected, index })))(
       "cancel in $cell: $expected",
       async ({ cell, expected, index }) => {
-        const h = harness as SessionStoreHarness;
+        const h = harness as SessionStoresHarness;
         const [session, turn] = cell.split("/") as [SessionState, NamedTurnState];
         const row = TURN_TRANSITION_TABLE.find((entry) => entry.session === session && entry.turn === turn);
         if (!row) throw new Error(`no row ${cell}`);
@@ -521,7 +522,7 @@ export function describeTurnTransitionTable(
         expect(cancelled.successful ? cancelled.result.status : cancelled.errors[0].code).toBe(expected);
         if (expected !== "cancelled") return;
         // The session is free at once, its cursor where the turn started; a second cancel changes nothing.
-        const state = await h.store.readTurnState(key, NAMED);
+        const state = await h.store.turns.readTurnState(key, NAMED);
         expect(state.session?.openTurnId).toBeNull();
         expect(state.turn).toMatchObject({ status: "cancelled", error: { code: "TURN_CANCELLED" } });
         expect(state.session?.cursor).toStrictEqual(state.turn?.startCursor);
@@ -534,7 +535,7 @@ export function describeTurnTransitionTable(
     it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
       "session $row.session, turn $row.turn, request $kind: $expected.admit",
       async ({ row, kind, expected, index }) => {
-        const h = harness as SessionStoreHarness;
+        const h = harness as SessionStoresHarness;
         const key = { principal: "principal-t", sessionId: `table-${index}` };
         await arrange(h.store, h.clock, key, row);
         expect(admitted(await admission.admit(key, requestOf(key, kind)))).toBe(expected.admit);
@@ -545,12 +546,12 @@ export function describeTurnTransitionTable(
 
 /** The state `decideTurnRequest` is given for a combination: arranged in `store`, read back. */
 export async function arrangedState(
-  store: SessionStore,
+  store: SessionStores,
   clock: ManualClock,
   key: SessionKey,
   row: TableRow,
   kind: RequestKind,
 ): Promise<TurnState> {
   await arrange(store, clock, key, row);
-  return store.readTurnState(key, requestOf(key, kind).turnId);
+  return store.turns.readTurnState(key, requestOf(key, kind).turnId);
 }

@@ -1,36 +1,38 @@
-import { systemClock } from "@aptix/core";
+import { type SessionStores, systemClock } from "@aptix/core";
 import {
   InMemoryFileStore,
-  InMemorySessionStore,
   InMemoryTurnEventLog,
+  inMemorySessionStores,
   ManualClock,
 } from "@aptix/core/testing";
 import {
   describeFileStoreContract,
   describeLeaseClockContract,
   describeSessionDirectoryContract,
-  describeSessionStoreContract,
+  describeTranscriptStoreContract,
   describeTurnEventLogContract,
+  describeTurnStoreContract,
+  describeUsageStoreContract,
 } from "../src/index.js";
 
-describeSessionStoreContract("InMemorySessionStore", async () => {
+async function inMemory() {
   const clock = new ManualClock();
-  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
-});
+  return { store: inMemorySessionStores(clock), clock, close: async () => {} };
+}
 
-describeSessionDirectoryContract("InMemorySessionStore", async () => {
-  const clock = new ManualClock();
-  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
-});
+describeTurnStoreContract("in memory", inMemory);
+describeTranscriptStoreContract("in memory", inMemory);
+describeSessionDirectoryContract("in memory", inMemory);
+describeUsageStoreContract("in memory", inMemory);
 
 // The in-memory store has no connections; handing the same store out as the "other connection" still runs
 // the suite's `newConnection` path.
-let current: InMemorySessionStore | undefined;
-describeSessionStoreContract(
-  "InMemorySessionStore (newConnection)",
+let current: SessionStores | undefined;
+describeTurnStoreContract(
+  "in memory (newConnection)",
   async () => {
     const clock = new ManualClock();
-    current = new InMemorySessionStore(clock);
+    current = inMemorySessionStores(clock);
     return {
       store: current,
       clock,
@@ -53,12 +55,12 @@ describeFileStoreContract("InMemoryFileStore", async () => {
 });
 
 describeTurnEventLogContract("InMemoryTurnEventLog", async () => {
-  const sessions = new InMemorySessionStore(new ManualClock());
-  return { log: new InMemoryTurnEventLog(sessions), sessions, close: async () => {} };
+  const sessions = inMemorySessionStores(new ManualClock());
+  return { log: new InMemoryTurnEventLog(sessions.turns), sessions, close: async () => {} };
 });
 
 // The in-memory store is its own database: every instance shares it, and its clock is the real time here.
-describeLeaseClockContract("InMemorySessionStore", async () => {
-  const store = new InMemorySessionStore(systemClock);
+describeLeaseClockContract("in memory", async () => {
+  const store = inMemorySessionStores(systemClock);
   return { instance: async () => store, close: async () => {} };
 });

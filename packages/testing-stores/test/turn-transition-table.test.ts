@@ -1,5 +1,5 @@
 import { sha256ContentHashService } from "@aptix/core";
-import { decideTurnRequest, InMemorySessionStore, ManualClock, requestHash } from "@aptix/core/testing";
+import { decideTurnRequest, inMemorySessionStores, ManualClock, requestHash } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
 import {
   arrangedState,
@@ -25,7 +25,7 @@ describe("the turn transition table", () => {
     async ({ row, kind, expected }) => {
       if (!TABLE_CATALOG.successful) throw new Error(TABLE_CATALOG.errors[0].message);
       const clock = new ManualClock();
-      const store = new InMemorySessionStore(clock);
+      const store = inMemorySessionStores(clock);
       const key = { principal: "principal-t", sessionId: "s" };
       const state = await arrangedState(store, clock, key, row, kind);
       const request = requestOf(key, kind);
@@ -44,7 +44,7 @@ describe("the turn transition table", () => {
   );
 });
 
-describeTurnTransitionTable("InMemorySessionStore", async () => {
+describeTurnTransitionTable("in memory", async () => {
   const clock = new ManualClock();
-  return { store: new InMemorySessionStore(clock), clock, close: async () => {} };
+  return { store: inMemorySessionStores(clock), clock, close: async () => {} };
 });

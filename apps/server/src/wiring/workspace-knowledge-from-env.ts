@@ -21,7 +21,7 @@ export function workspaceKnowledgeFromEnv(
     preparation,
     ids: randomIdGenerator,
     // Embedding requests spend too: kept as usage, so reports show them and budgets count them.
-    usage: store.sessions,
+    usage: store.sessions.usage,
     quotaBytes: env.APTIX_QUOTA_WORKSPACE_BYTES,
     ...(embeddings
       ? {

@@ -9,7 +9,7 @@ import {
   sha256ContentHashService,
   WorkspaceKnowledge,
 } from "@aptix/core";
-import { InMemoryFileStore, InMemorySessionStore, InMemoryWorkspaceIndex } from "@aptix/core/testing";
+import { InMemoryFileStore, InMemoryWorkspaceIndex, inMemorySessionStores } from "@aptix/core/testing";
 import { OpenAIResponsesProvider } from "@aptix/llm-openai";
 import { createApp, DEFAULT_CATALOG, silentLogger } from "@aptix/server";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";
@@ -54,7 +54,7 @@ export async function startLiveServer(): Promise<LiveServer> {
     retriever: knowledge,
     catalog: catalog.result,
     providers: [new OpenAIResponsesProvider({ apiKey: "test", baseURL: openai.baseUrl, maxRetries: 0 })],
-    store: new InMemorySessionStore(),
+    store: inMemorySessionStores(),
     files,
     eventFlushMs: 10,
     followPollMs: 20,

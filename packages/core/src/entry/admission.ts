@@ -13,6 +13,7 @@ import { type Decision, transact } from "../persistence/transact.js";
 import type { SessionLease, TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
+import type { TranscriptStore } from "../ports/transcript-store.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import type { Budgets } from "../usage/budgets.js";
@@ -59,6 +60,8 @@ export type Admission =
 export interface TurnAdmissionOptions {
   catalog: AgentCatalog;
   persistence: TurnPersistence;
+  /** Where a rerun round reads the calls its earlier attempt made. */
+  transcripts: Pick<TranscriptStore, "listLlmCalls">;
   clock: Clock;
   hashing: ContentHashService;
   /** The budgets a new user turn is admitted under; none when absent. */
@@ -161,7 +164,7 @@ export class TurnAdmission {
         const { round, turn, context, opening, cursor, warnings } = decision;
         // The earlier attempt's LLM calls stay in the trace: the round's calls number on after them.
         const calls = await releasingOnThrow(lease, () =>
-          this.#options.persistence.listLlmCalls(lease.key, turn.turnId),
+          this.#options.transcripts.listLlmCalls(lease.key, turn.turnId),
         );
         const llmCallCount = Math.max(turn.llmCallCount, (calls.at(-1)?.index ?? -1) + 1);
         return ok({

@@ -29,7 +29,7 @@ import type { ContextRetriever } from "../ports/context-retriever.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { Compactor } from "../reasoner/compactor.js";
@@ -62,7 +62,8 @@ export interface AgentServiceOptions {
   catalog: AgentCatalog;
   /** One per `ConversationContext.provider` id. */
   providers: readonly LlmProvider[];
-  store: SessionStore;
+  /** The session stores, one per domain (`inMemorySessionStores`, or a database's). */
+  store: SessionStores;
   files: FileStore;
   /** Finds each user turn's `[CONTEXT]` chunks (`WorkspaceKnowledge`); without it no turn has the block. */
   retriever?: ContextRetriever;
@@ -178,34 +179,47 @@ export class AgentService {
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIdGenerator;
     const observer = options.observer ?? unobserved;
-    const events = options.events ?? new InMemoryTurnEventLog(options.store);
+    const events = options.events ?? new InMemoryTurnEventLog(options.store.turns);
     const providers = new Map(options.providers.map((provider) => [provider.id, provider]));
     this.#runningRounds = new RunningRounds({
       events,
-      turns: options.store,
+      turns: options.store.turns,
       ...(options.cancelPollMs === undefined ? {} : { pollMs: options.cancelPollMs }),
     });
     this.#persistence = new TurnPersistence({
-      store: options.store,
+      stores: options.store,
       clock,
       ids,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
-    this.#usage = new UsageReports(options.store, new PriceList(options.prices));
+    this.#usage = new UsageReports(options.store.usage, new PriceList(options.prices));
     const budgets = options.budgets && new Budgets(options.budgets, this.#usage, clock);
     const withBudgets = budgets ? { budgets } : {};
     const hashing = options.hashing ?? sha256ContentHashService;
     const persistence = this.#persistence;
-    this.#admission = new TurnAdmission({ catalog, persistence, clock, hashing, ...withBudgets });
+    this.#admission = new TurnAdmission({
+      catalog,
+      persistence,
+      transcripts: options.store.transcripts,
+      clock,
+      hashing,
+      ...withBudgets,
+    });
     const maxLlmCalls = options.maxLlmCallsPerRequest ?? DEFAULT_MAX_LLM_CALLS_PER_REQUEST;
     const shared = { clock, hashing, ids, observer, maxLlmCalls, withBudgets };
     const { composition, compactor, reasoner } = this.#reasoner(options, shared);
-    this.#compaction = new SessionCompaction(persistence, catalog, composition, providers, compactor, clock, {
-      ...withBudgets,
-      maxLlmCalls,
-    });
+    this.#compaction = new SessionCompaction(
+      persistence,
+      options.store.directory,
+      catalog,
+      composition,
+      providers,
+      compactor,
+      clock,
+      { ...withBudgets, maxLlmCalls },
+    );
     this.#rounds = new RoundRunner({
       providers,
       reasoner,
@@ -224,18 +238,20 @@ export class AgentService {
       wakeups: this.#wakeups,
       pollMs: options.followPollMs ?? DEFAULT_FOLLOW_POLL_MS,
     });
-    this.#reads = new ReadModels(persistence, catalog, options.files, clock, this.#usage);
-    this.#lists = new SessionLists(persistence, catalog.modes);
-    this.#deletion = new SessionDeletion(persistence, options.files, events, (session) => {
+    const { directory } = options.store;
+    this.#reads = new ReadModels(persistence, options.store, catalog, options.files, clock, this.#usage);
+    this.#lists = new SessionLists(persistence, directory, catalog.modes);
+    this.#deletion = new SessionDeletion(persistence, directory, options.files, events, (session) => {
       const provider = providers.get(
         catalog.conversationContext(session.conversationContextId)?.provider ?? "",
       );
       return provider?.storesResponses && provider.deleteStoredResponse ? provider.id : undefined;
     });
-    this.#responseDeletions = new StoredResponseDeletions(persistence, providers, clock);
+    this.#responseDeletions = new StoredResponseDeletions(directory, providers, clock);
     this.#cancellation = new TurnCancellation(persistence, this.#runningRounds, this.#wakeups, clock);
     this.#housekeeping = new Housekeeping({
       persistence,
+      stores: options.store,
       events,
       files: options.files,
       clock,

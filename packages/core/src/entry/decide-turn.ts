@@ -12,7 +12,7 @@ import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
 import { cancelledTurn, interruptedFailure, interruptedTurn } from "../lifecycle/turn-endings.js";
 import { canTake, isOpen, nextStatus } from "../lifecycle/turn-lifecycle.js";
-import type { TurnState } from "../ports/session-store.js";
+import type { TurnState } from "../ports/turn-store.js";
 import { type ConversationCursor, EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
@@ -32,7 +32,7 @@ import type { CancelTurn, FailInterrupted, StartTurn, TurnDecision, TurnWrite } 
 /** What a request's decision is made from. */
 export interface TurnRequestInput {
   key: SessionKey;
-  /** The session and turns as read (`SessionStore.readTurnState`), without a lease. */
+  /** The session and turns as read (`TurnStore.readTurnState`), without a lease. */
   state: TurnState;
   request: AgentExecuteRequest;
   /** The request's `requestHash`. */

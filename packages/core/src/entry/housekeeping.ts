@@ -3,6 +3,7 @@ import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore } from "../ports/file-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import { decideReap } from "./decide-turn.js";
 import type { SessionDeletion } from "./session-deletion.js";
@@ -14,6 +15,8 @@ const MAX_PRUNE_BATCHES = 10;
 
 export interface HousekeepingOptions {
   persistence: TurnPersistence;
+  /** What the sweeps find their work in. */
+  stores: SessionStores;
   events: TurnEventLog;
   files: FileStore;
   clock: Clock;
@@ -44,9 +47,9 @@ export class Housekeeping {
    */
   async failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
     const { expiredForMs = 0, limit = 100 } = options;
-    const { persistence, clock } = this.#options;
+    const { persistence, stores, clock } = this.#options;
     let failedCount = 0;
-    for (const key of await persistence.findExpiredLeases({ expiredForMs, limit })) {
+    for (const key of await stores.turns.findExpiredLeases({ expiredForMs, limit })) {
       const openTurnId = (await persistence.getSession(key))?.openTurnId;
       if (!openTurnId) continue;
       // Read, decided and applied as a request is: the turn failed and the lease given back in one write, which
@@ -87,11 +90,11 @@ export class Housekeeping {
    * their writes), each as `DELETE` does; one whose turn runs is left for a later sweep. Returns how many.
    */
   async sweepIdleSessions(): Promise<number> {
-    const { persistence, clock, deletion, sessionRetentionMs } = this.#options;
+    const { stores, clock, deletion, sessionRetentionMs } = this.#options;
     if (sessionRetentionMs === undefined) return 0;
     const idleBefore = new Date(clock.now().getTime() - sessionRetentionMs);
     return inBatches(async (limit) => {
-      const keys = await persistence.findIdleSessions({ idleBefore, limit });
+      const keys = await stores.directory.findIdleSessions({ idleBefore, limit });
       let removed = 0;
       for (const key of keys) if ((await deletion.delete(key)).successful) removed++;
       // Busy sessions stay found: a batch of them alone ends the sweep rather than finding them again.
@@ -104,9 +107,11 @@ export class Housekeeping {
    * than `traceRetentionMs` ago, keeping their timings, responses and usage. Returns how many calls it pruned.
    */
   async pruneTraces(): Promise<number> {
-    const { persistence, clock, traceRetentionMs } = this.#options;
+    const { stores, clock, traceRetentionMs } = this.#options;
     const startedBefore = new Date(clock.now().getTime() - traceRetentionMs);
-    return inBatches(async (limit) => removedAll(await persistence.pruneTraces({ startedBefore, limit })));
+    return inBatches(async (limit) =>
+      removedAll(await stores.transcripts.pruneTraces({ startedBefore, limit })),
+    );
   }
 
   /**

@@ -4,6 +4,7 @@ import { contextWindowOf } from "../composition/context-window.js";
 import { isIdentifier, type TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { FileStore, StoredFile } from "../ports/file-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
 import type { UsageReports } from "../usage/usage-reports.js";
 import { sessionNotFound, turnNotFound } from "./entry-failures.js";
 import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from "./views.js";
@@ -12,6 +13,7 @@ import { type SessionSummary, summarizeSession, type TurnTrace, traceTurn } from
 export class ReadModels {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly stores: Pick<SessionStores, "directory" | "transcripts">,
     private readonly catalog: Pick<AgentCatalog, "modes" | "conversationContext">,
     private readonly files: FileStore,
     private readonly clock: Clock,
@@ -23,9 +25,9 @@ export class ReadModels {
     const session = await this.persistence.getSession(key);
     if (!session) return sessionNotFound(sessionId);
     const [turns, history, compactions, usage] = await Promise.all([
-      this.persistence.listTurns(key),
-      this.persistence.listModeHistory(key),
-      this.persistence.listCompactions(key),
+      this.stores.directory.listTurns(key),
+      this.stores.directory.listModeHistory(key),
+      this.stores.transcripts.listCompactions(key),
       this.usage.sessionUsage(key, session.createdAt),
     ]);
     const { modes } = this.catalog;
@@ -48,7 +50,7 @@ export class ReadModels {
     const key = { principal, sessionId };
     const turn = await this.persistence.getTurn(key, turnId);
     if (!turn) return turnNotFound(key, turnId, !!(await this.persistence.getSession(key)));
-    return ok(traceTurn(turn, await this.persistence.listLlmCalls(key, turnId)));
+    return ok(traceTurn(turn, await this.stores.transcripts.listLlmCalls(key, turnId)));
   }
 
   async getFile(

@@ -1,5 +1,5 @@
-import type { SessionStore } from "../ports/session-store.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
+import type { TurnStore } from "../ports/turn-store.js";
 import type { SessionKey, TurnKey } from "../records/session-record.js";
 
 /** A round running on this instance: its signal aborts when its turn is cancelled. */
@@ -15,7 +15,7 @@ const DEFAULT_CANCEL_POLL_MS = 2_000;
 export interface RunningRoundsOptions {
   events: TurnEventLog;
   /** Where the poll reads which turns still run. */
-  turns: Pick<SessionStore, "runningAmong">;
+  turns: Pick<TurnStore, "runningAmong">;
   /** How often it reads; default DEFAULT_CANCEL_POLL_MS. */
   pollMs?: number;
 }
@@ -31,7 +31,7 @@ export interface RunningRoundsOptions {
 export class RunningRounds {
   readonly #running = new Map<string, { key: TurnKey; controller: AbortController }>();
   readonly #events: TurnEventLog;
-  readonly #turns: Pick<SessionStore, "runningAmong">;
+  readonly #turns: Pick<TurnStore, "runningAmong">;
   readonly #pollMs: number;
   #listen: Promise<unknown> | undefined;
   #poll: ReturnType<typeof setInterval> | undefined;

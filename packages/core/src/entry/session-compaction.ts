@@ -8,6 +8,7 @@ import { type Decision, transact } from "../persistence/transact.js";
 import type { SessionLease, TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
+import type { SessionDirectory } from "../ports/session-directory.js";
 import type { Compactor } from "../reasoner/compactor.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
@@ -26,6 +27,7 @@ const CLAIM_ATTEMPTS = 3;
 export class SessionCompaction {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly directory: Pick<SessionDirectory, "listMessageTurns">,
     private readonly catalog: Pick<AgentCatalog, "conversationContext" | "modes" | "toolsFor">,
     private readonly composition: Pick<CompositionStep, "systemMessage" | "cacheKey">,
     private readonly providers: ReadonlyMap<string, LlmProvider>,
@@ -58,7 +60,7 @@ export class SessionCompaction {
     if (session.openTurnId !== null) return { type: "answer", answer: sessionBusy(key.sessionId) };
     // Nothing since the latest compaction (or none yet): a summary would only say it again, whatever is unsent.
     if (session.cursor.transcriptLength === (session.cursor.compactedTo ?? 0)) return notCompacted;
-    const [last] = await this.persistence.listMessageTurns(key, session.turnCount, 1);
+    const [last] = await this.directory.listMessageTurns(key, session.turnCount, 1);
     const turn = last && (await this.persistence.getTurn(key, last.turnId));
     const context = this.catalog.conversationContext(session.conversationContextId);
     const provider = context && this.providers.get(context.provider);
@@ -67,7 +69,7 @@ export class SessionCompaction {
     if (refused) return { type: "answer", answer: refused };
     return {
       type: "apply",
-      change: { now: this.clock.now(), expectVersion: session.version },
+      change: { guard: "version", now: this.clock.now(), expectVersion: session.version },
       busy: sessionBusy(key.sessionId),
       applied: ({ lease }) => this.#compactUnder(lease, { session, turn, context, provider }),
     };

@@ -2,6 +2,7 @@ import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
 import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore } from "../ports/file-store.js";
+import type { SessionDirectory } from "../ports/session-directory.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
@@ -19,6 +20,7 @@ const FILE_URL = /\/v1\/files\/([^/?#]+)$/;
 export class SessionDeletion {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly directory: Pick<SessionDirectory, "listTurns" | "deleteSession">,
     private readonly files: FileStore,
     private readonly events: TurnEventLog,
     /** The provider that stored a session's responses and can delete them, if any. */
@@ -35,18 +37,20 @@ export class SessionDeletion {
       decide: async () => {
         const session = await persistence.getSession(key);
         if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
-        const turns = await persistence.listTurns(key);
+        const turns = await this.directory.listTurns(key);
         const fileIds = turns.flatMap((turn) =>
           turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
         );
         const storedBy = this.responsesStoredBy(session);
         return {
           type: "delete",
-          input: {
-            expectVersion: session.version,
-            fileIds,
-            ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
-          },
+          remove: () =>
+            this.directory.deleteSession({
+              key,
+              expectVersion: session.version,
+              fileIds,
+              ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
+            }),
           busy: sessionBusy(key.sessionId),
           deleted: async () => {
             await this.files.deleteFiles?.(key.principal, fileIds);

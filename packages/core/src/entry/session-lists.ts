@@ -10,7 +10,7 @@ import {
 } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
-import type { SessionListing } from "../ports/session-store.js";
+import type { SessionDirectory, SessionListing } from "../ports/session-directory.js";
 import { sessionNotFound } from "./entry-failures.js";
 import { turnMessages } from "./session-messages.js";
 
@@ -29,6 +29,7 @@ export interface PageRequest {
 export class SessionLists {
   constructor(
     private readonly persistence: TurnPersistence,
+    private readonly directory: Pick<SessionDirectory, "listSessions" | "listMessageTurns">,
     private readonly modes: ModeCatalog,
   ) {}
 
@@ -47,7 +48,7 @@ export class SessionLists {
       }
       after = { updatedAt: new Date(updatedAt), sessionId: match[2] as string };
     }
-    const listings = await this.persistence.listSessions({
+    const listings = await this.directory.listSessions({
       principal,
       limit: page.limit + 1,
       ...(page.workspaceId === undefined ? {} : { workspaceId: page.workspaceId }),
@@ -79,7 +80,7 @@ export class SessionLists {
     // Two messages a turn: from the turn of message `from`, enough turns for `limit` messages and one more.
     const skip = from % 2;
     const turnCount = Math.ceil((skip + page.limit + 1) / 2);
-    const turns = await this.persistence.listMessageTurns(key, Math.floor(from / 2) + 1, turnCount);
+    const turns = await this.directory.listMessageTurns(key, Math.floor(from / 2) + 1, turnCount);
     const messages = turns.flatMap(turnMessages).slice(skip);
     const shown = messages.slice(0, page.limit);
     return ok({

@@ -1,5 +1,5 @@
 import type { SessionMessage } from "@aptix/contracts";
-import type { MessageTurn } from "../ports/session-store.js";
+import type { MessageTurn } from "../ports/session-directory.js";
 
 /**
  * A turn as a UI shows it: the user's message (the instruction as sent), then the assistant's, with every

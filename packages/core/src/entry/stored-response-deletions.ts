@@ -1,7 +1,6 @@
-import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
-import type { ResponseDeletion } from "../ports/session-store.js";
+import type { ResponseDeletion, SessionDirectory } from "../ports/session-directory.js";
 
 /** Deletions asked of the providers per run. */
 const BATCH = 50;
@@ -27,14 +26,14 @@ export interface StoredResponseDeletionRun {
  */
 export class StoredResponseDeletions {
   constructor(
-    private readonly persistence: Pick<TurnPersistence, "takeResponseDeletions" | "finishResponseDeletions">,
+    private readonly directory: Pick<SessionDirectory, "takeResponseDeletions" | "finishResponseDeletions">,
     private readonly providers: ReadonlyMap<string, LlmProvider>,
     private readonly clock: Clock,
   ) {}
 
   async run(): Promise<StoredResponseDeletionRun> {
     const now = this.clock.now();
-    const due = await this.persistence.takeResponseDeletions({
+    const due = await this.directory.takeResponseDeletions({
       limit: BATCH,
       dueBy: now,
       retryAt: new Date(now.getTime() + TAKEN_FOR_MS),
@@ -60,8 +59,7 @@ export class StoredResponseDeletions {
         });
       }
     }
-    if (done.length > 0 || failed.length > 0)
-      await this.persistence.finishResponseDeletions({ done, failed });
+    if (done.length > 0 || failed.length > 0) await this.directory.finishResponseDeletions({ done, failed });
     return run;
   }
 

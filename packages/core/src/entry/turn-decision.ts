@@ -8,8 +8,8 @@ import type {
 } from "@aptix/contracts";
 import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { RoundOpening } from "../composition/round-opening.js";
-import type { TransitionChange } from "../persistence/turn-persistence.js";
-import type { TurnState } from "../ports/session-store.js";
+import type { UnkeyedChange } from "../persistence/transact.js";
+import type { TurnState } from "../ports/turn-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionPatch, SessionRecord } from "../records/session-record.js";
@@ -126,19 +126,15 @@ export type TurnDecision =
   | Exclude<LeasedDecision, FailInterrupted | CancelTurn>;
 
 /** What the store writes for `decision`, decided from `state`: applied only while the session is as read. */
-export function decisionWrite(
-  state: TurnState,
-  decision: LeasedDecision,
-  now: Date,
-): Omit<TransitionChange, "key"> {
-  const base: Omit<TransitionChange, "key"> = { now };
-  if (state.session) base.expectVersion = state.session.version;
+export function decisionWrite(state: TurnState, decision: LeasedDecision, now: Date): UnkeyedChange {
+  // No session has version 0: a write that expects it of a missing session is stale.
+  const versioned = { guard: "version", expectVersion: state.session?.version ?? 0 } as const;
   switch (decision.type) {
     case "start_turn": {
       const { create, turn, sessionPatch, closeOpenTurn, modeChange } = decision;
       return {
-        ...base,
-        ...(create ? { create } : {}),
+        now,
+        ...(create ? { guard: "create", create } : versioned),
         insertTurn: turn,
         ...(closeOpenTurn ? { turnPatches: [closeOpenTurn] } : {}),
         sessionPatch,
@@ -146,31 +142,33 @@ export function decisionWrite(
       };
     }
     case "resume_turn":
-      return { ...base, turnPatches: [{ turnId: decision.turn.turnId, patch: decision.patch }] };
+      return { now, ...versioned, turnPatches: [{ turnId: decision.turn.turnId, patch: decision.patch }] };
     case "rerun_round":
     case "fail_round": {
       const { turn, reopen } = decision;
-      if (!reopen) return base;
+      if (!reopen) return { now, ...versioned };
       return {
-        ...base,
+        now,
+        ...versioned,
         turnPatches: [{ turnId: turn.turnId, patch: reopen }],
         sessionPatch: { openTurnId: turn.turnId },
       };
     }
     case "fail_interrupted":
       return {
-        ...base,
+        now,
+        ...versioned,
         turnPatches: [decision.failed],
         sessionPatch: decision.sessionPatch,
         releaseLease: true,
       };
     case "cancel_turn":
       return {
-        ...base,
+        now,
+        guard: "override",
+        expectVersion: versioned.expectVersion,
         turnPatches: [decision.cancelled],
         sessionPatch: decision.sessionPatch,
-        overrideLease: true,
-        releaseLease: true,
       };
   }
 }

@@ -1,10 +1,10 @@
-import type { SessionStore } from "../ports/session-store.js";
 import type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "../ports/turn-event-log.js";
+import type { TurnStore } from "../ports/turn-store.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { StoredDelta } from "../records/turn-event.js";
 
-/** The session store beside the log. */
-type SessionsOfTheLog = Pick<SessionStore, "getTurn"> & {
+/** The turn store beside the log. */
+type SessionsOfTheLog = Pick<TurnStore, "getTurn"> & {
   holdsLease?(key: SessionKey, owner: string): boolean;
 };
 
@@ -13,11 +13,11 @@ export class InMemoryTurnEventLog implements TurnEventLog {
   readonly #turns: SessionsOfTheLog | undefined;
 
   /**
-   * `sessions` tells `prune` when a turn ended (without it nothing is ever pruned), and `append` whether a lease
-   * is held when it can (`InMemorySessionStore.holdsLease`; without it every append is kept).
+   * `turns` tells `prune` when a turn ended (without it nothing is ever pruned), and `append` whether a lease
+   * is held when it can (`InMemoryTurnStore.holdsLease`; without it every append is kept).
    */
-  constructor(sessions?: SessionsOfTheLog) {
-    this.#turns = sessions;
+  constructor(turns?: SessionsOfTheLog) {
+    this.#turns = turns;
   }
 
   async append({ key, turnId, leaseOwner, deltas }: AppendTurnEventsInput): Promise<boolean> {

@@ -1,24 +1,31 @@
 import type { InvokeResult } from "@aptix/contracts";
-import type { DeleteSessionInput } from "../ports/session-store.js";
+import type { DeleteSessionResult } from "../ports/session-directory.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
-import type { SessionLease, TransitionChange, TurnPersistence } from "./turn-persistence.js";
+import type { SessionLease, TurnChange, TurnPersistence } from "./turn-persistence.js";
+
+/** A claim's writes without the session they are of, which `transact` adds (one member of the union at a time). */
+export type UnkeyedChange = TurnChange extends infer C
+  ? C extends TurnChange
+    ? Omit<C, "key">
+    : never
+  : never;
 
 /**
  * What one attempt of `transact` decided from what it read:
  * - `answer`: nothing to write; the answer as it is (a refusal, a stored answer, nothing to do).
  * - `apply`: a transition applied with a new lease of the session (`TurnPersistence.apply`); `applied` goes on
  *   under that lease, which it must settle or release.
- * - `delete`: the session deleted with everything of it (`TurnPersistence.deleteSession`); `deleted` tells
- *   whatever keeps things of the session apart from the store.
- * Each write carries the session's `version` as that attempt read it (`expectVersion`; absent: the session must not
- * exist yet), so it applies only while the session is as read. `busy` answers when another owner holds the
+ * - `delete`: the session deleted with everything of it (`remove`: `SessionDirectory.deleteSession`, guarded by
+ *   the version read); `deleted` tells whatever keeps things of the session apart from the store.
+ * Each write is guarded by what that attempt read (the session's `version`, or that it does not exist yet), so it
+ * applies only while the session is as read. `busy` answers when another owner holds the
  * session's lease.
  */
 export type Decision<R> =
   | { type: "answer"; answer: InvokeResult<R> }
   | {
       type: "apply";
-      change: Omit<TransitionChange, "key">;
+      change: UnkeyedChange;
       /** Starts or resumes a running turn: the principal's running-turn cap applies (refused RATE_LIMITED). */
       runsTurn?: boolean;
       busy: InvokeResult<R>;
@@ -26,7 +33,7 @@ export type Decision<R> =
     }
   | {
       type: "delete";
-      input: Omit<DeleteSessionInput, "key">;
+      remove: () => Promise<DeleteSessionResult>;
       busy: InvokeResult<R>;
       deleted: () => Promise<InvokeResult<R>>;
     };
@@ -69,7 +76,7 @@ async function write<R>(
   decision: Exclude<Decision<R>, { type: "answer" }>,
 ): Promise<InvokeResult<R> | "stale"> {
   if (decision.type === "delete") {
-    const outcome = await persistence.deleteSession({ ...decision.input, key });
+    const outcome = await decision.remove();
     if (outcome === "deleted") return decision.deleted();
     return outcome === "busy" ? decision.busy : outcome;
   }

@@ -1,24 +1,15 @@
 import { fail, IdentifierSchema, type InvokeFailure, type InvokeResult, ok } from "@aptix/contracts";
 import type { Clock } from "../ports/clock.js";
 import type { IdGenerator } from "../ports/id-generator.js";
+import type { SessionStores } from "../ports/session-stores.js";
+import type { TranscriptStore } from "../ports/transcript-store.js";
 import type {
-  DeleteSessionInput,
-  DeleteSessionResult,
-  FindExpiredLeasesInput,
-  FindIdleSessionsInput,
-  FinishResponseDeletionsInput,
-  ListSessionsInput,
   LlmCallWrite,
-  MessageTurn,
-  PruneTracesInput,
-  ResponseDeletion,
-  SessionListing,
-  SessionStore,
-  TakeResponseDeletionsInput,
   TranscriptProgress,
-  TransitionWrite,
   TurnState,
-} from "../ports/session-store.js";
+  TurnStore,
+  TurnWrite,
+} from "../ports/turn-store.js";
 import type { RoundLease } from "../reasoner/round-lease.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
@@ -46,20 +37,26 @@ function leaseLost(): InvokeFailure {
  * session's lease, so one turn runs per session across every instance.
  */
 export interface TurnPersistenceOptions {
-  store: SessionStore;
+  stores: SessionStores;
   clock: Clock;
   ids: IdGenerator;
   /** How long a claimed lease lasts before another instance may take the session over. */
   leaseMs: number;
   /**
-   * The most turns one principal may run at once across every instance (`TransitionWrite.maxRunningTurns`);
+   * The most turns one principal may run at once across every instance (`TurnWrite`'s `maxRunningTurns`);
    * absent: no cap.
    */
   maxRunningTurns?: number;
 }
 
-/** A transition's writes, as Entry decides them: the lease and the running-turn cap are Persistence's to add. */
-export type TransitionChange = Omit<TransitionWrite, "lease" | "maxRunningTurns">;
+type ClaimingWrite = Exclude<TurnWrite, { guard: "lease" }>;
+
+/** A claim's writes, as Entry decides them: the lease and the running-turn cap are Persistence's to add. */
+export type TurnChange = ClaimingWrite extends infer W
+  ? W extends ClaimingWrite
+    ? Omit<W, "lease" | "maxRunningTurns">
+    : never
+  : never;
 
 /**
  * The `Retry-After` of a principal at its running-turn cap: a turn holds its slot for as long as its round
@@ -68,14 +65,14 @@ export type TransitionChange = Omit<TransitionWrite, "lease" | "maxRunningTurns"
 const RUNNING_TURNS_RETRY_AFTER_SECONDS = 1;
 
 export class TurnPersistence {
-  private readonly store: SessionStore;
+  private readonly stores: SessionStores;
   private readonly clock: Clock;
   private readonly ids: IdGenerator;
   private readonly leaseMs: number;
   private readonly cap: { maxRunningTurns?: number };
 
   constructor(options: TurnPersistenceOptions) {
-    ({ store: this.store, clock: this.clock, ids: this.ids, leaseMs: this.leaseMs } = options);
+    ({ stores: this.stores, clock: this.clock, ids: this.ids, leaseMs: this.leaseMs } = options);
     this.cap = options.maxRunningTurns === undefined ? {} : { maxRunningTurns: options.maxRunningTurns };
   }
 
@@ -83,75 +80,28 @@ export class TurnPersistence {
   // left undecoded in a URL) names nothing: it is unknown without asking the store.
   getSession(key: SessionKey): Promise<SessionRecord | undefined> {
     if (!isIdentifier(key.sessionId)) return Promise.resolve(undefined);
-    return this.store.getSession(key);
+    return this.stores.directory.getSession(key);
   }
 
   getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
     if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return Promise.resolve(undefined);
-    return this.store.getTurn(key, turnId);
+    return this.stores.turns.getTurn(key, turnId);
   }
 
-  listTurns(key: SessionKey): Promise<TurnRecord[]> {
-    return this.store.listTurns(key);
-  }
-
-  listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]> {
-    return this.store.listModeHistory(key);
-  }
-
-  listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
-    return this.store.listLlmCalls(key, turnId);
-  }
-
-  listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
-    return this.store.listSessions(input);
-  }
-
-  takeResponseDeletions(input: TakeResponseDeletionsInput): Promise<ResponseDeletion[]> {
-    return this.store.takeResponseDeletions(input);
-  }
-
-  finishResponseDeletions(input: FinishResponseDeletionsInput): Promise<void> {
-    return this.store.finishResponseDeletions(input);
-  }
-
-  listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
-    return this.store.listCompactions(key);
-  }
-
-  listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]> {
-    return this.store.listMessageTurns(key, fromSequence, limit);
-  }
-
-  deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult> {
-    return this.store.deleteSession(input);
-  }
-
-  findIdleSessions(input: FindIdleSessionsInput): Promise<SessionKey[]> {
-    return this.store.findIdleSessions(input);
-  }
-
-  pruneTraces(input: PruneTracesInput): Promise<number> {
-    return this.store.pruneTraces(input);
-  }
-
-  findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]> {
-    return this.store.findExpiredLeases(input);
-  }
-
-  /** The session, the turn `turnId` and the session's open turn, as one read (`SessionStore.readTurnState`). */
+  /** The session, the turn `turnId` and the session's open turn, as one read (`TurnStore.readTurnState`). */
   readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
     if (!isIdentifier(key.sessionId) || !isIdentifier(turnId)) return Promise.resolve({});
-    return this.store.readTurnState(key, turnId);
+    return this.stores.turns.readTurnState(key, turnId);
   }
 
   /**
-   * Applies a transition's writes with a new lease of the session, in one store step (docs/turn-cost.md):
-   * `applied` with the lease, or why nothing was written. `runsTurn`: the transition starts or resumes a
-   * running turn, so the principal's running-turn cap applies (refused RATE_LIMITED).
+   * Applies a claim's writes with a new lease of the session, in one store step (docs/turn-cost.md): `applied`
+   * with the lease (given back already when the write gives it back), or why nothing was written. `runsTurn`:
+   * the write starts or resumes a running turn, so the principal's running-turn cap applies (refused
+   * RATE_LIMITED).
    */
   async apply(
-    change: TransitionChange,
+    change: TurnChange,
     runsTurn: boolean,
   ): Promise<
     | { outcome: "applied"; session: SessionRecord; lease: SessionLease }
@@ -159,15 +109,15 @@ export class TurnPersistence {
     | { outcome: "refused"; failure: InvokeFailure }
   > {
     const owner = this.ids.newId("lease");
-    const applied = await this.store.applyTransition({
-      ...change,
-      lease: { owner, durationMs: this.leaseMs },
-      ...(runsTurn ? this.cap : {}),
-    });
+    const applied = await this.stores.turns.write(
+      change.guard === "override"
+        ? change
+        : { ...change, lease: { owner, durationMs: this.leaseMs }, ...(runsTurn ? this.cap : {}) },
+    );
     switch (applied.outcome) {
       case "applied": {
         const lease = new SessionLease({
-          store: this.store,
+          stores: this.stores,
           clock: this.clock,
           key: change.key,
           owner,
@@ -202,7 +152,7 @@ export class TurnPersistence {
  * before any tool runs.
  */
 export class SessionLease implements RoundLease {
-  private readonly store: SessionStore;
+  private readonly stores: { turns: TurnStore; transcripts: TranscriptStore };
   private readonly clock: Clock;
   readonly key: SessionKey;
   readonly owner: string;
@@ -211,14 +161,14 @@ export class SessionLease implements RoundLease {
   #unwritten: LlmCallWrite[] = [];
 
   constructor(options: {
-    store: SessionStore;
+    stores: { turns: TurnStore; transcripts: TranscriptStore };
     clock: Clock;
     key: SessionKey;
     owner: string;
     leaseMs: number;
   }) {
     ({
-      store: this.store,
+      stores: this.stores,
       clock: this.clock,
       key: this.key,
       owner: this.owner,
@@ -228,7 +178,7 @@ export class SessionLease implements RoundLease {
 
   /**
    * The lease's last write: changes the turn and the session together, with the calls kept back, and gives the
-   * lease back, as one transition guarded by the lease (`TransitionWrite.whileLeaseHeld`). Refused (the lease
+   * lease back, as one write guarded by the lease (`TurnWrite`). Refused (the lease
    * lost), it writes none of them.
    */
   async settle(
@@ -237,11 +187,11 @@ export class SessionLease implements RoundLease {
     sessionPatch?: SessionPatch,
   ): Promise<InvokeResult<void>> {
     const llmCalls = this.#unwritten;
-    const settled = await this.store.applyTransition({
+    const settled = await this.stores.turns.write({
+      guard: "lease",
       key: this.key,
-      lease: { owner: this.owner, durationMs: this.leaseMs },
+      owner: this.owner,
       now: this.clock.now(),
-      whileLeaseHeld: true,
       turnPatches: [{ turnId, patch: turnPatch }],
       ...(sessionPatch ? { sessionPatch } : {}),
       releaseLease: true,
@@ -254,7 +204,7 @@ export class SessionLease implements RoundLease {
 
   /** Ends the lease without touching a turn: for requests that fail before their turn starts. */
   release(): Promise<void> {
-    return this.store.releaseLease(this.key, this.owner);
+    return this.stores.turns.releaseLease(this.key, this.owner);
   }
 
   /**
@@ -284,20 +234,20 @@ export class SessionLease implements RoundLease {
   async loadTranscript(length: number, from = 0): Promise<TranscriptItem[]> {
     // The calls kept back go first, so the read sees them; a lost lease shows at the round's next write.
     await this.#writeUnwritten();
-    return this.store.loadTranscript(this.key, length, from);
+    return this.stores.transcripts.loadTranscript(this.key, length, from);
   }
 
   async changeMode(entry: ModeHistoryEntry): Promise<InvokeResult<void>> {
     const written = await this.#writeUnwritten();
     if (!written.successful) return written;
-    return (await this.store.changeMode(entry, this.owner)) ? ok(undefined) : leaseLost();
+    return (await this.stores.turns.changeMode(entry, this.owner)) ? ok(undefined) : leaseLost();
   }
 
   /** Writes the calls kept back, each renewing the lease, before a write that does not carry them. */
   async #writeUnwritten(): Promise<InvokeResult<void>> {
     while (this.#unwritten.length > 0) {
       const [write] = this.#unwritten as [LlmCallWrite];
-      const recorded = await this.store.recordLlmCall({
+      const recorded = await this.stores.turns.recordLlmCall({
         ...write,
         lease: { owner: this.owner, durationMs: this.leaseMs },
       });

@@ -33,7 +33,7 @@ export interface FileStore {
   deleteExpired(limit: number): Promise<number>;
   /**
    * Deletes the principal's files of these ids: a deleted session's. A store that shares one database with the
-   * session store leaves it out, since `SessionStore.deleteSession` deletes them in its own transaction.
+   * session store leaves it out, since `SessionDirectory.deleteSession` deletes them in its own transaction.
    */
   deleteFiles?(principal: string, fileIds: readonly string[]): Promise<void>;
   /**

@@ -1,5 +1,5 @@
 /**
- * What a store (SessionStore, FileStore, TurnEventLog) throws when its database cannot be reached: the
+ * What a store (a session store, FileStore, TurnEventLog) throws when its database cannot be reached: the
  * connection was refused, dropped or timed out, or the store is closed. A store adapter wraps its driver's
  * connection errors in it, so core and the server tell an outage (NOT_READY, retryable: the request may be sent
  * again once the database is back) from a bug (INTERNAL) without knowing any driver. `cause` is the driver's

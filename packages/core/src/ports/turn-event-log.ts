@@ -31,7 +31,7 @@ export interface TurnEventLog {
   prune(input: PruneTurnEventsInput): Promise<number>;
   /**
    * Deletes every delta of a deleted session. A log that shares one database with the session store leaves it
-   * out, since `SessionStore.deleteSession` deletes them in its own transaction.
+   * out, since `SessionDirectory.deleteSession` deletes them in its own transaction.
    */
   deleteSession?(key: SessionKey): Promise<void>;
   /**

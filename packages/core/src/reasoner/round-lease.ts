@@ -1,5 +1,5 @@
 import type { InvokeResult } from "@aptix/contracts";
-import type { TranscriptProgress } from "../ports/session-store.js";
+import type { TranscriptProgress } from "../ports/turn-store.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";

@@ -29,7 +29,7 @@ import type {
 import type { Embedded, Embedder } from "../ports/embedder.js";
 import type { IdGenerator } from "../ports/id-generator.js";
 import { QuotaExceededError } from "../ports/quota-exceeded-error.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { UsageStore } from "../ports/usage-store.js";
 import type {
   IndexChunkInput,
   IndexDocumentInput,
@@ -64,7 +64,7 @@ export interface WorkspaceKnowledgeOptions {
    * Where each embeddings request's usage is kept (the session store), so it shows in usage reports and counts
    * against budgets. Absent: not kept.
    */
-  usage?: Pick<SessionStore, "recordUsage">;
+  usage?: Pick<UsageStore, "recordUsage">;
   /** When a request's usage counts. Default: the system clock. */
   clock?: Clock;
   /** Bounds of the chunker (see `chunkDocument`); its defaults otherwise. */
@@ -110,7 +110,7 @@ export class WorkspaceKnowledge implements ContextRetriever {
   readonly #embeddings: KnowledgeEmbeddings | undefined;
   readonly #chunking: WorkspaceKnowledgeOptions["chunking"];
   readonly #quota: { quotaBytes?: number };
-  readonly #usage: Pick<SessionStore, "recordUsage"> | undefined;
+  readonly #usage: Pick<UsageStore, "recordUsage"> | undefined;
   readonly #clock: Clock;
 
   constructor(options: WorkspaceKnowledgeOptions) {

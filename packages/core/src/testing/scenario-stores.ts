@@ -1,11 +1,11 @@
 import type { FileStore } from "../ports/file-store.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { ManualClock } from "./manual-clock.js";
 
 /** The stores one test agent of core's scenario suite runs on. */
 interface ScenarioStores {
-  store: SessionStore;
+  store: SessionStores;
   files?: FileStore;
   events?: TurnEventLog;
 }

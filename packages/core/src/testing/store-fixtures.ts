@@ -8,7 +8,8 @@ import {
   ok,
 } from "@aptix/contracts";
 import type { StoredFile } from "../ports/file-store.js";
-import type { Lease, LlmCallWrite, SessionStore, TransitionWrite } from "../ports/session-store.js";
+import type { SessionStores } from "../ports/session-stores.js";
+import type { Lease, LlmCallWrite, NewSession, TurnWrite } from "../ports/turn-store.js";
 import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
@@ -44,25 +45,30 @@ const FIXTURE_SESSION = {
   conversationContextId: "conv-1",
   agentContextId: "agent-1",
   mode: "code",
-} as const satisfies TransitionWrite["create"];
+} as const satisfies NewSession;
 
 /**
- * Claims the session `key` for `lease.owner` through `applyTransition`, with `writes` made in the same step,
+ * Claims the session `key` for `lease.owner` through `TurnStore.write`, with `writes` made in the same step,
  * creating it (as `FIXTURE_SESSION`) when it does not exist; throws unless it applied. The session as written.
  */
 export async function claimSessionFor(
-  store: SessionStore,
+  stores: Pick<SessionStores, "turns" | "directory">,
   key: SessionKey,
   lease: Lease,
   now: Date,
-  writes: Omit<TransitionWrite, "key" | "lease" | "now" | "expectVersion"> = {},
+  writes: Pick<
+    Extract<TurnWrite, { guard: "version" }>,
+    "turnPatches" | "sessionPatch" | "insertTurn" | "modeChange" | "releaseLease" | "maxRunningTurns"
+  > = {},
 ): Promise<SessionRecord> {
-  const read = await store.getSession(key);
-  const applied = await store.applyTransition({
+  const read = await stores.directory.getSession(key);
+  const applied = await stores.turns.write({
     key,
     lease,
     now,
-    ...(read ? { expectVersion: read.version } : { create: { ...FIXTURE_SESSION } }),
+    ...(read
+      ? { guard: "version", expectVersion: read.version }
+      : { guard: "create", create: { ...FIXTURE_SESSION } }),
     ...writes,
   });
   if (applied.outcome !== "applied") throw new Error(`expected applied, got ${applied.outcome}`);
@@ -70,9 +76,13 @@ export async function claimSessionFor(
 }
 
 /** Starts `turn` as its session's open turn under a new lease of `lease.owner` (see `claimSessionFor`). */
-export function startTurnFor(store: SessionStore, turn: TurnRecord, lease: Lease): Promise<SessionRecord> {
+export function startTurnFor(
+  stores: Pick<SessionStores, "turns" | "directory">,
+  turn: TurnRecord,
+  lease: Lease,
+): Promise<SessionRecord> {
   const key = { principal: turn.principal, sessionId: turn.sessionId };
-  return claimSessionFor(store, key, lease, new Date(turn.createdAt), {
+  return claimSessionFor(stores, key, lease, new Date(turn.createdAt), {
     insertTurn: turn,
     sessionPatch: { openTurnId: turn.turnId },
   });
@@ -80,11 +90,11 @@ export function startTurnFor(store: SessionStore, turn: TurnRecord, lease: Lease
 
 /**
  * Writes one turn's patch (with a session patch and LLM calls, when given) as the lease's holder `leaseOwner`
- * does while its turn runs: `applyTransition` guarded by the lease (`whileLeaseHeld`), stamped `now`. Answers
+ * does while its turn runs: `TurnStore.write` guarded by the lease, stamped `now`. Answers
  * whether it applied.
  */
 export async function writeTurnWhileLeaseHeld(
-  store: SessionStore,
+  stores: Pick<SessionStores, "turns">,
   now: Date,
   write: {
     key: SessionKey;
@@ -97,12 +107,11 @@ export async function writeTurnWhileLeaseHeld(
   },
 ): Promise<boolean> {
   const { key, turnId, turnPatch, leaseOwner, ...rest } = write;
-  const applied = await store.applyTransition({
+  const applied = await stores.turns.write({
+    guard: "lease",
     key,
-    // Neither claimed nor renewed by a lease-guarded write: the duration is not read.
-    lease: { owner: leaseOwner, durationMs: 0 },
+    owner: leaseOwner,
     now,
-    whileLeaseHeld: true,
     turnPatches: [{ turnId, patch: turnPatch }],
     ...rest,
   });

@@ -1,4 +1,4 @@
-import type { UsageSum } from "../ports/session-store.js";
+import type { UsageSum } from "../ports/usage-store.js";
 import { DEFAULT_PRICES } from "./default-prices.js";
 import type { ModelPrice, PriceTable } from "./model-price.js";
 

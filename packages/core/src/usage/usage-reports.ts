@@ -1,5 +1,5 @@
 import type { SessionUsage, UsageQuery, UsageReport } from "@aptix/contracts";
-import type { SessionStore, UsageSum } from "../ports/session-store.js";
+import type { UsageStore, UsageSum } from "../ports/usage-store.js";
 import type { SessionKey } from "../records/session-record.js";
 import type { PriceList } from "./price-list.js";
 import { utcMonthOf } from "./utc-periods.js";
@@ -54,7 +54,7 @@ export type UsageReportQuery = Pick<UsageQuery, "groupBy" | "limit" | "cursor">;
  */
 export class UsageReports {
   constructor(
-    private readonly store: Pick<SessionStore, "sumUsage" | "sumSessionUsage">,
+    private readonly store: UsageStore,
     private readonly prices: PriceList,
   ) {}
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
-import { PriceList, UsageReports } from "../../src/index.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
+import { PriceList, type SessionStores, UsageReports } from "../../src/index.js";
 import {
   FIXTURE_TIME,
   ManualClock,
@@ -15,15 +15,15 @@ const PRICED = { "gpt-test": { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputP
 const DAY = FIXTURE_TIME.toISOString().slice(0, 10);
 
 /** A store holding one turn of `key` whose calls use `models`, each 120 tokens in (100 cached), 30 out. */
-async function storeWith(models: string[]): Promise<InMemorySessionStore> {
-  const store = new InMemorySessionStore(new ManualClock());
+async function storeWith(models: string[]): Promise<SessionStores> {
+  const store = inMemorySessionStores(new ManualClock());
   const key = newSessionKey("s-1", "principal-a");
   const lease = newLease("owner", 60_000);
   await startTurnFor(store, newTurnRecord(key, "t1"), lease);
   for (const [index, model] of models.entries()) {
     const call = newCallRecord(key, "t1", index);
     if (call.request) call.request.model = model;
-    await store.recordLlmCall({ call, lease });
+    await store.turns.recordLlmCall({ call, lease });
   }
   return store;
 }
@@ -55,7 +55,7 @@ describe("PriceList", () => {
 describe("UsageReports", () => {
   it("costs a priced model from the table and an unpriced one as null, its bucket and the total too", async () => {
     const reports = new UsageReports(
-      await storeWith(["gpt-test", "gpt-test", "mystery"]),
+      (await storeWith(["gpt-test", "gpt-test", "mystery"])).usage,
       new PriceList(PRICED, {}),
     );
     const range = { from: new Date(0), to: new Date("2100-01-01") };
@@ -99,14 +99,14 @@ describe("UsageReports", () => {
   });
 
   it("pages the session grouping in key order, calls outside a session first, each page with the whole total", async () => {
-    const store = new InMemorySessionStore(new ManualClock());
+    const store = inMemorySessionStores(new ManualClock());
     for (const sessionId of ["s-3", "s-1", "s-2"]) {
       const key = newSessionKey(sessionId, "principal-a");
       const lease = newLease(`owner-${sessionId}`, 60_000);
       await startTurnFor(store, newTurnRecord(key, "t1"), lease);
-      await store.recordLlmCall({ call: newCallRecord(key, "t1", 0), lease });
+      await store.turns.recordLlmCall({ call: newCallRecord(key, "t1", 0), lease });
     }
-    await store.recordUsage([
+    await store.usage.recordUsage([
       {
         callId: "embedding-1",
         principal: "principal-a",
@@ -122,7 +122,7 @@ describe("UsageReports", () => {
         startedAt: FIXTURE_TIME,
       },
     ]);
-    const reports = new UsageReports(store, new PriceList(PRICED));
+    const reports = new UsageReports(store.usage, new PriceList(PRICED));
     const range = { from: new Date(0), to: new Date("2100-01-01") };
     const first = await reports.report("principal-a", range, { groupBy: "session", limit: 2 });
     expect(first.buckets.map((bucket) => [bucket.key, bucket.inputTokens])).toEqual([

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CompositionStep } from "../../src/composition/composition-step.js";
 import { orderOutputs } from "../../src/composition/round-opening.js";
 import { InMemoryFileStore } from "../../src/in-memory/in-memory-file-store.js";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import {
   AgentCatalog,
   CONTINUATION_LOST,
@@ -30,10 +30,10 @@ async function setup(maxLlmCalls = 5) {
   const created = AgentCatalog.create(TEST_CATALOG, [lookupTool as ServerTool]);
   if (!created.successful) throw new Error(created.errors[0].message);
   const catalog = created.result;
-  const store = new InMemorySessionStore(clock);
+  const store = inMemorySessionStores(clock);
   let ids = 0;
   const idGen = { newId: (prefix: string) => `${prefix}_${++ids}` };
-  const persistence = new TurnPersistence({ store, clock, ids: idGen, leaseMs: 60_000 });
+  const persistence = new TurnPersistence({ stores: store, clock, ids: idGen, leaseMs: 60_000 });
   const provider = new ScriptedLlmProvider();
   const llmCall = new LlmCallStep();
   const reasoner = new ReasonerStep({
@@ -55,7 +55,7 @@ async function setup(maxLlmCalls = 5) {
     maxLlmCalls,
   });
   const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
-  const claimed = await persistence.apply({ key, now: clock.now(), create }, false);
+  const claimed = await persistence.apply({ guard: "create", key, now: clock.now(), create }, false);
   if (claimed.outcome !== "applied") throw new Error(`not applied: ${claimed.outcome}`);
   const { session, lease } = claimed;
   const context = catalog.conversationContext("default");
@@ -116,7 +116,7 @@ describe("ReasonerStep (layer 4)", () => {
       hello,
       { type: "assistant_message", text: "Hi there." },
     ]);
-    expect((await store.getSession(key))?.cursor).toEqual(progress.cursor);
+    expect((await store.directory.getSession(key))?.cursor).toEqual(progress.cursor);
   });
 
   it("loops through server tools and stops at client calls with what an abandon needs to roll back", async () => {
@@ -212,11 +212,9 @@ describe("ReasonerStep (layer 4)", () => {
       "replay",
     ]);
     await lease.loadTranscript(0); // Writes the last call, kept back for the round's settlement.
-    expect((await store.listLlmCalls(key, "t1")).map((call) => call.error?.message ?? null)).toEqual([
-      null,
-      "Previous response with id 'resp_1' not found.",
-      "lost again",
-    ]);
+    expect(
+      (await store.transcripts.listLlmCalls(key, "t1")).map((call) => call.error?.message ?? null),
+    ).toEqual([null, "Previous response with id 'resp_1' not found.", "lost again"]);
   });
 
   it("does not retry a lost continuation when there is nothing to replay", async () => {
@@ -238,7 +236,7 @@ describe("ReasonerStep (layer 4)", () => {
     const running = input("Hello");
     const outcome = await reasoner.run(running);
     expect(outcome.successful && outcome.result.sessionMode).toBe("review");
-    expect((await store.getSession(key))?.mode).toBe("review");
+    expect((await store.directory.getSession(key))?.mode).toBe("review");
     // What the round changed comes back as a value; the record it read stays as read.
     expect(session.mode).toBe("general");
     expect(running.mode.id).toBe("general");

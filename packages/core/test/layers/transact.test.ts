@@ -1,6 +1,6 @@
 import { fail, ok } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import { type Decision, transact } from "../../src/persistence/transact.js";
 import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -13,18 +13,18 @@ const LOST = fail("SESSION_BUSY", "lost every race");
 /** A session created (its lease given back), and a persistence over its store. */
 async function setup() {
   const clock = new ManualClock();
-  const store = new InMemorySessionStore(clock);
+  const stores = inMemorySessionStores(clock);
   let ids = 0;
   const persistence = new TurnPersistence({
-    store,
+    stores,
     clock,
     ids: { newId: (prefix) => `${prefix}_${++ids}` },
     leaseMs: 60_000,
   });
-  const created = await persistence.apply({ key, now: clock.now(), create }, false);
+  const created = await persistence.apply({ guard: "create", key, now: clock.now(), create }, false);
   if (created.outcome !== "applied") throw new Error(`not created: ${created.outcome}`);
   await created.lease.release();
-  return { clock, persistence };
+  return { clock, persistence, stores };
 }
 
 describe("transact (layer 5): read, decide, write guarded, again on a lost race", () => {
@@ -44,7 +44,7 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
         if (reads === 1) await racingWrite(persistence, clock);
         return {
           type: "apply",
-          change: { now: clock.now(), expectVersion: session.version, releaseLease: true },
+          change: { guard: "version", now: clock.now(), expectVersion: session.version, releaseLease: true },
           busy: BUSY,
           applied: async ({ session: after }) => ok(after.version),
         };
@@ -64,7 +64,12 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
       lostRace: LOST,
       decide: async (): Promise<Decision<never>> => {
         reads++;
-        return { type: "apply", change: { now: clock.now(), expectVersion: -1 }, busy: BUSY, applied: never };
+        return {
+          type: "apply",
+          change: { guard: "version", now: clock.now(), expectVersion: -1 },
+          busy: BUSY,
+          applied: never,
+        };
       },
     });
     expect(answered).toBe(LOST);
@@ -78,7 +83,7 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
       const session = await persistence.getSession(key);
       return {
         type: "apply",
-        change: { now: clock.now(), expectVersion: session?.version ?? 0 },
+        change: { guard: "version", now: clock.now(), expectVersion: session?.version ?? 0 },
         busy: BUSY,
         applied: never,
       };
@@ -94,7 +99,7 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
   });
 
   it("deletes the session guarded by the version read, then tells `deleted`", async () => {
-    const { persistence } = await setup();
+    const { persistence, stores } = await setup();
     const deleted = await transact({
       persistence,
       key,
@@ -103,8 +108,9 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
       decide: async (): Promise<Decision<boolean>> => {
         const session = await persistence.getSession(key);
         if (!session) return { type: "answer", answer: ok(false) };
-        const input = { expectVersion: session.version, fileIds: [] };
-        return { type: "delete", input, busy: BUSY, deleted: async () => ok(true) };
+        const remove = () =>
+          stores.directory.deleteSession({ key, expectVersion: session.version, fileIds: [] });
+        return { type: "delete", remove, busy: BUSY, deleted: async () => ok(true) };
       },
     });
     expect(deleted).toEqual(ok(true));
@@ -116,7 +122,7 @@ describe("transact (layer 5): read, decide, write guarded, again on a lost race"
 async function racingWrite(persistence: TurnPersistence, clock: ManualClock, release = true) {
   const session = await persistence.getSession(key);
   const applied = await persistence.apply(
-    { key, now: clock.now(), expectVersion: session?.version ?? 0 },
+    { guard: "version", key, now: clock.now(), expectVersion: session?.version ?? 0 },
     false,
   );
   if (applied.outcome !== "applied") throw new Error(`the racing write was not applied: ${applied.outcome}`);

@@ -9,7 +9,7 @@ import {
   TURN_LIFECYCLE,
   type TurnStatusOrNew,
 } from "../../src/lifecycle/turn-lifecycle.js";
-import type { TurnState } from "../../src/ports/session-store.js";
+import type { TurnState } from "../../src/ports/turn-store.js";
 import type { SessionRecord } from "../../src/records/session-record.js";
 import {
   FIXTURE_TIME,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import type { TranscriptItem } from "../../src/index.js";
 import { TurnPersistence } from "../../src/persistence/turn-persistence.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
@@ -12,10 +12,10 @@ const LEASE_LOST =
 
 async function setup(maxRunningTurns?: number) {
   const clock = new ManualClock();
-  const store = new InMemorySessionStore(clock);
+  const store = inMemorySessionStores(clock);
   let ids = 0;
   const persistence = new TurnPersistence({
-    store,
+    stores: store,
     clock,
     ids: { newId: (prefix) => `${prefix}_${++ids}` },
     leaseMs: LEASE_MS,
@@ -23,6 +23,7 @@ async function setup(maxRunningTurns?: number) {
   });
   const applied = await persistence.apply(
     {
+      guard: "create",
       key,
       now: clock.now(),
       create: { conversationContextId: "default", agentContextId: null, mode: "general" },
@@ -41,12 +42,14 @@ describe("TurnPersistence (layer 5)", () => {
   it("applies a transition with a new lease, or answers why not: busy, stale, RATE_LIMITED at the cap", async () => {
     const { clock, persistence, session } = await setup(1);
     const other = { ...key, sessionId: "s2" };
-    const create = { conversationContextId: "default", agentContextId: null, mode: "general" };
+    const create = { conversationContextId: "default", agentContextId: null, mode: "general" } as const;
     const now = clock.now();
-    expect(await persistence.apply({ key, now, expectVersion: session.version }, false)).toEqual({
+    expect(
+      await persistence.apply({ guard: "version", key, now, expectVersion: session.version }, false),
+    ).toEqual({
       outcome: "busy",
     });
-    expect(await persistence.apply({ key: other, now, create }, true)).toMatchObject({
+    expect(await persistence.apply({ guard: "create", key: other, now, create }, true)).toMatchObject({
       outcome: "refused",
       failure: {
         successful: false,
@@ -56,17 +59,19 @@ describe("TurnPersistence (layer 5)", () => {
       },
     });
     // Without a running turn to start, the cap does not apply.
-    const created = await persistence.apply({ key: other, now, create }, false);
+    const created = await persistence.apply({ guard: "create", key: other, now, create }, false);
     expect(created.outcome).toBe("applied");
     clock.advance(LEASE_MS);
-    expect(await persistence.apply({ key: other, now, create }, false)).toEqual({ outcome: "stale" });
+    expect(await persistence.apply({ guard: "create", key: other, now, create }, false)).toEqual({
+      outcome: "stale",
+    });
   });
 
   it("refuses every write of a lease another instance took over, with the lease-lost error", async () => {
     const { clock, persistence, lease, session } = await setup();
     clock.advance(LEASE_MS + 1);
     const takeover = await persistence.apply(
-      { key, now: clock.now(), expectVersion: session.version },
+      { guard: "version", key, now: clock.now(), expectVersion: session.version },
       false,
     );
     expect(takeover.outcome).toBe("applied");
@@ -106,8 +111,8 @@ describe("TurnPersistence (layer 5)", () => {
         })
       ).successful,
     ).toBe(true);
-    expect(await store.loadTranscript(key, 10)).toEqual([text("a"), text("c"), text("d")]);
+    expect(await store.transcripts.loadTranscript(key, 10)).toEqual([text("a"), text("c"), text("d")]);
     expect((await persistence.getSession(key))?.cursor).toEqual(second);
-    expect((await persistence.listLlmCalls(key, "t1")).map((call) => call.index)).toEqual([0, 1]);
+    expect((await store.transcripts.listLlmCalls(key, "t1")).map((call) => call.index)).toEqual([0, 1]);
   });
 });

@@ -1,9 +1,10 @@
 import type { WorkspaceDocument } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { sha256ContentHashService } from "../../src/defaults/sha256-content-hash-service.js";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import { InMemoryWorkspaceIndex } from "../../src/in-memory/in-memory-workspace-index.js";
 import type { Embedded, Embedder } from "../../src/ports/embedder.js";
+import type { UsageStore } from "../../src/ports/usage-store.js";
 import type { WorkspaceIndex, WorkspaceKey } from "../../src/ports/workspace-index.js";
 import { WorkspaceKnowledge } from "../../src/retrieval/workspace-knowledge.js";
 import { ManualClock } from "../../src/testing/index.js";
@@ -62,7 +63,7 @@ function knowledge(
     embedder?: Embedder;
     batchSize?: number;
     minted?: string[];
-    usage?: InMemorySessionStore;
+    usage?: UsageStore;
   } = {},
 ) {
   let ids = 0;
@@ -240,7 +241,7 @@ describe("WorkspaceKnowledge", () => {
     });
 
     it("keeps each embeddings request's usage: a push's outside any session, a turn's query as its session's", async () => {
-      const usage = new InMemorySessionStore(new ManualClock());
+      const { usage } = inMemorySessionStores(new ManualClock());
       const service = knowledge({ embedder: new CountingEmbedder(), batchSize: 2, usage });
       await service.upsert({ ...alice, documents: [billing, readme, shipping] });
       await service.retrieve({ ...alice, text: "invoice", scope: [], boost: {}, limit: 8, ...asking });

@@ -1,6 +1,6 @@
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import { CONTINUATION_LOST, type TurnObserver } from "../../src/index.js";
 import type { ObservedRound } from "../../src/ports/turn-observer.js";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
@@ -260,14 +260,14 @@ describe("failed turns", () => {
     // A driver's error quotes the statement and its parameters (here, what the boot prompt would be).
     const refusal = new Error('Failed query: update "turns" set ... params: BOOT-PROMPT-SECRET');
     let refusals = 2;
-    const store = new InMemorySessionStore();
-    const applyTransition = store.applyTransition.bind(store);
-    store.applyTransition = async (write) => {
-      if (write.releaseLease && write.whileLeaseHeld && refusals > 0) {
+    const store = inMemorySessionStores();
+    const write = store.turns.write.bind(store.turns);
+    store.turns.write = async (turnWrite) => {
+      if (turnWrite.guard === "lease" && turnWrite.releaseLease && refusals > 0) {
         refusals -= 1;
         throw refusal;
       }
-      return applyTransition(write);
+      return write(turnWrite);
     };
     const faults: unknown[] = [];
     const agent = await createTestAgent({ store, observer: faultsInto(faults) });

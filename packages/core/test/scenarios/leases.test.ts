@@ -207,9 +207,9 @@ describe("a turn left running by a crashed instance", () => {
     const zombie = agent.execute({ sessionId: "s", turnId: "t2", instruction: "Do the slow thing" });
     await reached;
     // The call asking for w1 is recorded: the stored cursor already points past it.
-    expect((await agent.store.getSession({ principal: PRINCIPAL, sessionId: "s" }))?.cursor.responseId).toBe(
-      "resp_2",
-    );
+    expect(
+      (await agent.store.directory.getSession({ principal: PRINCIPAL, sessionId: "s" }))?.cursor.responseId,
+    ).toBe("resp_2");
 
     agent.clock.advance(DEFAULT_LEASE_MS);
     expect(
@@ -235,7 +235,7 @@ describe("a turn left running by a crashed instance", () => {
     agent.provider.enqueue({ text: "Hello." }, { text: "Recovered." });
     responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
     const key = { principal: PRINCIPAL, sessionId: "s" };
-    const stored = await agent.store.getSession(key);
+    const stored = await agent.store.directory.getSession(key);
     if (!stored) throw new Error("session missing");
     const now = agent.clock.now();
     const turn = newTurnRecord(key, "t2", {

@@ -182,7 +182,7 @@ describe("files of turns that fail or are cancelled (docs/security.md, delete me
     const paused = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Write" }));
     expect(paused.kind).toBe("client_tool_continuation");
     // The turn is awaiting its client: the file it kept so far is served.
-    const turn = await agent.store.getTurn({ principal: PRINCIPAL, sessionId: "s" }, "t1");
+    const turn = await agent.store.turns.getTurn({ principal: PRINCIPAL, sessionId: "s" }, "t1");
     const fileId = fileIdIn((JSON.parse(turn?.toolExecutions[0]?.resultJson ?? "{}") as { url: string }).url);
     expect((await agent.service.getFile(PRINCIPAL, fileId)).successful).toBe(true);
     expect(resultOf(await agent.service.cancelTurn(PRINCIPAL, "s", "t1"))).toMatchObject({

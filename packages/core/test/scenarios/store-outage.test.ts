@@ -1,45 +1,51 @@
 import { describe, expect, it } from "vitest";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import {
   type RecordLlmCallInput,
+  type SessionStores,
   StoreUnavailableError,
-  type TransitionResult,
-  type TransitionWrite,
+  type TurnStore,
+  type TurnWrite,
+  type TurnWriteResult,
 } from "../../src/index.js";
 import { createTestAgent, errorsOf, PRINCIPAL, responseOf, resultOf } from "../support/test-agent.js";
 
 /**
- * An in-memory store whose next writes of the named kinds fail as an unreachable database's would: `settle` is
- * a running turn's lease-guarded transition.
+ * In-memory stores whose next writes of the named kinds fail as an unreachable database's would: `settle` is
+ * a running turn's lease-guarded write.
  */
-class OutageStore extends InMemorySessionStore {
-  readonly #failing: string[] = [];
-
-  failNext(...methods: Array<"recordLlmCall" | "settle">): void {
-    this.#failing.push(...methods);
-  }
-
-  #outage(method: string): void {
-    const index = this.#failing.indexOf(method);
+function outageStores(): SessionStores & { failNext(...methods: Array<"recordLlmCall" | "settle">): void } {
+  const stores = inMemorySessionStores();
+  const failing: string[] = [];
+  const outage = (method: string) => {
+    const index = failing.indexOf(method);
     if (index === -1) return;
-    this.#failing.splice(index, 1);
+    failing.splice(index, 1);
     throw new StoreUnavailableError("The database cannot be reached: connect ECONNREFUSED");
-  }
-
-  override async recordLlmCall(input: RecordLlmCallInput): Promise<boolean> {
-    this.#outage("recordLlmCall");
-    return super.recordLlmCall(input);
-  }
-
-  override async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
-    if (write.whileLeaseHeld === true) this.#outage("settle");
-    return super.applyTransition(write);
-  }
+  };
+  const { turns } = stores;
+  const failingTurns: TurnStore = {
+    getTurn: (key, turnId) => turns.getTurn(key, turnId),
+    runningAmong: (keys) => turns.runningAmong(keys),
+    readTurnState: (key, turnId) => turns.readTurnState(key, turnId),
+    releaseLease: (key, owner) => turns.releaseLease(key, owner),
+    changeMode: (entry, owner) => turns.changeMode(entry, owner),
+    findExpiredLeases: (input) => turns.findExpiredLeases(input),
+    async recordLlmCall(input: RecordLlmCallInput): Promise<boolean> {
+      outage("recordLlmCall");
+      return turns.recordLlmCall(input);
+    },
+    async write(write: TurnWrite): Promise<TurnWriteResult> {
+      if (write.guard === "lease") outage("settle");
+      return turns.write(write);
+    },
+  };
+  return { ...stores, turns: failingTurns, failNext: (...methods) => failing.push(...methods) };
 }
 
 describe("a database outage while a turn runs", () => {
   it("fails the turn with NOT_READY (retryable), never the session", async () => {
-    const store = new OutageStore();
+    const store = outageStores();
     const agent = await createTestAgent({ store });
     agent.provider.enqueue({ text: "Hello." }, { text: "Lost." }, { text: "Later." });
     responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
@@ -71,7 +77,7 @@ describe("a database outage while a turn runs", () => {
   });
 
   it("answers NOT_READY when even the turn's failure cannot be stored, and runs the round again when sent again", async () => {
-    const store = new OutageStore();
+    const store = outageStores();
     const agent = await createTestAgent({ store });
     agent.provider.enqueue({ text: "Lost." }, { text: "Run again." });
     store.failNext("settle", "settle");

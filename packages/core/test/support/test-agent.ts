@@ -12,14 +12,14 @@ import {
   InMemoryContextRetriever,
 } from "../../src/in-memory/in-memory-context-retriever.js";
 import { InMemoryFileStore } from "../../src/in-memory/in-memory-file-store.js";
-import { InMemorySessionStore } from "../../src/in-memory/in-memory-session-store.js";
+import { inMemorySessionStores } from "../../src/in-memory/in-memory-session-stores.js";
 import type { FileStore, LlmCallOptions, LlmRequest, LlmResponse } from "../../src/index.js";
 import {
   AgentCatalog,
   AgentService,
   type ServerTool,
-  type SessionStore,
-  type TransitionWrite,
+  type SessionStores,
+  type TurnWrite,
 } from "../../src/index.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
 import "../../src/testing/scenario-stores.js";
@@ -146,8 +146,8 @@ class GatedScriptedProvider extends ScriptedLlmProvider {
   }
 }
 
-/** A SessionStore whose next transitions can be held until the test releases them. */
-type GatedSessionStore = SessionStore & {
+/** Session stores whose next turn writes can be held until the test releases them. */
+type GatedSessionStores = SessionStores & {
   /**
    * Holds the next transition not held yet, before it reaches the store: a request that read the session,
    * then applies its transition only after other requests ran (two identical requests racing).
@@ -155,31 +155,31 @@ type GatedSessionStore = SessionStore & {
   holdNextClaim(): HeldCall<HeldClaim>;
 };
 
-/** What a held transition shows the test: the session it claims and for whom. */
-type HeldClaim = Pick<TransitionWrite, "key" | "lease">;
+/** What a held write shows the test: the session it writes. */
+type HeldClaim = Pick<TurnWrite, "key">;
 
-function gatedSessionStore(store: SessionStore): GatedSessionStore {
+function gatedSessionStores(stores: SessionStores): GatedSessionStores {
   const holds = new CallHolds<HeldClaim>();
-  const applyTransition = async (write: TransitionWrite) => {
-    await holds.pass({ key: write.key, lease: write.lease });
-    return store.applyTransition(write);
+  const { turns } = stores;
+  const write = async (claim: TurnWrite) => {
+    await holds.pass({ key: claim.key });
+    return turns.write(claim);
   };
-  const holdNextClaim = () => holds.hold();
-  return new Proxy(store as GatedSessionStore, {
+  const gated = new Proxy(turns, {
     get(target, property) {
-      if (property === "applyTransition") return applyTransition;
-      if (property === "holdNextClaim") return holdNextClaim;
+      if (property === "write") return write;
       const value: unknown = Reflect.get(target, property);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+  return { ...stores, turns: gated, holdNextClaim: () => holds.hold() };
 }
 
 export interface TestAgent {
   service: AgentService;
   provider: GatedScriptedProvider;
   stateless: GatedScriptedProvider;
-  store: GatedSessionStore;
+  store: GatedSessionStores;
   files: FileStore;
   retriever: InMemoryContextRetriever;
   clock: ManualClock;
@@ -189,7 +189,7 @@ export interface TestAgent {
 
 export async function createTestAgent(
   options: {
-    store?: SessionStore;
+    store?: SessionStores;
     chunks?: FixedContextChunk[];
     config?: AgentCatalogConfig;
     /** Server tools besides `agent_change_mode`; `[lookupTool]` unless given. */
@@ -199,7 +199,7 @@ export async function createTestAgent(
   const clock = new ManualClock(new Date("2026-01-01T00:00:00Z"));
   const stores = options.store
     ? { store: options.store }
-    : ((await globalThis.aptixScenarioStores?.(clock)) ?? { store: new InMemorySessionStore(clock) });
+    : ((await globalThis.aptixScenarioStores?.(clock)) ?? { store: inMemorySessionStores(clock) });
   const created = AgentCatalog.create(
     options.config ?? TEST_CATALOG,
     options.serverTools ?? [lookupTool as ServerTool],
@@ -207,7 +207,7 @@ export async function createTestAgent(
   if (!created.successful) throw new Error(created.errors[0].message);
   const provider = new GatedScriptedProvider({ id: "scripted" });
   const stateless = new GatedScriptedProvider({ id: "stateless", storesResponses: false });
-  const store = gatedSessionStore(stores.store);
+  const store = gatedSessionStores(stores.store);
   const files = stores.files ?? new InMemoryFileStore(clock);
   const retriever = new InMemoryContextRetriever(options.chunks ?? []);
   let ids = 0;

@@ -6,14 +6,17 @@ import type {
   ListSessionsInput,
   LlmToolCall,
   MessageTurn,
-  PruneTracesInput,
+  ModeHistoryEntry,
   ResponseDeletion,
+  SessionDirectory,
   SessionKey,
   SessionListing,
+  SessionRecord,
   TakeResponseDeletionsInput,
+  TurnRecord,
   TurnStatus,
 } from "@aptix/core";
-import { and, asc, desc, eq, gte, inArray, isNotNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import {
   compactions,
   files,
@@ -26,7 +29,7 @@ import {
   turns,
 } from "../schema.js";
 import type { LeaseClock } from "./lease.js";
-import { keyWhere, type StoreDatabase } from "./rows.js";
+import { keyOf, keyWhere, type StoreDatabase, toModeHistoryEntry, toSession, toTurn } from "./rows.js";
 
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
@@ -36,18 +39,62 @@ const lastTurnStatus = sql<TurnStatus | null>`(select latest.status from ${turns
   where (latest.principal || '') = ${sessions}.principal and (latest.session_id || '') = ${sessions}.session_id
   and latest.sequence = ${sessions}.turn_count limit 1)`;
 
+/** A session's key as placeholders, for prepared statements. */
+const principal = sql.placeholder("principal");
+const sessionId = sql.placeholder("sessionId");
+
+function prepared(db: StoreDatabase) {
+  return {
+    getSession: db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.principal, principal), eq(sessions.sessionId, sessionId)))
+      .limit(1)
+      .prepare("get_session"),
+    // Through the primary key, sorted: no other index starts with a session's key.
+    listTurns: db
+      .select()
+      .from(turns)
+      .where(and(eq(turns.principal, principal), eq(turns.sessionId, sessionId)))
+      .orderBy(asc(turns.sequence), asc(turns.createdAt), asc(turns.turnId))
+      .prepare("list_turns"),
+    listModeHistory: db
+      .select()
+      .from(modeHistory)
+      .where(and(eq(modeHistory.principal, principal), eq(modeHistory.sessionId, sessionId)))
+      .orderBy(asc(modeHistory.id))
+      .prepare("list_mode_history"),
+  };
+}
+
 /**
- * The owner's listings of sessions and turns, the deletion of a session with everything of it (the session's
+ * Sessions by key, the owner's listings of sessions and turns, the deletion of a session with everything of it (the session's
  * rows, its turns' events and the files its turns produced, in one transaction: the event log and the file
- * store share this database), and the retention sweeps' reads and writes.
+ * store share this database), the session retention's read and the provider responses left to delete. Every
+ * read by key goes by a primary key, or reads one session's rows through it.
  */
-export class SessionDirectory {
+export class DrizzleSessionDirectory implements SessionDirectory {
   readonly #db: StoreDatabase;
   readonly #leaseClock: LeaseClock;
+  readonly #prepared: ReturnType<typeof prepared>;
 
   constructor(db: StoreDatabase, leaseClock: LeaseClock) {
     this.#db = db;
     this.#leaseClock = leaseClock;
+    this.#prepared = prepared(db);
+  }
+
+  async getSession(key: SessionKey): Promise<SessionRecord | undefined> {
+    const [row] = await this.#prepared.getSession.execute(keyOf(key));
+    return row === undefined ? undefined : toSession(row);
+  }
+
+  async listTurns(key: SessionKey): Promise<TurnRecord[]> {
+    return (await this.#prepared.listTurns.execute(keyOf(key))).map(toTurn);
+  }
+
+  async listModeHistory(key: SessionKey): Promise<ModeHistoryEntry[]> {
+    return (await this.#prepared.listModeHistory.execute(keyOf(key))).map(toModeHistoryEntry);
   }
 
   async listSessions(input: ListSessionsInput): Promise<SessionListing[]> {
@@ -118,37 +165,6 @@ export class SessionDirectory {
       .from(sessions)
       .where(lt(sessions.updatedAt, idleBefore))
       .limit(Math.max(0, Math.ceil(limit)));
-  }
-
-  /** One statement: the oldest unpruned calls (a partial index holds them), their payloads set to null. */
-  async pruneTraces({ startedBefore, limit }: PruneTracesInput): Promise<number> {
-    const count = Math.ceil(limit);
-    if (!(count > 0)) return 0;
-    const due = this.#db
-      .select({
-        principal: llmCalls.principal,
-        sessionId: llmCalls.sessionId,
-        turnId: llmCalls.turnId,
-        callIndex: llmCalls.callIndex,
-      })
-      .from(llmCalls)
-      .where(and(isNotNull(llmCalls.request), lt(llmCalls.startedAt, startedBefore)))
-      .orderBy(asc(llmCalls.startedAt))
-      .limit(count);
-    const pruned = await this.#db
-      .update(llmCalls)
-      .set({
-        request: null,
-        providerRequest: null,
-        providerResponse: null,
-        requestTools: null,
-        providerRequestTools: null,
-      })
-      .where(
-        sql`(${llmCalls.principal}, ${llmCalls.sessionId}, ${llmCalls.turnId}, ${llmCalls.callIndex}) in (${due})`,
-      )
-      .returning({ turnId: llmCalls.turnId });
-    return pruned.length;
   }
 
   async takeResponseDeletions({

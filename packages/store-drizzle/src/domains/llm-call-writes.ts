@@ -1,68 +1,9 @@
-import type {
-  Clock,
-  CompactionRecord,
-  LlmCallRecord,
-  LlmCallWrite,
-  RecordLlmCallInput,
-  SessionKey,
-  TranscriptItem,
-} from "@aptix/core";
+import type { CompactionRecord, LlmCallRecord, LlmCallWrite, TranscriptItem } from "@aptix/core";
 import { type UsageEntry, usageOf } from "@aptix/core";
-import { and, asc, eq, getTableColumns, gte, lt, type SQL, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
-import { compactions, llmCalls, llmUsage, sessions, toolCatalogs, transcriptItems } from "../schema.js";
-import { ToolCatalogs, withTools } from "../tool-catalogs.js";
-import { type LeaseClock, whileLeaseHeld } from "./lease.js";
-import {
-  keyOf,
-  PreparedShapes,
-  placeholders,
-  rowsJson,
-  rowsWhere,
-  type StoreDatabase,
-  toLlmCall,
-  type Write,
-} from "./rows.js";
-
-type LlmCallRow = typeof llmCalls.$inferSelect;
-
-/** A session's key as placeholders, for prepared statements. */
-const principal = sql.placeholder("principal");
-const sessionId = sql.placeholder("sessionId");
-
-function prepared(db: StoreDatabase) {
-  const requestTools = alias(toolCatalogs, "request_tools");
-  const providerTools = alias(toolCatalogs, "provider_request_tools");
-  return {
-    loadTranscript: db
-      .select({ item: transcriptItems.item })
-      .from(transcriptItems)
-      .where(
-        and(
-          eq(transcriptItems.principal, principal),
-          eq(transcriptItems.sessionId, sessionId),
-          gte(transcriptItems.position, sql.placeholder("from")),
-          lt(transcriptItems.position, sql.placeholder("length")),
-        ),
-      )
-      .orderBy(asc(transcriptItems.position))
-      .prepare("load_transcript"),
-    listLlmCalls: db
-      .select({ call: llmCalls, requestTools: requestTools.tools, providerTools: providerTools.tools })
-      .from(llmCalls)
-      .leftJoin(requestTools, eq(requestTools.digest, llmCalls.requestTools))
-      .leftJoin(providerTools, eq(providerTools.digest, llmCalls.providerRequestTools))
-      .where(
-        and(
-          eq(llmCalls.principal, principal),
-          eq(llmCalls.sessionId, sessionId),
-          eq(llmCalls.turnId, sql.placeholder("turnId")),
-        ),
-      )
-      .orderBy(asc(llmCalls.callIndex))
-      .prepare("list_llm_calls"),
-  };
-}
+import { and, eq, getTableColumns, gte, type SQL, sql } from "drizzle-orm";
+import { compactions, llmCalls, llmUsage, toolCatalogs, transcriptItems } from "../schema.js";
+import { ToolCatalogs } from "../tool-catalogs.js";
+import { rowsJson, rowsWhere, type StoreDatabase, type Write } from "./rows.js";
 
 /** What keeping some LLM calls writes: sent with a lease guard, and remembered once committed. */
 interface CallWrites {
@@ -77,54 +18,16 @@ interface CallWrites {
 }
 
 /**
- * The transcript and the composition trace of a session: LLM calls (their tool catalogs stored once each, see
- * `ToolCatalogs`) and the transcript progress they made. A call is kept under the session's lease, by
- * `recordLlmCall` alone or with the turn's settlement (a lease-guarded `TurnTransitions.applyTransition`, through
- * `callWrites`).
+ * The writes that keep LLM calls (their tool catalogs stored once each, see `ToolCatalogs`) and the transcript
+ * progress they made: sent by the turn store under the session's lease, by `recordLlmCall` alone or with the
+ * turn's settlement (a lease-guarded `DrizzleTurnStore.write`).
  */
-export class TranscriptAndTraces {
+export class LlmCallWrites {
   readonly #db: StoreDatabase;
-  readonly #clock: Clock;
-  readonly #leaseClock: LeaseClock;
   readonly #catalogs = new ToolCatalogs();
-  readonly #prepared: ReturnType<typeof prepared>;
-  readonly #shapes = new PreparedShapes();
 
-  constructor(db: StoreDatabase, clock: Clock, leaseClock: LeaseClock) {
+  constructor(db: StoreDatabase) {
     this.#db = db;
-    this.#clock = clock;
-    this.#leaseClock = leaseClock;
-    this.#prepared = prepared(db);
-  }
-
-  /** One statement: renews the lease (the write's guard), and writes the call, its catalogs and its transcript. */
-  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
-    const { call, progress } = write;
-    const session = placeholders(
-      sessions,
-      "session_",
-      progress === undefined ? {} : { cursor: progress.cursor, updatedAt: this.#clock.now() },
-    );
-    const calls = this.callWrites([write]);
-    const rows = await this.#shapes.send(
-      `${session.shape}/${calls.shape}`,
-      () =>
-        whileLeaseHeld(
-          this.#db,
-          { set: { ...session.set, leaseExpiresAt: this.#leaseClock.now("leaseMs") } },
-          calls.writes,
-        ),
-      {
-        ...keyOf(call),
-        owner: lease.owner,
-        leaseMs: lease.durationMs,
-        ...this.#leaseClock.values(),
-        ...session.values,
-        ...calls.values,
-      },
-    );
-    if (rows.length > 0) calls.committed();
-    return rows.length > 0;
   }
 
   /**
@@ -187,31 +90,6 @@ export class TranscriptAndTraces {
     };
   }
 
-  async loadTranscript(key: SessionKey, length: number, from = 0): Promise<TranscriptItem[]> {
-    const rows = await this.#prepared.loadTranscript.execute({ ...keyOf(key), length, from });
-    return rows.map((row) => row.item);
-  }
-
-  async listCompactions(key: SessionKey): Promise<CompactionRecord[]> {
-    const rows = await this.#db
-      .select()
-      .from(compactions)
-      .where(and(eq(compactions.principal, key.principal), eq(compactions.sessionId, key.sessionId)))
-      .orderBy(asc(compactions.fromPosition));
-    return rows.map(({ fromPosition, ...row }) => ({ ...row, fromPosition }));
-  }
-
-  async listLlmCalls(key: SessionKey, turnId: string): Promise<LlmCallRecord[]> {
-    const rows = await this.#prepared.listLlmCalls.execute({ ...keyOf(key), turnId });
-    return rows.map(({ call, requestTools, providerTools }) =>
-      toLlmCall({
-        ...call,
-        request: withTools(call.request, requestTools) as LlmCallRow["request"],
-        providerRequest: withTools(call.providerRequest, providerTools),
-      }),
-    );
-  }
-
   /** A call's row, its tool catalogs taken out; those not known stored go to `catalogs`. */
   #callRow(call: LlmCallRecord, catalogs: Map<string, string>): typeof llmCalls.$inferInsert {
     const request = this.#catalogs.split(call.request, catalogs);
@@ -223,7 +101,7 @@ export class TranscriptAndTraces {
       callIndex: call.index,
       callId: call.callId,
       provider: call.provider ?? null,
-      request: request.payload as LlmCallRow["request"],
+      request: request.payload as (typeof llmCalls.$inferSelect)["request"],
       response: call.response,
       // jsonb has no `undefined`: an absent raw payload is kept as null.
       providerRequest: providerRequest.payload,

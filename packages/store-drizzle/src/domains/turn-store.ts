@@ -1,15 +1,22 @@
 import {
+  type Clock,
   EMPTY_CURSOR,
+  type FindExpiredLeasesInput,
+  type ModeHistoryEntry,
+  type RecordLlmCallInput,
   type SessionKey,
-  type TransitionResult,
-  type TransitionWrite,
+  type TurnKey,
   type TurnRecord,
   type TurnState,
+  type TurnStore,
+  type TurnWrite,
+  type TurnWriteResult,
 } from "@aptix/core";
-import { and, eq, exists, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, exists, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { sessions, turns } from "../schema.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
+import type { LlmCallWrites } from "./llm-call-writes.js";
 import {
   isUniqueViolation,
   keyOf,
@@ -29,15 +36,61 @@ import {
   turnRow,
   type Write,
 } from "./rows.js";
-import type { TranscriptAndTraces } from "./transcript-and-traces.js";
+
+type LeaseGuarded = Extract<TurnWrite, { guard: "lease" }>;
+
+/** A session's key as placeholders, for prepared statements. */
+const principal = sql.placeholder("principal");
+const sessionId = sql.placeholder("sessionId");
+
+function prepared(db: StoreDatabase) {
+  return {
+    getTurn: db
+      .select()
+      .from(turns)
+      .where(
+        and(
+          eq(turns.principal, principal),
+          eq(turns.sessionId, sessionId),
+          eq(turns.turnId, sql.placeholder("turnId")),
+        ),
+      )
+      .limit(1)
+      .prepare("get_turn"),
+    releaseLease: db
+      .update(sessions)
+      .set({ leaseOwner: null, leaseExpiresAt: null, version: sql`${sessions.version} + 1` })
+      .where(
+        and(
+          eq(sessions.principal, principal),
+          eq(sessions.sessionId, sessionId),
+          eq(sessions.leaseOwner, sql.placeholder("owner")),
+        ),
+      )
+      .prepare("release_lease"),
+    // The turns named in a JSON array, through the primary key: one read however many rounds poll.
+    runningAmong: db
+      .select({ principal: turns.principal, sessionId: turns.sessionId, turnId: turns.turnId })
+      .from(turns)
+      .where(
+        and(
+          eq(turns.status, "running"),
+          sql`(${turns.principal}, ${turns.sessionId}, ${turns.turnId}) in (select * from jsonb_to_recordset(${sql.placeholder("turns")}::jsonb) as r(principal text, session_id text, turn_id text))`,
+        ),
+      )
+      .prepare("running_among"),
+  };
+}
 
 /**
- * The sessions-and-turns domain's transitions (`SessionStore.readTurnState`, `applyTransition`), on drizzle's
- * query builder:
+ * Turns and the session's lease (`TurnStore`), on drizzle's query builder. Every lease-guarded write is one
+ * statement whose first part writes the session row (bumping its `version`) while the lease is held, its other
+ * parts writing only then (`whileLeaseHeld` in lease.ts), so a claim racing it waits for its commit; each call
+ * sends a fixed number of statements whatever the session's length:
  *
  * - `readTurnState` is one prepared statement: the session row, joined to the turn the request names and to its
  *   open turn (primary-key lookups only, so the rows read stay flat in the session's length).
- * - `applyTransition` is one statement, atomic without a transaction: first the session row, written only while
+ * - `write` (a claim) is one statement, atomic without a transaction: first the session row, written only while
  *   its lease is free (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns`
  *   is given, the principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session,
  *   inserted with `ON CONFLICT DO NOTHING`. Then, each only when that row was written, the turn insert, the
@@ -45,23 +98,29 @@ import type { TranscriptAndTraces } from "./transcript-and-traces.js";
  *   version that matched means the turns are as read; a turn insert that conflicts anyway fails the statement
  *   and answers stale. When the session row was not written, one select tells rate_limited from busy from
  *   stale. Statements are built once per shape (`PreparedShapes`).
- * - A lease-guarded transition (`whileLeaseHeld`, a running turn's settlement) is one statement too
- *   (`whileLeaseHeld` in lease.ts): the session row written while the owner holds its lease and every turn to
- *   patch exists, then the turn patches and the LLM calls it carries (`TranscriptAndTraces.callWrites`). It
- *   waits for the disk: a client is answered from it.
+ * - A write guarded by the lease (a running turn's settlement) is one statement too: the session row written
+ *   while the owner holds its lease and every turn to patch exists, then the turn patches and the LLM calls it
+ *   carries (`LlmCallWrites`). It waits for the disk: a client is answered from it.
  */
-export class TurnTransitions {
+export class DrizzleTurnStore implements TurnStore {
   readonly #db: StoreDatabase;
+  readonly #clock: Clock;
   readonly #leaseClock: LeaseClock;
-  readonly #traces: TranscriptAndTraces;
+  readonly #calls: LlmCallWrites;
+  readonly #prepared: ReturnType<typeof prepared>;
   readonly #read;
   readonly #shapes = new PreparedShapes();
 
-  /** `traces` keeps the LLM calls a lease-guarded transition carries. */
-  constructor(db: StoreDatabase, leaseClock: LeaseClock, traces: TranscriptAndTraces) {
+  /**
+   * `clock` stamps `updatedAt` on writes that are not given a time (`recordLlmCall`); `calls` keeps the LLM
+   * calls a write carries.
+   */
+  constructor(db: StoreDatabase, clock: Clock, leaseClock: LeaseClock, calls: LlmCallWrites) {
     this.#db = db;
+    this.#clock = clock;
     this.#leaseClock = leaseClock;
-    this.#traces = traces;
+    this.#calls = calls;
+    this.#prepared = prepared(db);
     // Each turn is one primary-key lookup. The open turn is a lateral subquery, its `limit` keeping the planner
     // from flattening it into a join that could hash the session's every turn.
     const named = alias(turns, "named_turn");
@@ -109,23 +168,121 @@ export class TurnTransitions {
     };
   }
 
-  async applyTransition(write: TransitionWrite): Promise<TransitionResult> {
-    if (write.whileLeaseHeld === true) return this.#writeWhileLeaseHeld(write);
-    const { key, lease, now, expectVersion, insertTurn, turnPatches = [], modeChange } = write;
-    const capping = write.maxRunningTurns !== undefined;
-    const judged = { ...keyOf(key), maxRunningTurns: write.maxRunningTurns, ...this.#leaseClock.values() };
-    if (expectVersion === undefined && write.create === undefined) return { outcome: "stale" };
+  async getTurn(key: SessionKey, turnId: string): Promise<TurnRecord | undefined> {
+    const [row] = await this.#prepared.getTurn.execute({ ...keyOf(key), turnId });
+    return row === undefined ? undefined : toTurn(row);
+  }
+
+  async runningAmong(keys: readonly TurnKey[]): Promise<TurnKey[]> {
+    if (keys.length === 0) return [];
+    const named = keys.map(({ principal, sessionId, turnId }) => ({
+      principal,
+      session_id: sessionId,
+      turn_id: turnId,
+    }));
+    return this.#prepared.runningAmong.execute({ turns: JSON.stringify(named) });
+  }
+
+  async releaseLease(key: SessionKey, owner: string): Promise<void> {
+    await this.#prepared.releaseLease.execute({ ...keyOf(key), owner });
+  }
+
+  /** One statement: renews the lease (the write's guard), and writes the call, its catalogs and its transcript. */
+  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
+    const { call, progress } = write;
     const session = placeholders(
       sessions,
       "session_",
-      expectVersion === undefined ? {} : this.#sessionColumns(write),
+      progress === undefined ? {} : { cursor: progress.cursor, updatedAt: this.#clock.now() },
     );
+    const calls = this.#calls.callWrites([write]);
+    const rows = await this.#shapes.send(
+      `${session.shape}/${calls.shape}`,
+      () =>
+        whileLeaseHeld(
+          this.#db,
+          { set: { ...session.set, leaseExpiresAt: this.#leaseClock.now("leaseMs") } },
+          calls.writes,
+        ),
+      {
+        ...keyOf(call),
+        owner: lease.owner,
+        leaseMs: lease.durationMs,
+        ...this.#leaseClock.values(),
+        ...session.values,
+        ...calls.values,
+      },
+    );
+    if (rows.length > 0) calls.committed();
+    return rows.length > 0;
+  }
+
+  async changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean> {
+    const session = placeholders(sessions, "session_", {
+      mode: entry.newMode,
+      updatedAt: new Date(entry.changedAt),
+    });
+    const rows = await this.#shapes.send(
+      "change_mode",
+      () =>
+        whileLeaseHeld(this.#db, { set: session.set }, (held) => [
+          modeHistoryWrite(this.#db, "modeChange", held),
+        ]),
+      { ...keyOf(entry), owner: leaseOwner, ...session.values, modeChange: modeHistoryJson(entry) },
+    );
+    return rows.length > 0;
+  }
+
+  async findExpiredLeases({ expiredForMs, limit }: FindExpiredLeasesInput): Promise<SessionKey[]> {
+    // Like the in-memory store, a limit below 1 finds nothing and a fractional one rounds up.
+    const count = Math.ceil(limit);
+    if (!(count > 0)) return [];
+    return this.#shapes.send(
+      "find_expired_leases",
+      // From the running turns (a partial index holds them alone) to their sessions: no index on the session
+      // row's lease or open turn, which every turn writes, so those writes stay HOT.
+      () =>
+        this.#db
+          .select({ principal: sessions.principal, sessionId: sessions.sessionId })
+          .from(turns)
+          .innerJoin(
+            sessions,
+            and(
+              eq(sessions.principal, turns.principal),
+              eq(sessions.sessionId, turns.sessionId),
+              eq(sessions.openTurnId, turns.turnId),
+            ),
+          )
+          .where(
+            and(
+              eq(turns.status, "running"),
+              isNotNull(sessions.leaseOwner),
+              lte(sessions.leaseExpiresAt, this.#leaseClock.now("expiredForMs")),
+            ),
+          )
+          .orderBy(asc(sessions.leaseExpiresAt))
+          .limit(sql.placeholder("limit")),
+      { expiredForMs: -expiredForMs, limit: count, ...this.#leaseClock.values() },
+    );
+  }
+
+  async write(write: TurnWrite): Promise<TurnWriteResult> {
+    if (write.guard === "lease") return this.#writeWhileLeaseHeld(write);
+    const claim = write.guard === "override" ? undefined : write;
+    const { key, now, turnPatches = [] } = write;
+    const insertTurn = claim?.insertTurn;
+    const modeChange = claim?.modeChange;
+    const expectVersion = write.guard === "create" ? undefined : write.expectVersion;
+    const capping = claim?.maxRunningTurns !== undefined;
+    const judged = { ...keyOf(key), maxRunningTurns: claim?.maxRunningTurns, ...this.#leaseClock.values() };
+    const session = placeholders(sessions, "session_", write.guard === "create" ? {} : sessionColumns(write));
     const patches = turnPatchParts(turnPatches, now);
     const shape = {
-      creates: expectVersion === undefined,
-      claims: write.releaseLease !== true,
+      creates: write.guard === "create",
+      // An override gives the lease back in the same step.
+      claims: claim !== undefined && claim.releaseLease !== true,
       capping,
-      overridesLease: write.overrideLease === true,
+      overridesLease: write.guard === "override",
       insertsTurn: insertTurn !== undefined,
       changesMode: modeChange !== undefined,
     };
@@ -137,9 +294,9 @@ export class TurnTransitions {
         {
           ...judged,
           expectVersion,
-          leaseMs: lease.durationMs,
+          leaseMs: claim?.lease.durationMs,
           ...session.values,
-          ...(expectVersion === undefined ? { session: rowsJson(sessions, [this.#newSession(write)]) } : {}),
+          ...(write.guard === "create" ? { session: rowsJson(sessions, [newSession(write)]) } : {}),
           ...(insertTurn === undefined
             ? {}
             : { turn: rowsJson(turns, [turnRow(insertTurn)]), ...listedOf(insertTurn) }),
@@ -162,13 +319,13 @@ export class TurnTransitions {
 
   async #writeWhileLeaseHeld({
     key,
-    lease,
+    owner,
     now,
     turnPatches = [],
     sessionPatch,
     releaseLease,
     llmCalls = [],
-  }: TransitionWrite): Promise<TransitionResult> {
+  }: LeaseGuarded): Promise<TurnWriteResult> {
     // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
     const sessionSet: Partial<typeof sessions.$inferInsert> = {};
     const progressed = llmCalls.findLast((write) => write.progress !== undefined)?.progress;
@@ -178,7 +335,7 @@ export class TurnTransitions {
     if (releaseLease === true) Object.assign(sessionSet, { leaseOwner: null, leaseExpiresAt: null });
     const session = placeholders(sessions, "session_", sessionSet);
     const patches = turnPatchParts(turnPatches, now);
-    const calls = this.#traces.callWrites(llmCalls);
+    const calls = this.#calls.callWrites(llmCalls);
     const [row] = await this.#shapes.send(
       ["held", session.shape, ...patches.parts.map((patch) => patch.shape), calls.shape].join("/"),
       () => {
@@ -193,7 +350,7 @@ export class TurnTransitions {
       },
       {
         ...keyOf(key),
-        owner: lease.owner,
+        owner,
         ...session.values,
         ...patches.values,
         ...calls.values,
@@ -204,36 +361,8 @@ export class TurnTransitions {
     return { outcome: "applied", session: toSession(row) };
   }
 
-  /** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */
-  #sessionColumns({ lease, now, insertTurn, sessionPatch, modeChange, releaseLease }: TransitionWrite) {
-    const changes = insertTurn !== undefined || sessionPatch !== undefined || modeChange !== undefined;
-    return {
-      leaseOwner: releaseLease === true ? null : lease.owner,
-      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
-      ...(changes ? { updatedAt: now } : {}),
-    };
-  }
-
-  /** A new session's row, but for its lease's deadline (SQL). */
-  #newSession({ key, lease, now, create, insertTurn, sessionPatch, releaseLease }: TransitionWrite) {
-    return {
-      ...key,
-      ...(create as NonNullable<TransitionWrite["create"]>),
-      solutionContextText: null,
-      cursor: EMPTY_CURSOR,
-      openTurnId: null,
-      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
-      turnCount: insertTurn === undefined ? 0 : 1,
-      ...(insertTurn === undefined ? {} : listedOf(insertTurn)),
-      version: 1,
-      leaseOwner: releaseLease === true ? null : lease.owner,
-      createdAt: now,
-      updatedAt: now,
-    };
-  }
-
   /**
-   * The transition as one statement (atomic without a transaction): first the session row's write, returning
+   * A claim as one statement (atomic without a transaction): first the session row's write, returning
    * it; then the turn insert, the turn patches and the mode history row, each only when that write was made.
    */
   #statement(
@@ -350,7 +479,7 @@ export class TurnTransitions {
  * statement, each turn's id among them (`patch<i>TurnId`).
  */
 function turnPatchParts(
-  turnPatches: NonNullable<TransitionWrite["turnPatches"]>,
+  turnPatches: NonNullable<TurnWrite["turnPatches"]>,
   now: Date,
 ): { parts: Placeholders[]; values: Record<string, unknown> } {
   const parts = turnPatches.map(({ patch }, index) =>
@@ -387,5 +516,37 @@ function listedOf(turn: TurnRecord): { firstInstruction: string | null; workspac
     // Never half a surrogate pair, which Postgres would refuse.
     firstInstruction: cut === undefined ? null : cut.replace(/[\uD800-\uDBFF]$/, ""),
     workspaceId: request?.workspaceId ?? null,
+  };
+}
+
+/** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */
+function sessionColumns(write: Exclude<TurnWrite, { guard: "create" | "lease" }>) {
+  const { now, sessionPatch } = write;
+  const claim = write.guard === "override" ? undefined : write;
+  const changes =
+    claim?.insertTurn !== undefined || sessionPatch !== undefined || claim?.modeChange !== undefined;
+  return {
+    leaseOwner: claim === undefined || claim.releaseLease === true ? null : claim.lease.owner,
+    ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+    ...(changes ? { updatedAt: now } : {}),
+  };
+}
+
+/** A new session's row, but for its lease's deadline (SQL). */
+function newSession(write: Extract<TurnWrite, { guard: "create" }>) {
+  const { key, lease, now, create, insertTurn, sessionPatch, releaseLease } = write;
+  return {
+    ...key,
+    ...create,
+    solutionContextText: null,
+    cursor: EMPTY_CURSOR,
+    openTurnId: null,
+    ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+    turnCount: insertTurn === undefined ? 0 : 1,
+    ...(insertTurn === undefined ? {} : listedOf(insertTurn)),
+    version: 1,
+    leaseOwner: releaseLease === true ? null : lease.owner,
+    createdAt: now,
+    updatedAt: now,
   };
 }

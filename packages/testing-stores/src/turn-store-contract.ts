@@ -1,19 +1,13 @@
 import type {
-  ConversationCursor,
-  LlmCallRecord,
   SessionKey,
   SessionPatch,
   SessionRecord,
-  SessionStore,
+  SessionStores,
   TranscriptItem,
-  TransitionResult,
-  TransitionWrite,
   TurnPatch,
   TurnRecord,
 } from "@aptix/core";
 import {
-  FIXTURE_TIME,
-  type Lease,
   type ManualClock,
   newCallRecord,
   newContinuationResult,
@@ -31,143 +25,53 @@ import {
   sampleTranscriptItems,
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import {
+  CREATE,
+  LEASE_MS,
+  type SessionStoresHarness,
+  sessionWrites,
+  withSessionStores,
+} from "./session-stores-harness.js";
 
-/** What a contract run needs from the store under test, made afresh (over empty data) for every test. */
-export interface SessionStoreHarness {
-  store: SessionStore;
-  /**
-   * The store's clock, the one it judges leases by (a SQL store's stand-in for its database's `now()`) and
-   * stamps `updatedAt` with; the suite moves it to let leases expire and takes its `now` values from it.
-   */
-  clock: ManualClock;
-  /** Releases whatever `makeStore` (and `newConnection`) opened. */
-  close(): Promise<void>;
-}
-
-interface SessionStoreContractOptions {
+export interface TurnStoreContractOptions {
   /**
    * A second store over the same data as the one the current test's `makeStore` answered, but on its own
    * database connection, so concurrent claims race in the database rather than in one connection's queue.
    * The harness's `close()` must close it too.
    */
-  newConnection?: () => Promise<SessionStore>;
+  newConnection?: () => Promise<SessionStores>;
 }
 
-const LEASE_MS = 60_000;
-const CREATE = { conversationContextId: "conv-1", agentContextId: "agent-1", mode: "code" } as const;
-
 /**
- * The behaviour every `SessionStore` shares (see `InMemorySessionStore` for the rules in prose). Call it at
- * the top level of a test file; each check is its own `it` and starts from an empty store.
+ * The behaviour every `TurnStore` shares (see `InMemoryTurnStore` for the rules in prose): claims and their
+ * guards, leases, a running turn's writes. Call it at the top level of a test file; each check is its own `it`
+ * and starts from empty stores.
  */
-export function describeSessionStoreContract(
+export function describeTurnStoreContract(
   name: string,
-  makeStore: () => Promise<SessionStoreHarness>,
-  options: SessionStoreContractOptions = {},
+  makeStore: () => Promise<SessionStoresHarness>,
+  options: TurnStoreContractOptions = {},
 ): void {
-  describe(`SessionStore contract: ${name}`, () => {
-    let harness: SessionStoreHarness | undefined;
-    let store: SessionStore;
+  describe(`TurnStore contract: ${name}`, () => {
+    let store: SessionStores;
     let clock: ManualClock;
-
-    beforeEach(async () => {
-      harness = await makeStore();
-      store = harness.store;
-      clock = harness.clock;
+    const current = withSessionStores(makeStore, (ready) => {
+      ({ store, clock } = ready);
     });
-
-    afterEach(async () => {
-      await harness?.close();
-      harness = undefined;
-    });
-
     const key = newSessionKey("session-1", "principal-a");
-
-    function leaseFor(owner: string, ms = LEASE_MS): Lease {
-      return newLease(owner, ms);
-    }
-
-    /** An empty lease-guarded write of `k`'s turn-1 by `owner`: whether `owner` may write. */
-    function touchTurn(owner: string, k: SessionKey = key): Promise<boolean> {
-      return writeTurnWhileLeaseHeld(store, clock.now(), {
-        key: k,
-        turnId: "turn-1",
-        turnPatch: {},
-        leaseOwner: owner,
-      });
-    }
-
-    /** A claim of `k`'s lease for `owner` with `writes`, decided from the session as read now. */
-    async function transition(
-      owner: string,
-      writes: Omit<TransitionWrite, "key" | "lease" | "now" | "expectVersion"> = {},
-      k: SessionKey = key,
-      ms = LEASE_MS,
-      now = clock.now(),
-    ): Promise<TransitionResult> {
-      const read = await store.getSession(k);
-      return store.applyTransition({
-        key: k,
-        lease: leaseFor(owner, ms),
-        now,
-        ...(read ? { expectVersion: read.version } : { create: { ...CREATE } }),
-        ...writes,
-      });
-    }
-
-    /** Claims `k` for `owner` (creating it if needed) and expects the claim to apply. */
-    async function claim(owner: string, k: SessionKey = key, ms = LEASE_MS): Promise<SessionRecord> {
-      const result = await transition(owner, {}, k, ms);
-      if (result.outcome !== "applied") throw new Error(`expected applied, got ${result.outcome}`);
-      return result.session;
-    }
-
-    /**
-     * Starts a running turn that becomes the session's open turn, with a claim of `owner` (who gives back the
-     * lease it holds first: a turn starts with a claim), and expects it to apply.
-     */
-    async function start(
-      owner: string,
-      turnId: string,
-      overrides: Partial<TurnRecord> = {},
-      k: SessionKey = key,
-      sessionPatch: SessionPatch = { openTurnId: turnId },
-      ms = LEASE_MS,
-    ): Promise<TurnRecord> {
-      const turn = newTurnRecord(k, turnId, { createdAt: clock.now(), ...overrides });
-      await store.releaseLease(k, owner);
-      const result = await transition(owner, { insertTurn: turn, sessionPatch }, k, ms);
-      expect(result.outcome).toBe("applied");
-      return turn;
-    }
-
-    /** Everything the store holds about `k` (and the given turns' calls), for nothing-changed checks. */
-    async function snapshot(k: SessionKey, turnIds: string[]) {
-      return {
-        session: await store.getSession(k),
-        turns: await store.listTurns(k),
-        transcript: await store.loadTranscript(k, 1_000),
-        modeHistory: await store.listModeHistory(k),
-        calls: await Promise.all(turnIds.map((turnId) => store.listLlmCalls(k, turnId))),
-      };
-    }
-
-    function progress(items: TranscriptItem[], fromPosition: number, cursor: ConversationCursor) {
-      return { items, fromPosition, cursor };
-    }
+    const { leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionWrites(current, key);
 
     it("creates a missing session with its first transition, and answers stale to one expecting a version", async () => {
       const now = clock.now();
       const lease = leaseFor("owner-1");
-      expect(await store.applyTransition({ key, lease, now, expectVersion: 1 })).toEqual({
+      expect(await store.turns.write({ guard: "version", key, lease, now, expectVersion: 1 })).toEqual({
         outcome: "stale",
       });
-      expect(await store.applyTransition({ key, lease, now })).toEqual({ outcome: "stale" });
-      expect(await store.getSession(key)).toBeUndefined();
-      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({});
+      expect(await store.directory.getSession(key)).toBeUndefined();
+      expect(await store.turns.readTurnState(key, "turn-1")).toStrictEqual({});
 
-      const result = await store.applyTransition({ key, lease, now, create: { ...CREATE } });
+      const result = await store.turns.write({ guard: "create", key, lease, now, create: { ...CREATE } });
       const expected: SessionRecord = {
         principal: key.principal,
         sessionId: key.sessionId,
@@ -183,16 +87,18 @@ export function describeSessionStoreContract(
         updatedAt: now,
       };
       expect(result).toStrictEqual({ outcome: "applied", session: expected });
-      expect(await store.getSession(key)).toStrictEqual(expected);
-      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session: expected });
+      expect(await store.directory.getSession(key)).toStrictEqual(expected);
+      expect(await store.turns.readTurnState(key, "turn-1")).toStrictEqual({ session: expected });
 
       // A session that exists is stale to a write that would create it, even once its lease is free.
       clock.advance(LEASE_MS);
       const create = { conversationContextId: "conv-x", agentContextId: null, mode: "review" };
-      expect(await store.applyTransition({ key, lease: leaseFor("owner-2"), now, create })).toEqual({
+      expect(
+        await store.turns.write({ guard: "create", key, lease: leaseFor("owner-2"), now, create }),
+      ).toEqual({
         outcome: "stale",
       });
-      expect(await store.getSession(key)).toStrictEqual(expected);
+      expect(await store.directory.getSession(key)).toStrictEqual(expected);
     });
 
     it("creates the session, inserts its turn, patches it and appends a mode change in one step", async () => {
@@ -200,7 +106,8 @@ export function describeSessionStoreContract(
       const turn = newTurnRecord(key, "turn-1", { sequence: 1, createdAt: now, updatedAt: now });
       const cursor = newCursor({ responseId: "resp_0", transcriptLength: 2 });
       const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
-      const result = await store.applyTransition({
+      const result = await store.turns.write({
+        guard: "create",
         key,
         lease: leaseFor("owner-1"),
         now,
@@ -223,8 +130,8 @@ export function describeSessionStoreContract(
         updatedAt: now,
       };
       expect(result).toStrictEqual({ outcome: "applied", session });
-      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session, turn });
-      expect(await store.listModeHistory(key)).toStrictEqual([entry]);
+      expect(await store.turns.readTurnState(key, "turn-1")).toStrictEqual({ session, turn });
+      expect(await store.directory.listModeHistory(key)).toStrictEqual([entry]);
       // The lease is the claimant's: others are busy, its writes go through.
       expect((await transition("owner-2")).outcome).toBe("busy");
       expect(await touchTurn("owner-1")).toBe(true);
@@ -235,17 +142,17 @@ export function describeSessionStoreContract(
         status: "awaiting_client_tools",
         pending: newPendingToolCalls(),
       });
-      const session = await store.getSession(key);
-      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({ session, turn: first });
-      expect(await store.readTurnState(key, "turn-9")).toStrictEqual({ session, openTurn: first });
+      const session = await store.directory.getSession(key);
+      expect(await store.turns.readTurnState(key, "turn-1")).toStrictEqual({ session, turn: first });
+      expect(await store.turns.readTurnState(key, "turn-9")).toStrictEqual({ session, openTurn: first });
       const second = await start("owner-1", "turn-2", { sequence: 2 });
-      const after = await store.getSession(key);
-      expect(await store.readTurnState(key, "turn-1")).toStrictEqual({
+      const after = await store.directory.getSession(key);
+      expect(await store.turns.readTurnState(key, "turn-1")).toStrictEqual({
         session: after,
         turn: first,
         openTurn: second,
       });
-      expect(await store.readTurnState(newSessionKey("session-9"), "turn-1")).toStrictEqual({});
+      expect(await store.turns.readTurnState(newSessionKey("session-9"), "turn-1")).toStrictEqual({});
     });
 
     it("answers busy while the lease is held, even to the same owner, writing nothing", async () => {
@@ -259,18 +166,50 @@ export function describeSessionStoreContract(
       expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual({ ...before, calls: [[], []] });
     });
 
+    it("an override takes a held lease and gives it back in one step, guarded by the version alone", async () => {
+      await start("owner-1", "turn-1");
+      const read = await store.directory.getSession(key);
+      const version = read?.version ?? 0;
+      const cancel = (expectVersion: number) =>
+        store.turns.write({
+          guard: "override",
+          key,
+          now: clock.now(),
+          expectVersion,
+          turnPatches: [{ turnId: "turn-1", patch: { status: "cancelled" } }],
+          sessionPatch: { openTurnId: null },
+        });
+      expect(await cancel(version - 1)).toEqual({ outcome: "stale" });
+      const cancelled = await cancel(version);
+      expect(cancelled).toMatchObject({
+        outcome: "applied",
+        session: { openTurnId: null, version: version + 1 },
+      });
+      expect((await store.turns.getTurn(key, "turn-1"))?.status).toBe("cancelled");
+      // The holder lost its lease, and the session is free at once for the next claim.
+      expect(await touchTurn("owner-1")).toBe(false);
+      expect((await transition("owner-2")).outcome).toBe("applied");
+    });
+
     it("answers stale when the version moved since the read, or the turn to insert exists, writing nothing", async () => {
       const created = await claim("owner-1");
-      await store.releaseLease(key, "owner-1");
+      await store.turns.releaseLease(key, "owner-1");
       const turn1 = newTurnRecord(key, "turn-1", { createdAt: clock.now() });
       // The release was a write: the version read with the claim is stale.
       const lease = leaseFor("owner-2");
       const now = clock.now();
       expect(
-        await store.applyTransition({ key, lease, now, expectVersion: created.version, insertTurn: turn1 }),
+        await store.turns.write({
+          guard: "version",
+          key,
+          lease,
+          now,
+          expectVersion: created.version,
+          insertTurn: turn1,
+        }),
       ).toEqual({ outcome: "stale" });
       await start("owner-2", "turn-1");
-      await store.releaseLease(key, "owner-2");
+      await store.turns.releaseLease(key, "owner-2");
       const before = await snapshot(key, ["turn-1"]);
       const again = newTurnRecord(key, "turn-1", { sequence: 2, status: "completed", createdAt: now });
       expect(
@@ -287,8 +226,8 @@ export function describeSessionStoreContract(
       const session = await claim("owner-2");
       expect(session.turnCount).toBe(1);
       const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
-      expect(await store.changeMode(entry, "owner-1")).toBe(false);
-      expect(await store.changeMode(entry, "owner-2")).toBe(true);
+      expect(await store.turns.changeMode(entry, "owner-1")).toBe(false);
+      expect(await store.turns.changeMode(entry, "owner-2")).toBe(true);
     });
 
     it("abandons or fails the open turn, starts the next and gives the lease back as written, in one step", async () => {
@@ -329,15 +268,15 @@ export function describeSessionStoreContract(
         turnPatches: [{ turnId: "turn-1", patch: abandon }],
         sessionPatch,
       });
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual({
+      expect(await store.turns.getTurn(key, "turn-1")).toStrictEqual({
         ...first,
         status: "abandoned",
         pending: null,
         updatedAt: startedAt,
         completedAt: startedAt,
       });
-      expect(await store.getTurn(key, "turn-2")).toStrictEqual(second);
-      const session = await store.getSession(key);
+      expect(await store.turns.getTurn(key, "turn-2")).toStrictEqual(second);
+      const session = await store.directory.getSession(key);
       expect(result).toStrictEqual({ outcome: "applied", session });
       expect(session).toStrictEqual({
         ...created,
@@ -360,16 +299,19 @@ export function describeSessionStoreContract(
         releaseLease: true,
       });
       expect(failed.outcome).toBe("applied");
-      expect(await store.getTurn(key, "turn-2")).toMatchObject({ status: "failed", updatedAt: failedAt });
+      expect(await store.turns.getTurn(key, "turn-2")).toMatchObject({
+        status: "failed",
+        updatedAt: failedAt,
+      });
       expect((await claim("owner-4")).updatedAt).toStrictEqual(failedAt);
     });
 
     it("goes up one version with every write, and not with a refused one", async () => {
       const versions: number[] = [];
-      const version = async () => versions.push((await store.getSession(key))?.version ?? 0);
+      const version = async () => versions.push((await store.directory.getSession(key))?.version ?? 0);
       await claim("owner-1");
       await version();
-      await store.releaseLease(key, "owner-1");
+      await store.turns.releaseLease(key, "owner-1");
       await version();
       await start("owner-1", "turn-1");
       await version();
@@ -383,17 +325,20 @@ export function describeSessionStoreContract(
       ).toBe(true);
       await version();
       expect(
-        await store.recordLlmCall({ call: newCallRecord(key, "turn-1", 0), lease: leaseFor("owner-1") }),
+        await store.turns.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          lease: leaseFor("owner-1"),
+        }),
       ).toBe(true);
       await version();
-      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
-        true,
-      );
+      expect(
+        await store.turns.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1"),
+      ).toBe(true);
       await version();
       // Refused: another owner's writes, a transition while busy, a release by someone else.
       expect(await touchTurn("owner-2")).toBe(false);
       expect((await transition("owner-2")).outcome).toBe("busy");
-      await store.releaseLease(key, "owner-2");
+      await store.turns.releaseLease(key, "owner-2");
       await version();
       expect(versions).toEqual([1, 2, 3, 4, 5, 6, 6]);
     });
@@ -401,15 +346,13 @@ export function describeSessionStoreContract(
     it("applies a lease-guarded transition whatever the version, answering the session after it, without renewing the lease", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
-      const before = await store.getSession(key);
+      const before = await store.directory.getSession(key);
       const settledAt = clock.advance(1_000);
-      const settled = await store.applyTransition({
+      const settled = await store.turns.write({
+        guard: "lease",
         key,
-        lease: leaseFor("owner-1", 10 * LEASE_MS),
+        owner: "owner-1",
         now: settledAt,
-        whileLeaseHeld: true,
-        // Ignored by a lease-guarded transition: the holder's own writes move the version.
-        expectVersion: 1,
         turnPatches: [{ turnId: "turn-1", patch: { llmCallCount: 3 } }],
         sessionPatch: { mode: "plan" },
       });
@@ -417,15 +360,18 @@ export function describeSessionStoreContract(
         outcome: "applied",
         session: { ...before, mode: "plan", version: (before?.version ?? 0) + 1, updatedAt: settledAt },
       });
-      expect(await store.getTurn(key, "turn-1")).toMatchObject({ llmCallCount: 3, updatedAt: settledAt });
+      expect(await store.turns.getTurn(key, "turn-1")).toMatchObject({
+        llmCallCount: 3,
+        updatedAt: settledAt,
+      });
       // Not renewed: the lease claimed with the turn runs out as it would have.
       clock.advance(LEASE_MS);
       expect((await transition("owner-2")).outcome).toBe("applied");
-      const lost = await store.applyTransition({
+      const lost = await store.turns.write({
+        guard: "lease",
         key,
-        lease: leaseFor("owner-1"),
+        owner: "owner-1",
         now: clock.now(),
-        whileLeaseHeld: true,
         turnPatches: [{ turnId: "turn-1", patch: { status: "failed" } }],
       });
       expect(lost).toStrictEqual({ outcome: "stale" });
@@ -453,60 +399,58 @@ export function describeSessionStoreContract(
           leaseOwner: "owner-1",
         }),
       ).toBe(false);
-      expect((await store.getTurn(key, "turn-1"))?.status).toBe("running");
+      expect((await store.turns.getTurn(key, "turn-1"))?.status).toBe("running");
     });
 
     it("applies exactly one of two concurrent transitions creating a session", async () => {
       const other = options.newConnection === undefined ? store : await options.newConnection();
-      const write = (owner: string) => ({
-        key,
-        lease: leaseFor(owner),
-        now: clock.now(),
-        create: { ...CREATE },
-      });
+      const write = (owner: string) =>
+        ({ guard: "create", key, lease: leaseFor(owner), now: clock.now(), create: { ...CREATE } }) as const;
       const results = await Promise.all([
-        store.applyTransition(write("owner-a")),
-        other.applyTransition(write("owner-b")),
+        store.turns.write(write("owner-a")),
+        other.turns.write(write("owner-b")),
       ]);
       // The loser sees the session the winner created: busy (its lease held) or stale (it exists).
       const outcomes = results.map((result) => result.outcome);
       expect(outcomes.filter((outcome) => outcome === "applied")).toHaveLength(1);
       const winner = results[0]?.outcome === "applied" ? "owner-a" : "owner-b";
       const loser = winner === "owner-a" ? "owner-b" : "owner-a";
-      expect((await store.getSession(key))?.turnCount).toBe(0);
+      expect((await store.directory.getSession(key))?.turnCount).toBe(0);
       const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
-      expect(await store.changeMode(entry, loser)).toBe(false);
-      expect(await store.changeMode(entry, winner)).toBe(true);
+      expect(await store.turns.changeMode(entry, loser)).toBe(false);
+      expect(await store.turns.changeMode(entry, winner)).toBe(true);
     });
 
     it("applies exactly one of two concurrent transitions taking an expired lease", async () => {
       const session = await claim("owner-0");
       clock.advance(LEASE_MS + 1);
       const other = options.newConnection === undefined ? store : await options.newConnection();
-      const write = (owner: string) => ({
-        key,
-        lease: leaseFor(owner),
-        now: clock.now(),
-        expectVersion: session.version,
-      });
+      const write = (owner: string) =>
+        ({
+          guard: "version",
+          key,
+          lease: leaseFor(owner),
+          now: clock.now(),
+          expectVersion: session.version,
+        }) as const;
       const results = await Promise.all([
-        store.applyTransition(write("owner-a")),
-        other.applyTransition(write("owner-b")),
+        store.turns.write(write("owner-a")),
+        other.turns.write(write("owner-b")),
       ]);
       expect(results.map((result) => result.outcome).filter((outcome) => outcome === "applied")).toHaveLength(
         1,
       );
       const winner = results[0]?.outcome === "applied" ? "owner-a" : "owner-b";
       const entry = newModeHistoryEntry(key, "turn-1", "code", "plan");
-      expect(await store.changeMode(entry, "owner-0")).toBe(false);
-      expect(await store.changeMode(entry, winner)).toBe(true);
+      expect(await store.turns.changeMode(entry, "owner-0")).toBe(false);
+      expect(await store.turns.changeMode(entry, winner)).toBe(true);
     });
 
     it("caps the turns a principal runs at once at maxRunningTurns: rate_limited, writing nothing", async () => {
       const cap = { maxRunningTurns: 2 };
       const session = (id: string, principal = key.principal) => newSessionKey(id, principal);
       const begin = async (k: SessionKey, owner: string, turnId: string) => {
-        const read = await store.getSession(k);
+        const read = await store.directory.getSession(k);
         const turn = newTurnRecord(k, turnId, {
           sequence: (read?.turnCount ?? 0) + 1,
           createdAt: clock.now(),
@@ -530,7 +474,7 @@ export function describeSessionStoreContract(
       expect(await begin(session("s2"), "o2", "t1")).toBe("applied");
       // At the cap: a new session is not even created.
       expect(await begin(session("s3"), "o3", "t1")).toBe("rate_limited");
-      expect(await store.getSession(session("s3"))).toBeUndefined();
+      expect(await store.directory.getSession(session("s3"))).toBeUndefined();
       // Another principal is not counted; a write without the cap is not refused.
       expect(await begin(session("s1", "principal-b"), "o4", "t1")).toBe("applied");
       expect((await transition("o9", {}, session("s9"))).outcome).toBe("applied");
@@ -541,7 +485,7 @@ export function describeSessionStoreContract(
       const before = await snapshot(session("s1"), ["t1"]);
       expect(await begin(session("s1"), "o5", "t2")).toBe("rate_limited");
       expect(await snapshot(session("s1"), ["t1"])).toStrictEqual(before);
-      expect(await store.getTurn(session("s1"), "t2")).toBeUndefined();
+      expect(await store.turns.getTurn(session("s1"), "t2")).toBeUndefined();
 
       // A turn awaiting client tools holds no lease and does not count; resuming it counts again.
       expect(await settle(session("s3"), "t1", "o3", "awaiting_client_tools")).toBe(true);
@@ -552,9 +496,9 @@ export function describeSessionStoreContract(
           { turnPatches: [{ turnId: "t1", patch: { status: "running" } }], ...cap },
           session("s3"),
         );
-      const awaiting = await store.getTurn(session("s3"), "t1");
+      const awaiting = await store.turns.getTurn(session("s3"), "t1");
       expect(await resume()).toEqual({ outcome: "rate_limited" });
-      expect(await store.getTurn(session("s3"), "t1")).toStrictEqual(awaiting);
+      expect(await store.turns.getTurn(session("s3"), "t1")).toStrictEqual(awaiting);
 
       // A running turn whose lease expired (its instance stopped) does not count either.
       clock.advance(LEASE_MS);
@@ -567,15 +511,15 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       const items = sampleTranscriptItems().slice(0, 3);
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           progress: progress(items, 0, newCursor({ responseId: "resp_0", transcriptLength: 3 })),
           lease: leaseFor("owner-1"),
         }),
       ).toBe(true);
-      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
-        true,
-      );
+      expect(
+        await store.turns.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1"),
+      ).toBe(true);
       const before = await snapshot(key, ["turn-1", "turn-2"]);
 
       const intruder = "owner-2";
@@ -590,7 +534,7 @@ export function describeSessionStoreContract(
         }),
       ).toBe(false);
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 1),
           progress: progress(
             sampleTranscriptItems(),
@@ -600,10 +544,10 @@ export function describeSessionStoreContract(
           lease: newLease(intruder, 100 * LEASE_MS),
         }),
       ).toBe(false);
-      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "plan", "review"), intruder)).toBe(
-        false,
-      );
-      await store.releaseLease(key, intruder);
+      expect(
+        await store.turns.changeMode(newModeHistoryEntry(key, "turn-1", "plan", "review"), intruder),
+      ).toBe(false);
+      await store.turns.releaseLease(key, intruder);
 
       expect(await snapshot(key, ["turn-1", "turn-2"])).toStrictEqual(before);
       // The refused writes neither released nor extended the holder's lease.
@@ -615,13 +559,16 @@ export function describeSessionStoreContract(
     it("refuses writes to a session that does not exist", async () => {
       expect(await touchTurn("owner-1")).toBe(false);
       expect(
-        await store.recordLlmCall({ call: newCallRecord(key, "turn-1", 0), lease: leaseFor("owner-1") }),
+        await store.turns.recordLlmCall({
+          call: newCallRecord(key, "turn-1", 0),
+          lease: leaseFor("owner-1"),
+        }),
       ).toBe(false);
-      expect(await store.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1")).toBe(
-        false,
-      );
-      expect(await store.getSession(key)).toBeUndefined();
-      expect(await store.getTurn(key, "turn-1")).toBeUndefined();
+      expect(
+        await store.turns.changeMode(newModeHistoryEntry(key, "turn-1", "code", "plan"), "owner-1"),
+      ).toBe(false);
+      expect(await store.directory.getSession(key)).toBeUndefined();
+      expect(await store.turns.getTurn(key, "turn-1")).toBeUndefined();
     });
 
     it("a lease-guarded transition refuses a missing turn, changing nothing", async () => {
@@ -651,7 +598,7 @@ export function describeSessionStoreContract(
           leaseOwner: "owner-1",
         }),
       ).toBe(true);
-      const turn = await store.getTurn(key, "turn-1");
+      const turn = await store.turns.getTurn(key, "turn-1");
       expect(turn?.status).toBe("completed");
       expect(turn?.updatedAt).toStrictEqual(completedAt);
       expect(turn?.completedAt).toStrictEqual(completedAt);
@@ -705,9 +652,9 @@ export function describeSessionStoreContract(
       await claim("owner-1", key, 100 * LEASE_MS);
       await start("owner-1", "turn-1");
       const before = await snapshot(key, ["turn-1"]);
-      await store.releaseLease(key, "owner-2");
+      await store.turns.releaseLease(key, "owner-2");
       expect(await transition("owner-2")).toEqual({ outcome: "busy" });
-      await store.releaseLease(key, "owner-1");
+      await store.turns.releaseLease(key, "owner-1");
       // Only the lease (and so the version) changed: the session keeps its open turn.
       const version = (before.session?.version ?? 0) + 1;
       expect(await snapshot(key, ["turn-1"])).toStrictEqual({
@@ -723,11 +670,11 @@ export function describeSessionStoreContract(
           leaseOwner: "owner-1",
         }),
       ).toBe(false);
-      await store.releaseLease(key, "owner-1");
+      await store.turns.releaseLease(key, "owner-1");
       expect(await transition("owner-3")).toEqual({ outcome: "busy" });
       // Releasing a session that does not exist is a no-op too.
-      await store.releaseLease(newSessionKey("session-404"), "owner-1");
-      expect(await store.getSession(newSessionKey("session-404"))).toBeUndefined();
+      await store.turns.releaseLease(newSessionKey("session-404"), "owner-1");
+      expect(await store.directory.getSession(newSessionKey("session-404"))).toBeUndefined();
     });
 
     it("round-trips turn rounds, pending calls, tool runs and stored results exactly", async () => {
@@ -741,7 +688,7 @@ export function describeSessionStoreContract(
           transcriptLength: 9,
         }),
       });
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(turn);
+      expect(await store.turns.getTurn(key, "turn-1")).toStrictEqual(turn);
 
       clock.advance(1_000);
       const paused: TurnPatch = {
@@ -783,7 +730,7 @@ export function describeSessionStoreContract(
         }),
       ).toBe(true);
       const afterPause = { ...turn, ...paused, updatedAt: clock.now() };
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(afterPause);
+      expect(await store.turns.getTurn(key, "turn-1")).toStrictEqual(afterPause);
 
       clock.advance(1_000);
       const failure = newFailureResult();
@@ -809,12 +756,12 @@ export function describeSessionStoreContract(
         }),
       ).toBe(true);
       const afterFailure = { ...afterPause, ...failed, updatedAt: clock.now() };
-      const stored = await store.getTurn(key, "turn-1");
+      const stored = await store.turns.getTurn(key, "turn-1");
       expect(stored).toStrictEqual(afterFailure);
       expect(stored?.createdAt).toBeInstanceOf(Date);
       expect(stored?.updatedAt).toBeInstanceOf(Date);
       expect(stored?.completedAt).toBeInstanceOf(Date);
-      expect(await store.listTurns(key)).toStrictEqual([afterFailure]);
+      expect(await store.directory.listTurns(key)).toStrictEqual([afterFailure]);
 
       const final = newFinalResult(key, "turn-2");
       const second = await start("owner-1", "turn-2", { sequence: 1 });
@@ -832,7 +779,7 @@ export function describeSessionStoreContract(
           leaseOwner: "owner-1",
         }),
       ).toBe(true);
-      expect(await store.getTurn(key, "turn-2")).toStrictEqual({
+      expect(await store.turns.getTurn(key, "turn-2")).toStrictEqual({
         ...second,
         ...completed,
         updatedAt: clock.now(),
@@ -845,14 +792,14 @@ export function describeSessionStoreContract(
       const items = sampleTranscriptItems();
       const firstCursor = newCursor({ responseId: "resp_0", transcriptLength: 5 });
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           progress: progress(items.slice(0, 5), 0, firstCursor),
           lease: leaseFor("owner-1"),
         }),
       ).toBe(true);
-      expect(await store.loadTranscript(key, 5)).toStrictEqual(items.slice(0, 5));
-      expect((await store.getSession(key))?.cursor).toStrictEqual(firstCursor);
+      expect(await store.transcripts.loadTranscript(key, 5)).toStrictEqual(items.slice(0, 5));
+      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(firstCursor);
 
       const rewritten: TranscriptItem[] = [
         { type: "user_message", content: [{ type: "text", text: "instead" }] },
@@ -864,25 +811,33 @@ export function describeSessionStoreContract(
         transcriptLength: 4,
       });
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 1),
           progress: progress(rewritten, 2, secondCursor),
           lease: leaseFor("owner-1"),
         }),
       ).toBe(true);
-      expect(await store.loadTranscript(key, 100)).toStrictEqual([...items.slice(0, 2), ...rewritten]);
-      expect((await store.getSession(key))?.cursor).toStrictEqual(secondCursor);
+      expect(await store.transcripts.loadTranscript(key, 100)).toStrictEqual([
+        ...items.slice(0, 2),
+        ...rewritten,
+      ]);
+      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(secondCursor);
 
       // A call without progress (e.g. a failed one) keeps its trace only.
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newFailedCallRecord(key, "turn-1", 2),
           lease: leaseFor("owner-1"),
         }),
       ).toBe(true);
-      expect(await store.loadTranscript(key, 100)).toStrictEqual([...items.slice(0, 2), ...rewritten]);
-      expect((await store.getSession(key))?.cursor).toStrictEqual(secondCursor);
-      expect((await store.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([0, 1, 2]);
+      expect(await store.transcripts.loadTranscript(key, 100)).toStrictEqual([
+        ...items.slice(0, 2),
+        ...rewritten,
+      ]);
+      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(secondCursor);
+      expect((await store.transcripts.listLlmCalls(key, "turn-1")).map((call) => call.index)).toEqual([
+        0, 1, 2,
+      ]);
     });
 
     it("a lease-guarded transition writes the given LLM calls with the turn in one step; a refused one writes none", async () => {
@@ -913,10 +868,15 @@ export function describeSessionStoreContract(
           llmCalls,
         }),
       ).toBe(true);
-      expect(await store.listLlmCalls(key, "turn-1")).toStrictEqual(llmCalls.map((write) => write.call));
-      expect(await store.loadTranscript(key, 10)).toStrictEqual(items);
-      expect(await store.getSession(key)).toMatchObject({ cursor: callCursor, openTurnId: null });
-      expect(await store.getTurn(key, "turn-1")).toMatchObject({ status: "completed", llmCallCount: 2 });
+      expect(await store.transcripts.listLlmCalls(key, "turn-1")).toStrictEqual(
+        llmCalls.map((write) => write.call),
+      );
+      expect(await store.transcripts.loadTranscript(key, 10)).toStrictEqual(items);
+      expect(await store.directory.getSession(key)).toMatchObject({ cursor: callCursor, openTurnId: null });
+      expect(await store.turns.getTurn(key, "turn-1")).toMatchObject({
+        status: "completed",
+        llmCallCount: 2,
+      });
       expect((await transition("owner-2")).outcome).toBe("applied");
 
       // The session patch's cursor wins over a call's: a failed turn restores the one it started from.
@@ -932,8 +892,8 @@ export function describeSessionStoreContract(
           llmCalls: [{ call: newCallRecord(key, "turn-2", 0), progress: progress(items, 3, callCursor) }],
         }),
       ).toBe(true);
-      expect((await store.getSession(key))?.cursor).toStrictEqual(restored);
-      expect(await store.listLlmCalls(key, "turn-2")).toHaveLength(1);
+      expect((await store.directory.getSession(key))?.cursor).toStrictEqual(restored);
+      expect(await store.transcripts.listLlmCalls(key, "turn-2")).toHaveLength(1);
     });
 
     it("recordLlmCall renews the lease for its durationMs from the store's now", async () => {
@@ -941,7 +901,7 @@ export function describeSessionStoreContract(
       await start("owner-1", "turn-1");
       clock.advance(LEASE_MS - 1);
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           lease: leaseFor("owner-1", 5 * LEASE_MS),
         }),
@@ -969,117 +929,6 @@ export function describeSessionStoreContract(
       expect((await transition("owner-4")).outcome).toBe("applied");
     });
 
-    it("loadTranscript answers only the first `length` items", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      expect(
-        await store.recordLlmCall({
-          call: newCallRecord(key, "turn-1", 0),
-          progress: progress(items, 0, newCursor({ responseId: "resp_0", transcriptLength: items.length })),
-          lease: leaseFor("owner-1"),
-        }),
-      ).toBe(true);
-      expect(await store.loadTranscript(key, 0)).toStrictEqual([]);
-      expect(await store.loadTranscript(key, 1)).toStrictEqual(items.slice(0, 1));
-      expect(await store.loadTranscript(key, 3)).toStrictEqual(items.slice(0, 3));
-      expect(await store.loadTranscript(key, items.length)).toStrictEqual(items);
-      expect(await store.loadTranscript(key, items.length + 10)).toStrictEqual(items);
-      expect(await store.loadTranscript(newSessionKey("session-404"), 10)).toStrictEqual([]);
-    });
-
-    it("loadTranscript answers the items from `from` on, for a replay after a compaction", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      await store.recordLlmCall({
-        call: newCallRecord(key, "turn-1", 0),
-        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
-        lease: leaseFor("owner-1"),
-      });
-      expect(await store.loadTranscript(key, items.length, 2)).toStrictEqual(items.slice(2));
-      expect(await store.loadTranscript(key, 3, 1)).toStrictEqual(items.slice(1, 3));
-      expect(await store.loadTranscript(key, items.length, items.length)).toStrictEqual([]);
-    });
-
-    it("keeps a compaction with its call and the compacted chain in one write; one run again replaces it", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      await store.recordLlmCall({
-        call: newCallRecord(key, "turn-1", 0),
-        progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
-        lease: leaseFor("owner-1"),
-      });
-      const compacted = [
-        { type: "system_message" as const, text: "boot" },
-        {
-          type: "user_message" as const,
-          content: [{ type: "text" as const, text: "[CONVERSATION SUMMARY]\nfacts" }],
-        },
-      ];
-      const cursor = newCursor({ transcriptLength: items.length + 2, replayFrom: items.length });
-      const compaction = {
-        principal: key.principal,
-        sessionId: key.sessionId,
-        turnId: "turn-1",
-        reason: "threshold" as const,
-        summary: "facts",
-        tokensBefore: 7_000,
-        tokensAfter: 900,
-        fromPosition: items.length,
-        createdAt: new Date(FIXTURE_TIME),
-      };
-      const write = {
-        call: newCallRecord(key, "turn-1", 1),
-        progress: progress(compacted, items.length, cursor),
-        compaction,
-        lease: leaseFor("owner-1"),
-      };
-      // Refused without the lease: nothing of it is kept.
-      expect(await store.recordLlmCall({ ...write, lease: leaseFor("owner-x") })).toBe(false);
-      expect(await store.listCompactions(key)).toStrictEqual([]);
-      expect(await store.recordLlmCall(write)).toBe(true);
-      expect(await store.listCompactions(key)).toStrictEqual([compaction]);
-      expect((await store.getSession(key))?.cursor).toStrictEqual(cursor);
-      expect(await store.loadTranscript(key, cursor.transcriptLength, items.length)).toStrictEqual(compacted);
-      // The round run again compacts at the same position: the record is the new one.
-      const again = { ...compaction, summary: "facts, again", tokensAfter: 950 };
-      expect(await store.recordLlmCall({ ...write, compaction: again })).toBe(true);
-      expect(await store.listCompactions(key)).toStrictEqual([again]);
-      expect(await store.listCompactions(newSessionKey("session-404"))).toStrictEqual([]);
-    });
-
-    it("round-trips every transcript item variant exactly, in the transcript and the cursor", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      const items = sampleTranscriptItems();
-      expect(new Set(items.map((item) => item.type))).toEqual(
-        new Set([
-          "system_message",
-          "user_message",
-          "assistant_message",
-          "function_call",
-          "function_call_output",
-          "reasoning",
-        ]),
-      );
-      const cursor = newCursor({
-        responseId: null,
-        pendingInput: sampleTranscriptItems(),
-        transcriptLength: items.length,
-      });
-      expect(
-        await store.recordLlmCall({
-          call: newCallRecord(key, "turn-1", 0),
-          progress: progress(items, 0, cursor),
-          lease: leaseFor("owner-1"),
-        }),
-      ).toBe(true);
-      expect(await store.loadTranscript(key, items.length)).toStrictEqual(sampleTranscriptItems());
-      expect((await store.getSession(key))?.cursor).toStrictEqual(cursor);
-    });
-
     it("changeMode sets the session's mode and lists the history in order with every field", async () => {
       await claim("owner-1");
       await start("owner-1", "turn-1");
@@ -1092,31 +941,14 @@ export function describeSessionStoreContract(
         changedBy: "principal-a",
         changedAt: clock.advance(1_000),
       });
-      expect(await store.changeMode(first, "owner-1")).toBe(true);
-      expect((await store.getSession(key))?.mode).toBe("plan");
-      expect(await store.changeMode(second, "owner-1")).toBe(true);
-      expect((await store.getSession(key))?.mode).toBe("review");
-      const history = await store.listModeHistory(key);
+      expect(await store.turns.changeMode(first, "owner-1")).toBe(true);
+      expect((await store.directory.getSession(key))?.mode).toBe("plan");
+      expect(await store.turns.changeMode(second, "owner-1")).toBe(true);
+      expect((await store.directory.getSession(key))?.mode).toBe("review");
+      const history = await store.directory.listModeHistory(key);
       expect(history).toStrictEqual([first, second]);
       expect(history[0]?.changedAt).toBeInstanceOf(Date);
-      expect(await store.listModeHistory(newSessionKey("session-2"))).toStrictEqual([]);
-    });
-
-    it("lists turns by sequence", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-a", { sequence: 1 });
-      clock.advance(1_000);
-      await start("owner-1", "turn-z", { sequence: 0 });
-      clock.advance(1_000);
-      await start("owner-1", "turn-m", { sequence: 2 });
-      const turns = await store.listTurns(key);
-      expect(turns.map((turn) => [turn.sequence, turn.turnId])).toEqual([
-        [0, "turn-z"],
-        [1, "turn-a"],
-        [2, "turn-m"],
-      ]);
-      expect((await store.getSession(key))?.turnCount).toBe(3);
-      expect(await store.listTurns(newSessionKey("session-2"))).toStrictEqual([]);
+      expect(await store.directory.listModeHistory(newSessionKey("session-2"))).toStrictEqual([]);
     });
 
     it("findExpiredLeases finds only expired leases held over a running open turn", async () => {
@@ -1147,14 +979,14 @@ export function describeSessionStoreContract(
         }),
       ).toBe(true);
 
-      expect(await store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
+      expect(await store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([]);
       clock.advance(LEASE_MS); // expiresAt == now: expired.
       const byName = (a: SessionKey, b: SessionKey) =>
         `${a.principal}/${a.sessionId}`.localeCompare(`${b.principal}/${b.sessionId}`);
-      const found = await store.findExpiredLeases({ expiredForMs: 0, limit: 10 });
+      const found = await store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 });
       expect([...found].sort(byName)).toStrictEqual([expiredOpen, expiredOpenOther]);
 
-      const limited = await store.findExpiredLeases({ expiredForMs: 0, limit: 1 });
+      const limited = await store.turns.findExpiredLeases({ expiredForMs: 0, limit: 1 });
       expect(limited).toHaveLength(1);
       expect([expiredOpen, expiredOpenOther]).toContainEqual(limited[0]);
     });
@@ -1163,19 +995,20 @@ export function describeSessionStoreContract(
       await claim("owner-1");
       await start("owner-1", "turn-1");
       clock.advance(LEASE_MS);
-      expect(await store.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
-      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
+      expect(await store.turns.findExpiredLeases({ expiredForMs: 0, limit: 10 })).toStrictEqual([key]);
+      expect(await store.turns.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
       clock.advance(4_999);
-      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
+      expect(await store.turns.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([]);
       clock.advance(1);
-      expect(await store.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([key]);
+      expect(await store.turns.findExpiredLeases({ expiredForMs: 5_000, limit: 10 })).toStrictEqual([key]);
     });
 
     it("scopes sessions by principal: one sessionId under two principals names two sessions", async () => {
       const keyA = newSessionKey("shared", "principal-a");
       const keyB = newSessionKey("shared", "principal-b");
       await claim("owner-a", keyA);
-      const resultB = await store.applyTransition({
+      const resultB = await store.turns.write({
+        guard: "create",
         key: keyB,
         lease: leaseFor("owner-b"),
         now: clock.now(),
@@ -1186,15 +1019,18 @@ export function describeSessionStoreContract(
       await start("owner-a", "turn-1", {}, keyA);
       await start("owner-a", "turn-only-a", { sequence: 1 }, keyA);
       await start("owner-b", "turn-1", {}, keyB);
-      expect(await store.getTurn(keyB, "turn-only-a")).toBeUndefined();
-      expect((await store.getTurn(keyB, "turn-1"))?.principal).toBe("principal-b");
-      expect((await store.listTurns(keyB)).map((turn) => turn.turnId)).toEqual(["turn-1"]);
-      expect((await store.listTurns(keyA)).map((turn) => turn.turnId)).toEqual(["turn-1", "turn-only-a"]);
+      expect(await store.turns.getTurn(keyB, "turn-only-a")).toBeUndefined();
+      expect((await store.turns.getTurn(keyB, "turn-1"))?.principal).toBe("principal-b");
+      expect((await store.directory.listTurns(keyB)).map((turn) => turn.turnId)).toEqual(["turn-1"]);
+      expect((await store.directory.listTurns(keyA)).map((turn) => turn.turnId)).toEqual([
+        "turn-1",
+        "turn-only-a",
+      ]);
 
       expect(await touchTurn("owner-a", keyB)).toBe(false);
 
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(keyA, "turn-1", 0),
           progress: progress(
             sampleTranscriptItems(),
@@ -1204,11 +1040,11 @@ export function describeSessionStoreContract(
           lease: leaseFor("owner-a"),
         }),
       ).toBe(true);
-      expect(await store.changeMode(newModeHistoryEntry(keyA, "turn-1", "code", "review"), "owner-a")).toBe(
-        true,
-      );
+      expect(
+        await store.turns.changeMode(newModeHistoryEntry(keyA, "turn-1", "code", "review"), "owner-a"),
+      ).toBe(true);
 
-      const sessionB = await store.getSession(keyB);
+      const sessionB = await store.directory.getSession(keyB);
       expect(sessionB).toMatchObject({
         principal: "principal-b",
         conversationContextId: "conv-b",
@@ -1216,77 +1052,50 @@ export function describeSessionStoreContract(
         turnCount: 1,
       });
       expect(sessionB?.cursor).toStrictEqual(newCursor());
-      expect(await store.loadTranscript(keyB, 100)).toStrictEqual([]);
-      expect(await store.listLlmCalls(keyB, "turn-1")).toStrictEqual([]);
-      expect(await store.listModeHistory(keyB)).toStrictEqual([]);
-      expect((await store.getSession(keyA))?.mode).toBe("review");
-      expect(await store.getSession(newSessionKey("shared", "principal-c"))).toBeUndefined();
-    });
-
-    it("lists one turn's LLM calls by index, with request, response and error intact", async () => {
-      await claim("owner-1");
-      await start("owner-1", "turn-1");
-      await start("owner-1", "turn-2", { sequence: 1 });
-      const failed = newFailedCallRecord(key, "turn-1", 1, {
-        startedAt: clock.advance(1_000),
-        durationMs: 30_000,
-      });
-      const first = newCallRecord(key, "turn-1", 0);
-      const replay = newCallRecord(key, "turn-1", 2, {
-        request: {
-          ...(newCallRecord(key, "turn-1", 2).request as NonNullable<LlmCallRecord["request"]>),
-          continuation: { type: "replay", itemCount: 7 },
-        },
-        startedAt: clock.advance(1_000),
-      });
-      const otherTurn = newCallRecord(key, "turn-2", 0);
-      for (const call of [failed, first, otherTurn, replay]) {
-        expect(await store.recordLlmCall({ call, lease: leaseFor("owner-1") })).toBe(true);
-      }
-      const calls = await store.listLlmCalls(key, "turn-1");
-      expect(calls).toStrictEqual([first, failed, replay]);
-      expect(calls[1]?.startedAt).toBeInstanceOf(Date);
-      expect(await store.listLlmCalls(key, "turn-2")).toStrictEqual([otherTurn]);
-      expect(await store.listLlmCalls(key, "turn-404")).toStrictEqual([]);
+      expect(await store.transcripts.loadTranscript(keyB, 100)).toStrictEqual([]);
+      expect(await store.transcripts.listLlmCalls(keyB, "turn-1")).toStrictEqual([]);
+      expect(await store.directory.listModeHistory(keyB)).toStrictEqual([]);
+      expect((await store.directory.getSession(keyA))?.mode).toBe("review");
+      expect(await store.directory.getSession(newSessionKey("shared", "principal-c"))).toBeUndefined();
     });
 
     it("hands out copies: changing a given or returned record does not change the store", async () => {
       const session = await claim("owner-1");
       session.cursor.pendingInput.push({ type: "assistant_message", text: "mutated" });
       session.createdAt.setTime(0);
-      expect((await store.getSession(key))?.cursor.pendingInput).toStrictEqual([]);
-      expect((await store.getSession(key))?.createdAt).toStrictEqual(clock.now());
-      const fresh = structuredClone(await store.getSession(key));
-      const got = await store.getSession(key);
+      expect((await store.directory.getSession(key))?.cursor.pendingInput).toStrictEqual([]);
+      expect((await store.directory.getSession(key))?.createdAt).toStrictEqual(clock.now());
+      const fresh = structuredClone(await store.directory.getSession(key));
+      const got = await store.directory.getSession(key);
       got?.cursor.pendingInput.push({ type: "assistant_message", text: "mutated" });
       got?.updatedAt.setTime(0);
       if (got !== undefined) got.mode = "mutated";
-      expect(await store.getSession(key)).toStrictEqual(fresh);
+      expect(await store.directory.getSession(key)).toStrictEqual(fresh);
 
       const turn = await start("owner-1", "turn-1");
       const expected = structuredClone(turn);
       turn.rounds.push(newRound(key, "turn-1", "f"));
       turn.usage.inputTokens = 999;
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(expected);
-      const returned = await store.getTurn(key, "turn-1");
+      expect(await store.turns.getTurn(key, "turn-1")).toStrictEqual(expected);
+      const returned = await store.turns.getTurn(key, "turn-1");
       returned?.rounds.splice(0);
-      expect(await store.getTurn(key, "turn-1")).toStrictEqual(expected);
-      const [listed] = await store.listTurns(key);
+      expect(await store.turns.getTurn(key, "turn-1")).toStrictEqual(expected);
+      const [listed] = await store.directory.listTurns(key);
       listed?.createdAt.setTime(0);
-      expect(await store.listTurns(key)).toStrictEqual([expected]);
+      expect(await store.directory.listTurns(key)).toStrictEqual([expected]);
 
       const items = sampleTranscriptItems();
       expect(
-        await store.recordLlmCall({
+        await store.turns.recordLlmCall({
           call: newCallRecord(key, "turn-1", 0),
           progress: progress(items, 0, newCursor({ transcriptLength: items.length })),
           lease: leaseFor("owner-1"),
         }),
       ).toBe(true);
       items.splice(0, 1, { type: "system_message", text: "mutated" });
-      const loaded = await store.loadTranscript(key, 100);
+      const loaded = await store.transcripts.loadTranscript(key, 100);
       loaded.pop();
-      expect(await store.loadTranscript(key, 100)).toStrictEqual(sampleTranscriptItems());
+      expect(await store.transcripts.loadTranscript(key, 100)).toStrictEqual(sampleTranscriptItems());
     });
   });
 }

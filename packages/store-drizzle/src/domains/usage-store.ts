@@ -1,8 +1,8 @@
-import type { SumSessionUsageInput, SumUsageInput, UsageEntry, UsageSum } from "@aptix/core";
+import type { SumSessionUsageInput, SumUsageInput, UsageEntry, UsageStore, UsageSum } from "@aptix/core";
 import { type AnyColumn, and, asc, eq, gt, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { llmUsage, usageDays, usageSessionDays } from "../schema.js";
+import { usageRow, usageWrite } from "./llm-call-writes.js";
 import { rowsJson, type StoreDatabase } from "./rows.js";
-import { usageRow, usageWrite } from "./transcript-and-traces.js";
 
 /** A column's sum as a number: Postgres sums integers as `bigint` or `numeric`, which the drivers answer as text. */
 function total(column: AnyColumn): SQL<number> {
@@ -35,7 +35,7 @@ const sessionOrder = sql`${usageSessionDays.sessionId} collate "C"`;
  * (`usage_days`, `usage_session_days`) that every report and budget reads, so a read is bounded by days and
  * models, never by calls.
  */
-export class UsageSums {
+export class DrizzleUsageStore implements UsageStore {
   readonly #db: StoreDatabase;
 
   constructor(db: StoreDatabase) {

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { DEFAULT_REQUEST_LIMITS, FIELD_LENGTH_LIMITS, type SessionSummary } from "@aptix/contracts";
-import type { TurnTrace } from "@aptix/core";
+import type { TurnTrace } from "@aptix/core/testing";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";

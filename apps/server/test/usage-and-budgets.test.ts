@@ -1,5 +1,4 @@
 import type { AgentExecuteResponse, InvokeError, SessionSummary, UsageReport } from "@aptix/contracts";
-import type { SumUsageInput, UsageSum } from "@aptix/core";
 import { inMemorySessionStores, ManualClock } from "@aptix/core/testing";
 import { describe, expect, it, vi } from "vitest";
 import { setup } from "./http-app-setup.js";

@@ -9,7 +9,6 @@ export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
 export { AgentService, DEFAULT_MAX_RUNNING_TURNS } from "./entry/agent-service.js";
-export type { TurnTrace } from "./entry/views.js";
 export { WireTools } from "./llm-call/wire-tools.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContextRetriever } from "./ports/context-retriever.js";
@@ -75,7 +74,7 @@ export type {
   WorkspaceKey,
   WorkspaceSummary,
 } from "./ports/workspace-index.js";
-export type { CompactionReason, CompactionRecord } from "./records/compaction-record.js";
+export type { CompactionRecord } from "./records/compaction-record.js";
 export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
 export type { LlmCallRecord } from "./records/llm-call-record.js";
 export type { LlmRequest } from "./records/llm-request.js";
@@ -85,14 +84,7 @@ export type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "./records
 export type { ToolDefinition } from "./records/tool-definition.js";
 export type { ContentPart, FunctionCallOutputItem, TranscriptItem } from "./records/transcript-item.js";
 export type { StoredDelta } from "./records/turn-event.js";
-export type {
-  PendingToolCalls,
-  ServerToolExecution,
-  TurnPatch,
-  TurnRecord,
-  TurnRound,
-  TurnStatus,
-} from "./records/turn-record.js";
+export type { TurnPatch, TurnRecord, TurnStatus } from "./records/turn-record.js";
 export { type UsageEntry, usageOf } from "./records/usage-entry.js";
 export { codeSearchText } from "./retrieval/code-search-text.js";
 export { prepareDocument } from "./retrieval/prepare-document.js";

@@ -8,7 +8,7 @@ import {
   type InvokeResult,
   type SessionSummary,
 } from "@aptix/contracts";
-import type { TurnTrace } from "@aptix/core";
+import type { TurnTrace } from "@aptix/core/testing";
 import { createLogger, type Jsonified, type RunningServer, readServerEnv, startServer } from "@aptix/server";
 import type { ScriptedAnthropic } from "@aptix/testing-llm-servers";
 import { type ScriptedOpenAI, startScriptedOpenAI } from "@aptix/testing-llm-servers";

@@ -9,6 +9,8 @@ export { type Admission, TurnAdmission } from "../entry/admission.js";
 export type { AgentServiceOptions } from "../entry/agent-service.js";
 export { decideTurnRequest } from "../entry/decide-turn.js";
 export { requestHash } from "../entry/request-hash.js";
+/** The trace route's answer, which the end-to-end harness reads. */
+export type { TurnTrace } from "../entry/views.js";
 export { InMemoryFileStore } from "../in-memory/in-memory-file-store.js";
 export { inMemorySessionStores } from "../in-memory/in-memory-session-stores.js";
 export { InMemoryTurnEventLog } from "../in-memory/in-memory-turn-event-log.js";

@@ -51,7 +51,7 @@ export type { SessionStores } from "./ports/session-stores.js";
 export { isStoreUnavailable, StoreUnavailableError } from "./ports/store-unavailable-error.js";
 export type { PruneTracesInput, TranscriptStore } from "./ports/transcript-store.js";
 export type { AppendTurnEventsInput, PruneTurnEventsInput, TurnEventLog } from "./ports/turn-event-log.js";
-export type { CompactionResult, ToolRunResult, TurnObserver } from "./ports/turn-observer.js";
+export type { TurnObserver } from "./ports/turn-observer.js";
 export type {
   FindExpiredLeasesInput,
   LlmCallWrite,
@@ -74,7 +74,7 @@ export type {
   WorkspaceKey,
   WorkspaceSummary,
 } from "./ports/workspace-index.js";
-export type { CompactionRecord } from "./records/compaction-record.js";
+export type { CompactionReason, CompactionRecord } from "./records/compaction-record.js";
 export { type ConversationCursor, EMPTY_CURSOR } from "./records/conversation-cursor.js";
 export type { LlmCallRecord } from "./records/llm-call-record.js";
 export type { LlmRequest } from "./records/llm-request.js";
@@ -84,7 +84,14 @@ export type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "./records
 export type { ToolDefinition } from "./records/tool-definition.js";
 export type { ContentPart, FunctionCallOutputItem, TranscriptItem } from "./records/transcript-item.js";
 export type { StoredDelta } from "./records/turn-event.js";
-export type { TurnPatch, TurnRecord, TurnStatus } from "./records/turn-record.js";
+export type {
+  PendingToolCalls,
+  ServerToolExecution,
+  TurnPatch,
+  TurnRecord,
+  TurnRound,
+  TurnStatus,
+} from "./records/turn-record.js";
 export { type UsageEntry, usageOf } from "./records/usage-entry.js";
 export { codeSearchText } from "./retrieval/code-search-text.js";
 export { prepareDocument } from "./retrieval/prepare-document.js";

@@ -7,11 +7,14 @@
  * Keep this module free of runtime imports other than drizzle-orm: drizzle-kit loads it on its own.
  */
 import type {
-  CompactionRecord,
+  CompactionReason,
   ConversationCursor,
   LlmCallRecord,
+  PendingToolCalls,
+  ServerToolExecution,
   TranscriptItem,
   TurnRecord,
+  TurnRound,
   TurnStatus,
 } from "@aptix/core";
 import { type SQL, sql } from "drizzle-orm";
@@ -105,10 +108,10 @@ export const turns = pgTable(
     status: text("status").$type<TurnStatus>().notNull(),
     mode: text("mode").notNull(),
     stream: boolean("stream").notNull(),
-    rounds: jsonb("rounds").$type<TurnRecord["rounds"]>().notNull(),
-    pending: jsonb("pending").$type<NonNullable<TurnRecord["pending"]>>(),
+    rounds: jsonb("rounds").$type<TurnRound[]>().notNull(),
+    pending: jsonb("pending").$type<PendingToolCalls>(),
     startCursor: jsonb("start_cursor").$type<ConversationCursor>().notNull(),
-    toolExecutions: jsonb("tool_executions").$type<TurnRecord["toolExecutions"]>().notNull(),
+    toolExecutions: jsonb("tool_executions").$type<ServerToolExecution[]>().notNull(),
     files: jsonb("files").$type<TurnRecord["files"]>().notNull(),
     usage: jsonb("usage").$type<TurnRecord["usage"]>().notNull(),
     llmCallCount: integer("llm_call_count").notNull(),
@@ -263,7 +266,7 @@ export const compactions = pgTable(
     /** The transcript position of the compacted chain's first item: a compaction run again replaces its row. */
     fromPosition: integer("from_position").notNull(),
     turnId: text("turn_id").notNull(),
-    reason: text("reason").$type<CompactionRecord["reason"]>().notNull(),
+    reason: text("reason").$type<CompactionReason>().notNull(),
     summary: text("summary").notNull(),
     tokensBefore: integer("tokens_before").notNull(),
     tokensAfter: integer("tokens_after").notNull(),

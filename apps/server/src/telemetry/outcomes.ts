@@ -1,5 +1,5 @@
 import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
-import type { ToolRunResult } from "@aptix/core";
+import type { TurnObserver } from "@aptix/core";
 
 /**
  * How a round ended, as traces and metrics both name it: its turn `completed`, handed tools to the client
@@ -16,6 +16,9 @@ export function roundOutcome(result: InvokeResult<AgentExecuteResponse>): RoundO
  * How a server tool run ended: `ok` (a result), `error` (the tool's own error message, sent back to the model), or
  * `failed` (it threw, timed out or was cancelled: the turn fails).
  */
+/** What a server tool's run answered (core names it only in its observer port). */
+export type ToolRunResult = Awaited<ReturnType<TurnObserver["toolRun"]>>;
+
 export type ToolRunOutcome = "ok" | "error" | "failed";
 
 export function toolRunOutcome(result: ToolRunResult): ToolRunOutcome {

@@ -1,10 +1,11 @@
 import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
-import type { CompactionResult, LlmCallResult, ToolRunResult, TurnObserver } from "@aptix/core";
+import type { LlmCallResult, TurnObserver } from "@aptix/core";
 import { type Attributes, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from "@opentelemetry/api";
-import { roundOutcome, toolRunOutcome } from "./outcomes.js";
+import { roundOutcome, type ToolRunResult, toolRunOutcome } from "./outcomes.js";
 
-/** What a turn-time retrieval answered (core names it only in its observer port). */
+// What the observer port's runs answer: core names them only in the port.
 type Retrieval = Awaited<ReturnType<TurnObserver["retrieval"]>>;
+type CompactionResult = Awaited<ReturnType<TurnObserver["compaction"]>>;
 
 /**
  * The spans of turns, named and attributed by OpenTelemetry's GenAI semantic conventions: `invoke_agent <mode>`

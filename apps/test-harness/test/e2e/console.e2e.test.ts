@@ -1,0 +1,251 @@
+/**
+ * The console (`/console`) in a real browser: headless Chromium (Debian's package) against the real service on
+ * a scripted OpenAI server. Each test saves a screenshot under apps/test-harness/screenshots/ (gitignored) for a
+ * person to look at.
+ */
+
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { step } from "@aptix/testing-llm-servers";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import {
+  API_KEYS,
+  type Chromium,
+  expectFailure,
+  expectFinal,
+  expectOk,
+  launchChromium,
+  startTestService,
+  TEST_MODEL,
+  type TestService,
+  uniqueId,
+  userTurn,
+  waitFor,
+} from "../../src/e2e/index.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+
+const SCREENSHOTS = fileURLToPath(new URL("../../screenshots/", import.meta.url));
+
+let browser: Chromium;
+let profile: string;
+let service: TestService;
+let local: TestService;
+const sessionId = uniqueId("console");
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  profile = await mkdtemp(join(tmpdir(), "aptix-chromium-"));
+  browser = await launchChromium({ userDataDir: profile });
+  service = await startTestService({ store: "postgres" });
+  // One scripted provider for both: the services read its address from the environment.
+  local = await startTestService({
+    store: "postgres",
+    harness: service.harness,
+    env: { APTIX_API_KEYS: "" },
+  });
+  service.harness.enqueue(step.text("Paris is the capital of France."));
+  expectFinal(await service.post(userTurn(sessionId, "t1", "What is the capital of France?")));
+  service.harness.enqueue(step.text("About 2.1 million people live there."));
+  expectFinal(await service.post(userTurn(sessionId, "t2", "How many people live there?")));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([service?.close(), local?.close()]);
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+/** A page of the console whose errors, CSP violations and requests to other origins are kept. */
+async function consolePage(origin: string) {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1280, height: 860 });
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+  });
+  page.on("request", (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) {
+      problems.push(`request elsewhere: ${url}`);
+    }
+  });
+  return { page, problems };
+}
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${service.url}/console`);
+  await page.getByLabel("API key").fill(API_KEYS.alice);
+  await page.getByRole("button", { name: "Use key" }).click();
+  await page.getByRole("heading", { name: "Sessions" }).waitFor();
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+
+describe("the console", () => {
+  it("is served from the service with a CSP of its own origin alone", async () => {
+    const response = await fetch(`${service.url}/console`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-security-policy")).toBe("default-src 'self'");
+    const html = await response.text();
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${service.url}${script}`);
+    expect(asset.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect((await fetch(`${service.url}/console/assets/nothing.js`)).status).toBe(404);
+  });
+
+  it("asks for an API key, refuses a wrong one, and keeps the right one in this tab's sessionStorage only", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await page.goto(`${service.url}/console`);
+    await page.getByLabel("API key").fill("not-a-key");
+    await page.getByRole("button", { name: "Use key" }).click();
+    await page
+      .getByRole("alert")
+      .getByText(/UNAUTHORIZED/)
+      .waitFor();
+    await shot(page, "key-entry");
+    await page.getByLabel("API key").fill(API_KEYS.alice);
+    await page.getByRole("button", { name: "Use key" }).click();
+    await page.getByRole("link", { name: "What is the capital of France?" }).waitFor();
+    const stored = await page.evaluate(
+      "({ session: Object.values(sessionStorage), local: Object.values(localStorage) })",
+    );
+    expect(stored).toEqual({ session: [API_KEYS.alice], local: [] });
+    for (const link of ["Sessions", "New chat", "Usage", "Service"]) {
+      await page.getByRole("link", { name: link, exact: true }).waitFor();
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("asks for no key in local mode", async () => {
+    const { page, problems } = await consolePage(local.url);
+    await page.goto(`${local.url}/console`);
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    expect(await page.getByLabel("API key").count()).toBe(0);
+    await shot(page, "local-mode");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("renders every page with no page error and no request to another origin", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    const pages: [string, string, string][] = [
+      ["sessions", "#/sessions", "Sessions"],
+      ["session", `#/sessions/${sessionId}`, `Session ${sessionId}`],
+      ["chat", "#/chat", "New chat"],
+      ["usage", "#/usage", "Usage"],
+      ["service", "#/service", "Service"],
+    ];
+    for (const [name, hash, heading] of pages) {
+      await page.goto(`${service.url}/console${hash}`);
+      await page.getByRole("heading", { name: heading, exact: true }).waitFor();
+      await page.waitForLoadState("networkidle");
+      await shot(page, name);
+    }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("filters the sessions by title and shows a session's conversation", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.getByLabel("Search titles").fill("capital");
+    await page.getByRole("link", { name: "What is the capital of France?" }).click();
+    await page.getByText("Paris is the capital of France.").waitFor();
+    await page.getByText("About 2.1 million people live there.").waitFor();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows a turn's LLM call in its trace with its model and tokens, and its composed request on demand", async () => {
+    const trace = await service.trace(sessionId, "t1");
+    const [call] = expectOk(trace).llmCalls;
+    const usage = call?.response?.usage as { inputTokens: number; outputTokens: number };
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${sessionId}`);
+    await page.getByText("Trace", { exact: true }).first().click();
+    const format = (tokens: number) => new Intl.NumberFormat("en").format(tokens);
+    await page
+      .getByText(`LLM ${TEST_MODEL} · ${format(usage.inputTokens)} in / ${format(usage.outputTokens)} out`)
+      .waitFor();
+    await page.getByRole("button", { name: "Composed request" }).first().click();
+    await page.getByLabel("Composed request").getByText(`"model": "${TEST_MODEL}"`).waitFor();
+    await shot(page, "trace");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("shows the same usage in its chart and its table as /v1/usage answers", async () => {
+    const byDay = await service.get<{
+      buckets: { key: string; inputTokens: number; outputTokens: number }[];
+    }>("/v1/usage");
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/usage`);
+    const table = page.getByRole("table", { name: "Usage by day and model" });
+    await table.waitFor();
+    const headers = await table.getByRole("columnheader").allTextContents();
+    expect(headers).toEqual(["Day", "Model", "Input tokens", "Output tokens", "Cost (USD)"]);
+    const rows = await table
+      .locator("tbody tr")
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent ?? "")),
+      );
+    const number = (text: string | undefined) => Number((text ?? "").replaceAll(",", ""));
+    const days = expectOk(byDay).buckets.filter((bucket) => bucket.inputTokens + bucket.outputTokens > 0);
+    expect(days.length).toBeGreaterThan(0);
+    for (const bucket of days) {
+      const ofDay = rows.filter((row) => row[0] === bucket.key);
+      expect(ofDay.map((row) => row[1])).toEqual([TEST_MODEL]);
+      expect(ofDay.reduce((sum, row) => sum + number(row[2]), 0)).toBe(bucket.inputTokens);
+      expect(ofDay.reduce((sum, row) => sum + number(row[3]), 0)).toBe(bucket.outputTokens);
+    }
+    // The chart drew its bars: some of its canvas is painted.
+    const painted = await page.evaluate(`(() => {
+      const canvas = document.querySelector(".chart canvas");
+      const { data } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+      return data.filter((value, index) => index % 4 === 3 && value > 0).length;
+    })()`);
+    expect(painted).toBeGreaterThan(0);
+    await page
+      .getByRole("table", { name: "Top sessions by cost" })
+      .getByRole("link", { name: sessionId })
+      .waitFor();
+    await shot(page, "usage-table");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("stops a running turn from the session page", async () => {
+    const slow = uniqueId("console-stop");
+    service.harness.enqueue(step.text("Too late.", { delayMs: 60_000 }));
+    const asked = service.harness.responseRequests().length;
+    const waiting = service.post(userTurn(slow, "t1", "Take your time."));
+    await waitFor(
+      () => service.harness.responseRequests().length > asked,
+      "the provider to be called",
+      30_000,
+    );
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${slow}`);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await page.getByRole("status").getByText("Stopped.").waitFor();
+    expectFailure(await waiting, 409, "TURN_CANCELLED");
+    const session = await service.session(slow);
+    expect(expectOk(session).turns.map((turn) => turn.status)).toEqual(["cancelled"]);
+    await page.getByText("cancelled").first().waitFor();
+    await shot(page, "stopped");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,13 +1,17 @@
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useState } from "react";
 import { storeApiKey, storedApiKey } from "./api-key.js";
 import { type Connection, ConnectionContext, connect } from "./connection.js";
 import { KeyForm } from "./key-form.js";
-import { ChatPage } from "./pages/chat-page.js";
 import { ServicePage } from "./pages/service-page.js";
 import { SessionPage } from "./pages/session-page.js";
 import { SessionsPage } from "./pages/sessions-page.js";
-import { UsagePage } from "./pages/usage-page.js";
 import { hrefOf, type Route, useRoute } from "./route.js";
+
+// The two pages with large libraries (the AI SDK, the chart) load when first opened.
+const ChatPage = lazy(() => import("./pages/chat-page.js").then(({ ChatPage }) => ({ default: ChatPage })));
+const UsagePage = lazy(() =>
+  import("./pages/usage-page.js").then(({ UsagePage }) => ({ default: UsagePage })),
+);
 
 /** Whether the service asks for a key: in local mode a request without one is answered. */
 type Access = { state: "probing" } | { state: "local" } | { state: "key"; apiKey: string | undefined };
@@ -71,7 +75,9 @@ export function App() {
         )}
         {connection && (
           <ConnectionContext.Provider value={connection}>
-            <Page route={route} />
+            <Suspense fallback={<p aria-busy="true">Loading…</p>}>
+              <Page route={route} />
+            </Suspense>
           </ConnectionContext.Provider>
         )}
       </main>

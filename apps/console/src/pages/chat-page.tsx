@@ -5,7 +5,7 @@ import {
   lastAssistantMessageIsCompleteWithToolCalls,
   type UIMessage,
 } from "ai";
-import { type FormEvent, useMemo, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { useConnection } from "../connection.js";
 import { hrefOf } from "../route.js";
 import { ChatToolPart, type ToolPart } from "./chat-tool-part.js";
@@ -16,7 +16,7 @@ import { ChatToolPart, type ToolPart } from "./chat-tool-part.js";
  */
 export function ChatPage({ sessionId }: { sessionId?: string }) {
   const { headers } = useConnection();
-  const id = useMemo(() => sessionId ?? `console-${crypto.randomUUID()}`, [sessionId]);
+  const id = useMemo(() => sessionId ?? newSessionId(), [sessionId]);
   const [conversationContextId, setConversationContextId] = useState("");
   const transport = useMemo(
     () =>
@@ -27,14 +27,30 @@ export function ChatPage({ sessionId }: { sessionId?: string }) {
       }),
     [headers, conversationContextId],
   );
-  const { messages, sendMessage, status, stop, error, addToolOutput, addToolApprovalResponse } = useChat({
-    id,
-    transport,
-    // Once every awaited call has an answer or a decision, the continuation goes out by itself.
-    sendAutomaticallyWhen: (options) =>
-      lastAssistantMessageIsCompleteWithToolCalls(options) ||
-      lastAssistantMessageIsCompleteWithApprovalResponses(options),
-  });
+  const { messages, setMessages, sendMessage, status, stop, error, addToolOutput, addToolApprovalResponse } =
+    useChat({
+      id,
+      transport,
+      // A session continued may have a turn running: its stream is picked up (the service answers 204 when none).
+      resume: sessionId !== undefined,
+      // Once every awaited call has an answer or a decision, the continuation goes out by itself.
+      sendAutomaticallyWhen: (options) =>
+        lastAssistantMessageIsCompleteWithToolCalls(options) ||
+        lastAssistantMessageIsCompleteWithApprovalResponses(options),
+    });
+  // A session continued shows its conversation so far, as the service keeps it.
+  useEffect(() => {
+    if (sessionId === undefined) return;
+    const controller = new AbortController();
+    fetch(`/v1/chat/${encodeURIComponent(sessionId)}/messages`, { headers, signal: controller.signal })
+      .then((response) => (response.ok ? response.json() : undefined))
+      .then((body: { result?: UIMessage[] } | UIMessage[] | undefined) => {
+        const stored = Array.isArray(body) ? body : body?.result;
+        if (stored) setMessages(stored);
+      })
+      .catch(() => undefined);
+    return () => controller.abort();
+  }, [sessionId, headers, setMessages]);
   const busy = status === "submitted" || status === "streaming";
   const send = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -160,6 +176,12 @@ function ChatMessage({ message, ...handlers }: { message: UIMessage } & MessageH
       })}
     </article>
   );
+}
+
+/** A fresh session id; `crypto.randomUUID` is missing on a page served over plain HTTP from another host. */
+function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(12));
+  return `console-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function toolName(part: ToolPart): string {

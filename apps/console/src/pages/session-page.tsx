@@ -1,4 +1,4 @@
-import type { SessionMessagesJson, SessionSummaryJson } from "@aptix/client";
+import type { AptixResult, SessionMessagesJson, SessionSummaryJson } from "@aptix/client";
 import { useRef, useState } from "react";
 import { useConnection } from "../connection.js";
 import { formatTokens, formatUsd } from "../format.js";
@@ -36,12 +36,12 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     return { ...session, result: { session: session.result, messages } };
   }, sessionId);
 
-  const act = async (
-    action: () => Promise<{ successful: boolean; errors: { code: string; message: string }[] }>,
-    done: string,
-  ) => {
-    const result = await action();
-    setNotice(result.successful ? done : `${result.errors[0]?.code}: ${result.errors[0]?.message}`);
+  /** Runs an action on the session, says how it went, and reads the session again. */
+  const act = async <T,>(action: Promise<AptixResult<T>>, done: (result: T) => string) => {
+    const result = await action;
+    setNotice(
+      result.successful ? done(result.result) : `${result.errors[0].code}: ${result.errors[0].message}`,
+    );
     reload();
   };
 
@@ -62,7 +62,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               {open && (
                 <button
                   type="button"
-                  onClick={() => act(() => client.cancel({ sessionId, turnId: open.turnId }), "Stopped.")}
+                  onClick={() => act(client.cancel({ sessionId, turnId: open.turnId }), () => "Stopped.")}
                 >
                   Stop
                 </button>
@@ -70,10 +70,9 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               <button
                 type="button"
                 onClick={() =>
-                  act(async () => {
-                    const result = await client.sessions.compact(sessionId);
-                    return result;
-                  }, "Compacted.")
+                  act(client.sessions.compact(sessionId), ({ compacted }) =>
+                    compacted ? "Compacted." : "Nothing new to compact.",
+                  )
                 }
               >
                 Compact
@@ -116,34 +115,44 @@ function UsageLine({ session }: { session: SessionSummaryJson }) {
   );
 }
 
-/** The messages turn by turn, a compaction marker before the turn it happened at, and each turn's trace. */
+/**
+ * The messages turn by turn with each turn's trace, and a marker where the conversation was compacted: before the
+ * turn that compacted it on its way, after the last turn for one asked for (`manual`).
+ */
 function Conversation({ session, messages }: { session: SessionSummaryJson; messages: Message[] }) {
   return (
     <ol className="conversation">
       {session.turns.map((turn) => {
-        const ofTurn = messages.filter((message) => message.turnId === turn.turnId);
+        const turnMessages = messages.filter((message) => message.turnId === turn.turnId);
+        const compactionsOf = (manual: boolean) =>
+          session.compactions.filter(
+            (compaction) => compaction.turnId === turn.turnId && (compaction.reason === "manual") === manual,
+          );
         return (
           <li key={turn.turnId} className="turn">
-            {session.compactions
-              .filter((compaction) => compaction.turnId === turn.turnId)
-              .map((compaction) => (
-                <p key={compaction.createdAt} className="compaction" role="note">
-                  Conversation compacted ({compaction.reason}): {formatTokens(compaction.tokensBefore)} →{" "}
-                  {formatTokens(compaction.tokensAfter)} tokens
-                </p>
-              ))}
-            {ofTurn.map((message) => (
+            <CompactionMarkers compactions={compactionsOf(false)} />
+            {turnMessages.map((message) => (
               <MessageView key={`${message.turnId}:${message.role}`} message={message} />
             ))}
             <p className="turn-line">
               Turn {turn.sequence}: <span className={`status status-${turn.status}`}>{turn.status}</span>
             </p>
             <TurnTrace sessionId={session.sessionId} turnId={turn.turnId} />
+            <CompactionMarkers compactions={compactionsOf(true)} />
           </li>
         );
       })}
     </ol>
   );
+}
+
+function CompactionMarkers({ compactions }: { compactions: SessionSummaryJson["compactions"] }) {
+  return compactions.map((compaction) => (
+    <p key={compaction.createdAt} className="compaction" role="note">
+      Conversation compacted ({compaction.reason}): {formatTokens(compaction.tokensBefore)} →{" "}
+      {formatTokens(compaction.tokensAfter)} tokens
+    </p>
+  ));
 }
 
 function MessageView({ message }: { message: Message }) {
@@ -152,11 +161,11 @@ function MessageView({ message }: { message: Message }) {
       className={`message message-${message.role}`}
       aria-label={message.role === "user" ? "User" : "Assistant"}
     >
-      {message.text && <p className="text">{message.text}</p>}
       {message.toolCalls?.map((call, index) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a turn's calls keep their order and have no id here.
         <ToolCallCard key={index} call={call} />
       ))}
+      {message.text && <p className="text">{message.text}</p>}
       {message.files && message.files.length > 0 && (
         <ul className="files">
           {message.files.map((file) => (

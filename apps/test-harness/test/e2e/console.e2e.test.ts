@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   API_KEYS,
   type Chromium,
+  CREATE_FILE_CATALOG,
+  expectContinuation,
   expectFailure,
   expectFinal,
   expectOk,
@@ -21,9 +23,11 @@ import {
   startTestService,
   TEST_MODEL,
   type TestService,
+  toolContinuation,
   uniqueId,
   userTurn,
   waitFor,
+  writeCatalog,
 } from "../../src/e2e/index.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
@@ -40,7 +44,10 @@ beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
   profile = await mkdtemp(join(tmpdir(), "aptix-chromium-"));
   browser = await launchChromium({ userDataDir: profile });
-  service = await startTestService({ store: "postgres" });
+  service = await startTestService({
+    store: "postgres",
+    env: { APTIX_CONFIG: await writeCatalog(CREATE_FILE_CATALOG) },
+  });
   // One scripted provider for both: the services read its address from the environment.
   local = await startTestService({
     store: "postgres",
@@ -51,6 +58,25 @@ beforeAll(async () => {
   expectFinal(await service.post(userTurn(sessionId, "t1", "What is the capital of France?")));
   service.harness.enqueue(step.text("About 2.1 million people live there."));
   expectFinal(await service.post(userTurn(sessionId, "t2", "How many people live there?")));
+  // A client tool the user answers, then a server tool that makes a file.
+  service.harness.enqueue(
+    step.functionCalls({ name: "read_file", callId: "call_read", arguments: { path: "notes.md" } }),
+    step.functionCalls({
+      name: "create_file",
+      callId: "call_create",
+      arguments: {
+        name: "summary.txt",
+        mimeType: "text/plain",
+        content: "Paris.",
+        encoding: null,
+        description: null,
+      },
+    }),
+    step.text("I wrote the summary to summary.txt."),
+  );
+  expectContinuation(await service.post(userTurn(sessionId, "t3", "Summarise notes.md into a file.")));
+  const read = { toolCallId: "call_read", resultJson: JSON.stringify("Paris is lovely.") };
+  expectFinal(await service.post(toolContinuation(sessionId, "t3", [read])));
 });
 
 afterAll(async () => {
@@ -165,6 +191,26 @@ describe("the console", () => {
     await page.close();
   });
 
+  it("shows a turn's tool calls as cards with their arguments and results, and its files as links", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${sessionId}`);
+    await page.getByText("Tool read_file · result").click();
+    await page.getByText('"path": "notes.md"').waitFor();
+    await page.getByText('"Paris is lovely."').waitFor();
+    await page.getByText("Tool create_file · result").click();
+    const link = page.getByRole("link", { name: "summary.txt" });
+    const download = await fetch(new URL((await link.getAttribute("href")) ?? "", service.url), {
+      headers: { authorization: `Bearer ${API_KEYS.alice}` },
+    });
+    expect(await download.text()).toBe("Paris.");
+    await page.getByText("Trace", { exact: true }).nth(2).click();
+    await page.getByText(/^Tool create_file · ok/).waitFor();
+    await shot(page, "tool-calls");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("shows a turn's LLM call in its trace with its model and tokens, and its composed request on demand", async () => {
     const trace = await service.trace(sessionId, "t1");
     const [call] = expectOk(trace).llmCalls;
@@ -245,6 +291,29 @@ describe("the console", () => {
     expect(expectOk(session).turns.map((turn) => turn.status)).toEqual(["cancelled"]);
     await page.getByText("cancelled").first().waitFor();
     await shot(page, "stopped");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("compacts a session, showing where, and deletes one once the user confirms it", async () => {
+    const doomed = uniqueId("console-delete");
+    service.harness.enqueue(step.text("Noted."));
+    expectFinal(await service.post(userTurn(doomed, "t1", "Remember the number 7.")));
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${doomed}`);
+    service.harness.enqueue(step.text("The user asked to remember 7."));
+    await page.getByRole("button", { name: "Compact" }).click();
+    await page.getByRole("status").getByText("Compacted.").waitFor();
+    await page.getByText(/^Conversation compacted \(manual\)/).waitFor();
+    await shot(page, "compacted");
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Keep it" }).click();
+    expect((await service.session(doomed)).status).toBe(200);
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
+    await page.getByRole("dialog").getByRole("button", { name: "Delete session" }).click();
+    await page.getByRole("heading", { name: "Sessions" }).waitFor();
+    expectFailure(await service.session(doomed), 404, "SESSION_NOT_FOUND");
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -1,16 +1,17 @@
 import { readdir, readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { dirname, extname, join, relative, sep } from "node:path";
+import { extname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { fail } from "@aptix/contracts";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env.js";
 import { sendResult } from "../send-result.js";
 
-/** The console's build (`@aptix/console`'s `dist`): index.html, its hashed assets and the icon. */
-function consoleDirectory(): string {
-  const require = createRequire(import.meta.url);
-  return join(dirname(require.resolve("@aptix/console/package.json")), "dist");
-}
+/**
+ * The console's build (apps/console/dist: index.html, its hashed assets and the icon), found beside this package
+ * from its sources and from its build alike. turbo builds it before the server (turbo.json); it is no dependency
+ * of this package, as it depends on @aptix/client, which depends on this package for its tests.
+ */
+const CONSOLE_DIRECTORY = fileURLToPath(new URL("../../../../console/dist/", import.meta.url));
 
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -34,7 +35,7 @@ const SECURITY_HEADERS = {
 export function consoleRoutes(app: OpenAPIHono<AppEnv>): void {
   let files: Promise<Map<string, string>> | undefined;
   const serve = async (path: string) => {
-    files ??= listFiles(consoleDirectory());
+    files ??= listFiles(CONSOLE_DIRECTORY);
     const file = (await files).get(path);
     if (file === undefined) return undefined;
     const immutable = path.startsWith("assets/");

@@ -1,20 +1,39 @@
 import { useChat } from "@ai-sdk/react";
-import {
-  DefaultChatTransport,
-  lastAssistantMessageIsCompleteWithApprovalResponses,
-  lastAssistantMessageIsCompleteWithToolCalls,
-  type UIMessage,
-} from "ai";
+import { DefaultChatTransport, isToolUIPart, type UIMessage } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { useConnection } from "../connection.js";
+import { FileLink } from "../file-link.js";
 import { hrefOf } from "../route.js";
 import { ChatToolPart, type ToolPart } from "./chat-tool-part.js";
 
 /**
- * A chat over the service's AI SDK UI message stream (`/v1/chat`) with a stock `useChat`: the session is the
- * chat's id (a new one, or the session being continued), and a new session may name its conversation context.
+ * A chat over the service's AI SDK UI message stream (`/v1/chat`) with a stock `useChat`: a new session, or one
+ * continued, whose conversation so far is read first (`GET /v1/chat/:id/messages`).
  */
 export function ChatPage({ sessionId }: { sessionId?: string }) {
+  const { headers } = useConnection();
+  const [initial, setInitial] = useState<UIMessage[] | string | undefined>(sessionId ? undefined : []);
+  useEffect(() => {
+    if (sessionId === undefined) return;
+    const controller = new AbortController();
+    fetch(`/v1/chat/${encodeURIComponent(sessionId)}/messages`, { headers, signal: controller.signal })
+      .then(async (response) => {
+        const body: unknown = await response.json();
+        setInitial(
+          response.ok ? (body as UIMessage[]) : `The conversation could not be read (${response.status}).`,
+        );
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) setInitial(String(error));
+      });
+    return () => controller.abort();
+  }, [sessionId, headers]);
+  if (initial === undefined) return <p aria-busy="true">Loading…</p>;
+  if (typeof initial === "string") return <p role="alert">{initial}</p>;
+  return <Chat sessionId={sessionId} initialMessages={initial} />;
+}
+
+function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessages: UIMessage[] }) {
   const { headers } = useConnection();
   const id = useMemo(() => sessionId ?? newSessionId(), [sessionId]);
   const [conversationContextId, setConversationContextId] = useState("");
@@ -27,30 +46,14 @@ export function ChatPage({ sessionId }: { sessionId?: string }) {
       }),
     [headers, conversationContextId],
   );
-  const { messages, setMessages, sendMessage, status, stop, error, addToolOutput, addToolApprovalResponse } =
-    useChat({
-      id,
-      transport,
-      // A session continued may have a turn running: its stream is picked up (the service answers 204 when none).
-      resume: sessionId !== undefined,
-      // Once every awaited call has an answer or a decision, the continuation goes out by itself.
-      sendAutomaticallyWhen: (options) =>
-        lastAssistantMessageIsCompleteWithToolCalls(options) ||
-        lastAssistantMessageIsCompleteWithApprovalResponses(options),
-    });
-  // A session continued shows its conversation so far, as the service keeps it.
-  useEffect(() => {
-    if (sessionId === undefined) return;
-    const controller = new AbortController();
-    fetch(`/v1/chat/${encodeURIComponent(sessionId)}/messages`, { headers, signal: controller.signal })
-      .then((response) => (response.ok ? response.json() : undefined))
-      .then((body: { result?: UIMessage[] } | UIMessage[] | undefined) => {
-        const stored = Array.isArray(body) ? body : body?.result;
-        if (stored) setMessages(stored);
-      })
-      .catch(() => undefined);
-    return () => controller.abort();
-  }, [sessionId, headers, setMessages]);
+  const { messages, sendMessage, status, stop, error, addToolOutput, addToolApprovalResponse } = useChat({
+    id,
+    messages: initialMessages,
+    transport,
+    // A session continued may have a turn running: its stream is picked up (the service answers 204 when none).
+    resume: sessionId !== undefined,
+    sendAutomaticallyWhen: everyCallAnswered,
+  });
   const busy = status === "submitted" || status === "streaming";
   const send = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -60,10 +63,10 @@ export function ChatPage({ sessionId }: { sessionId?: string }) {
     void sendMessage({ text });
     form.reset();
   };
-  // Stopping the fetch alone would leave the turn running on the server: the stop route cancels it.
-  const stopTurn = () => {
-    stop();
-    void fetch(`/v1/chat/${encodeURIComponent(id)}/stop`, { method: "POST", headers });
+  // useChat's stop only stops reading: the stop route cancels the turn wherever it runs, then the reading ends.
+  const stopTurn = async () => {
+    await fetch(`/v1/chat/${encodeURIComponent(id)}/stop`, { method: "POST", headers });
+    await stop();
   };
   return (
     <section className="chat">
@@ -94,7 +97,13 @@ export function ChatPage({ sessionId }: { sessionId?: string }) {
                   errorText,
                 } as never)
               }
-              onApproval={(approvalId, approved) => addToolApprovalResponse({ id: approvalId, approved })}
+              onApproval={(approvalId, approved) =>
+                addToolApprovalResponse({
+                  id: approvalId,
+                  approved,
+                  ...(approved ? {} : { reason: "Declined in the console." }),
+                })
+              }
             />
           </li>
         ))}
@@ -144,37 +153,55 @@ function ChatMessage({ message, ...handlers }: { message: UIMessage } & MessageH
     >
       {message.parts.map((part, index) => {
         const key = `${message.id}:${index}`;
-        if (part.type === "text")
+        if (part.type === "text") {
           return (
             <p key={key} className="text">
               {part.text}
             </p>
           );
-        if (part.type === "file") {
-          return (
-            <a key={key} href={part.url} download={part.filename}>
-              {part.filename ?? "file"}
-            </a>
-          );
         }
-        if (part.type === "data-aptix-compaction")
-          return (
-            <p key={key} className="compaction" role="note">
-              Conversation compacted
-            </p>
-          );
-        if (part.type === "data-aptix-warning")
-          return (
-            <p key={key} role="note">
-              {JSON.stringify(part.data)}
-            </p>
-          );
-        if (part.type === "dynamic-tool" || part.type.startsWith("tool-")) {
-          return <ChatToolPart key={key} part={part as ToolPart} {...handlers} />;
-        }
+        if (part.type === "file") return <FileLink key={key} url={part.url} name={part.filename ?? "file"} />;
+        if (part.type.startsWith("data-aptix-"))
+          return <DataPart key={key} type={part.type} data={dataOf(part)} />;
+        if (isToolUIPart(part)) return <ChatToolPart key={key} part={part} {...handlers} />;
         return null;
       })}
     </article>
+  );
+}
+
+/** The service's own parts: a compaction, a warning, the error a failed or cancelled turn ended with. */
+function DataPart({ type, data }: { type: string; data: Record<string, unknown> }) {
+  if (type === "data-aptix-compaction") {
+    return (
+      <p className="compaction" role="note">
+        Conversation compacted ({String(data.reason)}): {String(data.tokensBefore)} →{" "}
+        {String(data.tokensAfter)} tokens
+      </p>
+    );
+  }
+  const line = `${String(data.code)}: ${String(data.message)}`;
+  return type === "data-aptix-error" ? <p role="alert">{line}</p> : <p role="note">{line}</p>;
+}
+
+function dataOf(part: UIMessage["parts"][number]): Record<string, unknown> {
+  const data = "data" in part ? part.data : undefined;
+  return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
+}
+
+/**
+ * Sends again once every call of the last step has its answer: the results the user typed and the approvals the
+ * user gave. The service takes a step's answers all together, so a step with both kinds waits for both.
+ */
+function everyCallAnswered({ messages }: { messages: UIMessage[] }): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== "assistant") return false;
+  const step = last.parts.slice(last.parts.findLastIndex((part) => part.type === "step-start") + 1);
+  const calls = step.filter(isToolUIPart);
+  const answered = ["output-available", "output-error", "output-denied", "approval-responded"];
+  return (
+    calls.some((call) => !call.providerExecuted || call.state === "approval-responded") &&
+    calls.every((call) => answered.includes(call.state))
   );
 }
 

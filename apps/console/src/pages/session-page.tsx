@@ -1,6 +1,7 @@
 import type { AptixResult, SessionMessagesJson, SessionSummaryJson } from "@aptix/client";
 import { useRef, useState } from "react";
 import { useConnection } from "../connection.js";
+import { FileLink } from "../file-link.js";
 import { formatTokens, formatUsd } from "../format.js";
 import { LoadedView } from "../loaded-view.js";
 import { hrefOf } from "../route.js";
@@ -170,9 +171,7 @@ function MessageView({ message }: { message: Message }) {
         <ul className="files">
           {message.files.map((file) => (
             <li key={file.url}>
-              <a href={file.url} download={file.name}>
-                {file.name}
-              </a>
+              <FileLink url={file.url} name={file.name} />
             </li>
           ))}
         </ul>

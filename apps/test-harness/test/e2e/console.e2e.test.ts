@@ -4,7 +4,7 @@
  * person to look at.
  */
 
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -199,11 +199,13 @@ describe("the console", () => {
     await page.getByText('"path": "notes.md"').waitFor();
     await page.getByText('"Paris is lovely."').waitFor();
     await page.getByText("Tool create_file · result").click();
-    const link = page.getByRole("link", { name: "summary.txt" });
-    const download = await fetch(new URL((await link.getAttribute("href")) ?? "", service.url), {
-      headers: { authorization: `Bearer ${API_KEYS.alice}` },
-    });
-    expect(await download.text()).toBe("Paris.");
+    // The file route wants the key: the page fetches the file with it and hands it over as a download.
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("link", { name: "summary.txt" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe("summary.txt");
+    expect(await readFile(await download.path(), "utf8")).toBe("Paris.");
     await page.getByText("Trace", { exact: true }).nth(2).click();
     await page.getByText(/^Tool create_file · ok/).waitFor();
     await shot(page, "tool-calls");

@@ -60,14 +60,18 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
     const form = event.currentTarget;
     const text = String(new FormData(form).get("message") ?? "").trim();
     if (text === "") return;
+    setStopped(false);
     void sendMessage({ text });
     form.reset();
   };
   // useChat's stop only stops reading: the stop route cancels the turn wherever it runs, then the reading ends.
+  const [stopped, setStopped] = useState(false);
   const stopTurn = async () => {
     await fetch(`/v1/chat/${encodeURIComponent(id)}/stop`, { method: "POST", headers });
     await stop();
+    setStopped(true);
   };
+
   return (
     <section className="chat">
       <h1>{sessionId ? `Chat in ${sessionId}` : "New chat"}</h1>
@@ -108,6 +112,7 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
           </li>
         ))}
       </ol>
+      {stopped && <p role="status">Stopped: nothing of the turn was kept.</p>}
       {error && <p role="alert">{error.message}</p>}
       {messages.length > 0 && <a href={hrefOf({ page: "session", sessionId: id })}>Open the session</a>}
       <form className="composer" onSubmit={send}>
@@ -146,6 +151,8 @@ interface MessageHandlers {
 }
 
 function ChatMessage({ message, ...handlers }: { message: UIMessage } & MessageHandlers) {
+  // A turn stopped before its first word leaves an assistant message of steps alone.
+  if (message.parts.every((part) => part.type === "step-start")) return null;
   return (
     <article
       className={`message message-${message.role}`}
@@ -160,7 +167,10 @@ function ChatMessage({ message, ...handlers }: { message: UIMessage } & MessageH
             </p>
           );
         }
-        if (part.type === "file") return <FileLink key={key} url={part.url} name={part.filename ?? "file"} />;
+        if (part.type === "file") {
+          // The stream's file parts carry no name: the tool's card above shows it.
+          return <FileLink key={key} url={part.url} name={part.filename ?? `${part.mediaType} file`} />;
+        }
         if (part.type.startsWith("data-aptix-"))
           return <DataPart key={key} type={part.type} data={dataOf(part)} />;
         if (isToolUIPart(part)) return <ChatToolPart key={key} part={part} {...handlers} />;

@@ -4,6 +4,17 @@ import { pretty } from "./tool-call-card.js";
 
 export type ToolPart = ToolUIPart | DynamicToolUIPart;
 
+/** A call's state as the card says it. */
+const STATES: Record<ToolPart["state"], string> = {
+  "input-streaming": "being written",
+  "input-available": "waiting for a result",
+  "approval-requested": "asks to run",
+  "approval-responded": "answered",
+  "output-available": "done",
+  "output-error": "failed",
+  "output-denied": "declined",
+};
+
 interface Props {
   part: ToolPart;
   onOutput: (part: ToolPart, output: unknown) => void;
@@ -34,8 +45,9 @@ export function ChatToolPart({ part, onOutput, onError, onApproval }: Props) {
   return (
     <fieldset className="tool-card">
       <legend>
-        Tool {name} · {part.state}
+        Tool {name} · {STATES[part.state]}
       </legend>
+      <h3>Arguments</h3>
       <pre>{input}</pre>
       {part.state === "approval-requested" && (
         <div className="actions">
@@ -62,9 +74,13 @@ export function ChatToolPart({ part, onOutput, onError, onApproval }: Props) {
           </div>
         </form>
       )}
-      {part.state === "output-available" && <pre>{pretty(JSON.stringify(part.output))}</pre>}
+      {part.state === "output-available" && (
+        <>
+          <h3>Result</h3>
+          <pre>{pretty(JSON.stringify(part.output))}</pre>
+        </>
+      )}
       {part.state === "output-error" && <p className="error">{part.errorText}</p>}
-      {part.state === "output-denied" && <p>Declined</p>}
     </fieldset>
   );
 }

@@ -4,22 +4,19 @@
  * person to look at.
  */
 
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFile } from "node:fs/promises";
 import { step } from "@aptix/testing-llm-servers";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   API_KEYS,
-  type Chromium,
+  type ConsoleBrowser,
   CREATE_FILE_CATALOG,
   expectContinuation,
   expectFailure,
   expectFinal,
   expectOk,
-  launchChromium,
+  launchConsoleBrowser,
   startTestService,
   TEST_MODEL,
   type TestService,
@@ -32,18 +29,13 @@ import {
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-const SCREENSHOTS = fileURLToPath(new URL("../../screenshots/", import.meta.url));
-
-let browser: Chromium;
-let profile: string;
+let browser: ConsoleBrowser;
 let service: TestService;
 let local: TestService;
 const sessionId = uniqueId("console");
 
 beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  profile = await mkdtemp(join(tmpdir(), "aptix-chromium-"));
-  browser = await launchChromium({ userDataDir: profile });
+  browser = await launchConsoleBrowser();
   service = await startTestService({
     store: "postgres",
     env: { APTIX_CONFIG: await writeCatalog(CREATE_FILE_CATALOG) },
@@ -82,26 +74,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await Promise.all([service?.close(), local?.close()]);
-  if (profile) await rm(profile, { recursive: true, force: true });
 });
 
-/** A page of the console whose errors, CSP violations and requests to other origins are kept. */
-async function consolePage(origin: string) {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1280, height: 860 });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
-  });
-  page.on("request", (request) => {
-    const url = request.url();
-    if (!url.startsWith(`${origin}/`) && !url.startsWith("data:") && !url.startsWith("blob:")) {
-      problems.push(`request elsewhere: ${url}`);
-    }
-  });
-  return { page, problems };
-}
+const consolePage = (origin: string) => browser.newPage(origin);
 
 async function signIn(page: Page): Promise<void> {
   await page.goto(`${service.url}/console`);
@@ -110,8 +85,7 @@ async function signIn(page: Page): Promise<void> {
   await page.getByRole("heading", { name: "Sessions" }).waitFor();
 }
 
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
+const shot = (page: Page, name: string) => browser.screenshot(page, name);
 
 describe("the console", () => {
   it("is served from the service with a CSP of its own origin alone", async () => {

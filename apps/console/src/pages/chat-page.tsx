@@ -1,6 +1,7 @@
 import { useChat } from "@ai-sdk/react";
 import { DefaultChatTransport, isToolUIPart, type UIMessage } from "ai";
 import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { everyCallAnswered } from "../chat/every-call-answered.js";
 import { useConnection } from "../connection.js";
 import { FileLink } from "../file-link.js";
 import { hrefOf } from "../route.js";
@@ -197,22 +198,6 @@ function DataPart({ type, data }: { type: string; data: Record<string, unknown> 
 function dataOf(part: UIMessage["parts"][number]): Record<string, unknown> {
   const data = "data" in part ? part.data : undefined;
   return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
-}
-
-/**
- * Sends again once every call of the last step has its answer: the results the user typed and the approvals the
- * user gave. The service takes a step's answers all together, so a step with both kinds waits for both.
- */
-function everyCallAnswered({ messages }: { messages: UIMessage[] }): boolean {
-  const last = messages.at(-1);
-  if (last?.role !== "assistant") return false;
-  const step = last.parts.slice(last.parts.findLastIndex((part) => part.type === "step-start") + 1);
-  const calls = step.filter(isToolUIPart);
-  const answered = ["output-available", "output-error", "output-denied", "approval-responded"];
-  return (
-    calls.some((call) => !call.providerExecuted || call.state === "approval-responded") &&
-    calls.every((call) => answered.includes(call.state))
-  );
 }
 
 /** A fresh session id; `crypto.randomUUID` is missing on a page served over plain HTTP from another host. */

@@ -52,13 +52,13 @@ export function UsagePage() {
         </label>
         <button type="submit">Show</button>
       </form>
-      <LoadedView loaded={loaded}>{(view) => <UsageFigures view={view} />}</LoadedView>
+      <LoadedView loaded={loaded}>{(view) => <UsageFigures view={view} range={range} />}</LoadedView>
     </section>
   );
 }
 
-function UsageFigures({ view }: { view: UsageView }) {
-  const series = useMemo(() => usageSeries(view.rows), [view.rows]);
+function UsageFigures({ view, range }: { view: UsageView; range: { from: string; to: string } }) {
+  const series = useMemo(() => usageSeries(view.rows, range), [view.rows, range]);
   if (view.rows.length === 0) return <p>No LLM call in this range.</p>;
   return (
     <>

@@ -6,12 +6,18 @@ export interface UsageSeries {
   series: { model: string; tokens: number[] }[];
 }
 
+const DAY_MS = 86_400_000;
+
 /**
- * The chart's series from the table's rows, so the two show the same figures: days in order, models in order of
- * name, and a day a model was not used counts 0 tokens (input and output together).
+ * The chart's series from the table's rows, so the two show the same figures: every day of the range (UTC dates,
+ * both included) in order, models in order of name, and a day a model was not used counts 0 tokens (input and
+ * output together).
  */
-export function usageSeries(rows: readonly UsageRow[]): UsageSeries {
-  const days = [...new Set(rows.map((row) => row.day))].sort();
+export function usageSeries(rows: readonly UsageRow[], range: { from: string; to: string }): UsageSeries {
+  const days: string[] = [];
+  for (let time = Date.parse(range.from); time <= Date.parse(range.to); time += DAY_MS) {
+    days.push(new Date(time).toISOString().slice(0, 10));
+  }
   const models = [...new Set(rows.map((row) => row.model))].sort();
   const dayIndex = new Map(days.map((day, index) => [day, index]));
   const series = models.map((model) => ({ model, tokens: days.map(() => 0) }));

@@ -56,17 +56,12 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
     sendAutomaticallyWhen: everyCallAnswered,
   });
   const busy = status === "submitted" || status === "streaming";
-  const send = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = event.currentTarget;
-    const text = String(new FormData(form).get("message") ?? "").trim();
-    if (text === "") return;
+  const [stopped, setStopped] = useState(false);
+  const send = (text: string) => {
     setStopped(false);
     void sendMessage({ text });
-    form.reset();
   };
   // useChat's stop only stops reading: the stop route cancels the turn wherever it runs, then the reading ends.
-  const [stopped, setStopped] = useState(false);
   const stopTurn = async () => {
     await fetch(`/v1/chat/${encodeURIComponent(id)}/stop`, { method: "POST", headers });
     await stop();
@@ -77,14 +72,7 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
     <section className="chat">
       <h1>{sessionId ? `Chat in ${sessionId}` : "New chat"}</h1>
       {!sessionId && messages.length === 0 && (
-        <label>
-          Conversation context
-          <input
-            value={conversationContextId}
-            onChange={(event) => setConversationContextId(event.target.value.trim())}
-            placeholder="the service's default"
-          />
-        </label>
+        <ContextField value={conversationContextId} onChange={setConversationContextId} />
       )}
       <ol className="conversation" aria-live="polite">
         {messages.map((message) => (
@@ -116,32 +104,69 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
       {stopped && <p role="status">Stopped: nothing of the turn was kept.</p>}
       {error && <p role="alert">{error.message}</p>}
       {messages.length > 0 && <a href={hrefOf({ page: "session", sessionId: id })}>Open the session</a>}
-      <form className="composer" onSubmit={send}>
-        <label>
-          Message
-          <textarea
-            name="message"
-            rows={3}
-            onKeyDown={(event) => {
-              if (event.key === "Enter" && !event.shiftKey) {
-                event.preventDefault();
-                event.currentTarget.form?.requestSubmit();
-              }
-            }}
-          />
-        </label>
-        <div className="actions">
-          <button type="submit" disabled={busy}>
-            Send
-          </button>
-          {busy && (
-            <button type="button" onClick={stopTurn}>
-              Stop
-            </button>
-          )}
-        </div>
-      </form>
+      <Composer busy={busy} onSend={send} onStop={stopTurn} />
     </section>
+  );
+}
+
+/** A new session's conversation context (its prompt, model and first mode); the service's default when empty. */
+function ContextField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  return (
+    <label>
+      Conversation context
+      <input
+        value={value}
+        onChange={(event) => onChange(event.target.value.trim())}
+        placeholder="the service's default"
+      />
+    </label>
+  );
+}
+
+/** The textbox "Message" with "Send" (or Enter), and "Stop" while a turn runs. */
+function Composer({
+  busy,
+  onSend,
+  onStop,
+}: {
+  busy: boolean;
+  onSend: (text: string) => void;
+  onStop: () => void;
+}) {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const text = String(new FormData(form).get("message") ?? "").trim();
+    if (text === "") return;
+    onSend(text);
+    form.reset();
+  };
+  return (
+    <form className="composer" onSubmit={submit}>
+      <label>
+        Message
+        <textarea
+          name="message"
+          rows={3}
+          onKeyDown={(event) => {
+            if (event.key === "Enter" && !event.shiftKey) {
+              event.preventDefault();
+              event.currentTarget.form?.requestSubmit();
+            }
+          }}
+        />
+      </label>
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          Send
+        </button>
+        {busy && (
+          <button type="button" onClick={onStop}>
+            Stop
+          </button>
+        )}
+      </div>
+    </form>
   );
 }
 

@@ -1,3 +1,4 @@
+import type { SessionListJson } from "@aptix/client";
 import { useState } from "react";
 import { useConnection } from "../connection.js";
 import { formatTime } from "../format.js";
@@ -54,40 +55,7 @@ export function SessionsPage() {
               {shown.length === 0 ? (
                 <p>No sessions{needle || workspaceId ? " match" : " yet: start one under New chat"}.</p>
               ) : (
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Title</th>
-                      <th scope="col">Mode</th>
-                      <th scope="col" className="number">
-                        Turns
-                      </th>
-                      <th scope="col">Last status</th>
-                      <th scope="col">Workspace</th>
-                      <th scope="col">Updated</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((session) => (
-                      <tr key={session.sessionId}>
-                        <td>
-                          <a href={hrefOf({ page: "session", sessionId: session.sessionId })}>
-                            {session.title || session.sessionId}
-                          </a>
-                        </td>
-                        <td>{session.modeDisplayName}</td>
-                        <td className="number">{session.turnCount}</td>
-                        <td>
-                          <span className={`status status-${session.lastTurnStatus}`}>
-                            {session.lastTurnStatus}
-                          </span>
-                        </td>
-                        <td>{session.workspaceId ?? ""}</td>
-                        <td>{formatTime(session.updatedAt)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
+                <SessionTable sessions={shown} />
               )}
               <nav aria-label="Pages" className="pager">
                 <button
@@ -110,5 +78,44 @@ export function SessionsPage() {
         }}
       </LoadedView>
     </section>
+  );
+}
+
+type SessionSummary = SessionListJson["sessions"][number];
+
+function SessionTable({ sessions }: { sessions: SessionSummary[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Title</th>
+          <th scope="col">Mode</th>
+          <th scope="col" className="number">
+            Turns
+          </th>
+          <th scope="col">Last status</th>
+          <th scope="col">Workspace</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sessions.map((session) => (
+          <tr key={session.sessionId}>
+            <td>
+              <a href={hrefOf({ page: "session", sessionId: session.sessionId })}>
+                {session.title || session.sessionId}
+              </a>
+            </td>
+            <td>{session.modeDisplayName}</td>
+            <td className="number">{session.turnCount}</td>
+            <td>
+              <span className={`status status-${session.lastTurnStatus}`}>{session.lastTurnStatus}</span>
+            </td>
+            <td>{session.workspaceId ?? ""}</td>
+            <td>{formatTime(session.updatedAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

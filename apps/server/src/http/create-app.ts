@@ -34,6 +34,7 @@ import { requestTracing } from "./middleware/request-tracing.js";
 import { reportFault } from "./report-fault.js";
 import { routeNotFound } from "./route-not-found.js";
 import { chatRoutes } from "./routes/chat-routes.js";
+import { consoleRoutes } from "./routes/console-routes.js";
 import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
@@ -122,6 +123,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   const authFailure = authFailureLimit();
   healthRoutes(app, options.readiness);
   docsRoutes(app, { localMode: options.apiKeys.size === 0 });
+  consoleRoutes(app);
   if (metrics) metricsRoute(app, { metrics, token: options.metricsToken, authFailure });
 
   // Limits come before the body is read.

@@ -1,8 +1,11 @@
 import { existsSync } from "node:fs";
 import { type BrowserContext, chromium } from "playwright-core";
 
-/** Debian's Chromium package, which the browser tests drive; `.ci/run` installs it when it is missing. */
-const CHROMIUM_PATH = "/usr/bin/chromium";
+/**
+ * Debian's Chromium package, which the browser tests drive (`.ci/run` installs it when it is missing), or the
+ * build `CHROMIUM_PATH` names.
+ */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 interface ChromiumOptions {
   /** A fresh profile directory, removed by the caller. */

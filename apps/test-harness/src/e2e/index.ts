@@ -1,5 +1,6 @@
 /** End-to-end helpers: the real server over HTTP, on PGlite or Postgres, against the scripted OpenAI and Anthropic servers. */
 export * from "./chromium.js";
+export * from "./console-browser.js";
 export * from "./event-stream.js";
 export * from "./mcp-fixture.js";
 export * from "./neutral-script.js";

@@ -16,20 +16,23 @@ import {
 } from "@aptix/core";
 import { InMemoryFileStore, InMemoryWorkspaceIndex, inMemorySessionStores } from "@aptix/core/testing";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { readServerEnv } from "../src/config/server-env.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
+import { serviceDescriptionFromEnv } from "../src/wiring/service-description-from-env.js";
 
 const catalog = AgentCatalog.create(DEFAULT_CATALOG);
 if (!catalog.successful) throw new Error(`the default catalog is invalid: ${catalog.errors[0].message}`);
 // The document depends on the routes only: no request reaches these in-memory parts.
+const service = new AgentService({
+  catalog: catalog.result,
+  providers: [],
+  store: inMemorySessionStores(),
+  files: new InMemoryFileStore(),
+});
 const app = createApp({
-  service: new AgentService({
-    catalog: catalog.result,
-    providers: [],
-    store: inMemorySessionStores(),
-    files: new InMemoryFileStore(),
-  }),
+  service,
   knowledge: new WorkspaceKnowledge({
     index: new InMemoryWorkspaceIndex(),
     hashes: sha256ContentHashService,
@@ -42,6 +45,11 @@ const app = createApp({
   logger: silentLogger,
   // The server always serves /metrics; the document describes it.
   metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
+  description: serviceDescriptionFromEnv(readServerEnv({}), {
+    catalog: catalog.result,
+    service,
+    providers: [],
+  }),
 });
 const response = await app.request("/openapi.json");
 if (response.status !== 200) throw new Error(`/openapi.json answered ${response.status}`);

@@ -15,6 +15,7 @@ import { loadCatalogWithTools } from "./wiring/load-catalog-with-tools.js";
 import { logListening } from "./wiring/log-listening.js";
 import { openStoreFromEnv } from "./wiring/open-store-from-env.js";
 import { providersFromEnv } from "./wiring/providers-from-env.js";
+import { serviceDescriptionFromEnv } from "./wiring/service-description-from-env.js";
 import { startHousekeeping } from "./wiring/start-housekeeping.js";
 import { warnShortApiKeys } from "./wiring/warn-short-api-keys.js";
 import { warnUnsetProviderKeys } from "./wiring/warn-unset-provider-keys.js";
@@ -79,6 +80,7 @@ export async function startServer(
     readiness,
     logger,
     telemetry,
+    description: serviceDescriptionFromEnv(env, { catalog, service, providers: llmProviders }),
   });
   const listening = await listen(app.fetch, env).catch(async (error: unknown) => {
     // The port was taken since checkPort: what started must not outlive the start-up that stops.

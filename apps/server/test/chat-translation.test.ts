@@ -105,6 +105,17 @@ describe("a turn's events as UI message parts", () => {
     });
   });
 
+  it("gives finish the turn's cost as the trace prices it, null when unpriced, none when not given", async () => {
+    const usage = { inputTokens: 3, outputTokens: 2, totalTokens: 5 };
+    for (const costUsd of [0.00042, null]) {
+      const chunks = new TurnUiChunks("t-1");
+      const sent = [...chunks.start(), ...chunks.event(result(0, final({ usage })), { costUsd })];
+      expect((await assemble(sent))?.metadata).toEqual({ ...META, usage, costUsd });
+    }
+    const plain = new TurnUiChunks("t-1");
+    expect((await assemble([...plain.start(), ...plain.event(result(0, final()))]))?.metadata).toEqual(META);
+  });
+
   it("ends a round at its client calls, an approval as its server tool's call asking first", async () => {
     const chunks = new TurnUiChunks("t-1");
     const sent = [...chunks.start(), ...chunks.event(result(0, paused))];
@@ -146,7 +157,9 @@ describe("a turn's events as UI message parts", () => {
     });
     const sent = [
       ...chunks.start(),
-      ...chunks.event(result(0, answer), [{ toolCallId: "call_s", argumentsJson: '{"q":"x"}' }]),
+      ...chunks.event(result(0, answer), {
+        serverCalls: [{ toolCallId: "call_s", argumentsJson: '{"q":"x"}' }],
+      }),
     ];
     const message = await assemble(sent);
     expect(message?.parts).toEqual([

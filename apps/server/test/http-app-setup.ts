@@ -20,9 +20,11 @@ import {
 } from "@aptix/core/testing";
 import type { Logger } from "pino";
 import { DEFAULT_CATALOG } from "../src/config/default-catalog.js";
+import { readServerEnv } from "../src/config/server-env.js";
 import { createApp } from "../src/http/create-app.js";
 import { silentLogger } from "../src/logging/silent-logger.js";
 import { ServiceMetrics } from "../src/telemetry/service-metrics.js";
+import { serviceDescriptionFromEnv } from "../src/wiring/service-description-from-env.js";
 
 /** The app of the HTTP tests: the default catalog on a scripted provider, in-memory stores, alice's and bob's keys. */
 const KEYS = new Map([
@@ -94,6 +96,11 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     logger: options.logger ?? silentLogger,
     metrics: new ServiceMetrics({ dbPoolInUse: () => 0 }),
     ...(options.clock ? { clock: options.clock } : {}),
+    description: serviceDescriptionFromEnv(readServerEnv({}), {
+      catalog: created.result,
+      service,
+      providers: [provider],
+    }),
   });
   const post = (body: unknown, key = "alice-key-0123456789", headers: Record<string, string> = {}) =>
     app.request("/v1/agent/execute", {

@@ -86,6 +86,23 @@ describe("the HTTP interface", () => {
     expect(provider.requests).toHaveLength(0);
   });
 
+  it("describes the service (GET /v1/service) to a key holder only, with its limits and nothing secret", async () => {
+    const { get } = setup();
+    const response = await get("/v1/service");
+    expect(response.status).toBe(200);
+    const { result } = await response.json();
+    expect(result).toMatchObject({
+      version: expect.any(String),
+      store: "pglite",
+      providers: ["scripted"],
+      conversationContexts: [{ provider: "scripted", defaultModeId: "general" }],
+      modes: [{ id: "general", displayName: "General", tools: expect.any(Array) }],
+      defaultModeId: "general",
+      limits: { maxLlmCallsPerRequest: 12, rateLimitRpm: 600, toolTimeoutMs: 30_000 },
+    });
+    expect((await get("/v1/service", "wrong-key-0123456789")).status).toBe(401);
+  });
+
   it("refuses a body that is not JSON, not application/json, or too large", async () => {
     const { post } = setup({ maxBodyBytes: 2_000 });
     const notJson = await post("{not json");

@@ -4,7 +4,10 @@ import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { everyCallAnswered } from "../chat/every-call-answered.js";
 import { useConnection } from "../connection.js";
 import { FileLink } from "../file-link.js";
+import { LoadedView } from "../loaded-view.js";
 import { hrefOf } from "../route.js";
+import { fetchServiceDescription } from "../service-description.js";
+import { useResult } from "../use-result.js";
 import { ChatToolPart, type ToolPart } from "./chat-tool-part.js";
 
 /**
@@ -109,17 +112,41 @@ function Chat({ sessionId, initialMessages }: { sessionId?: string; initialMessa
   );
 }
 
-/** A new session's conversation context (its prompt, model and first mode); the service's default when empty. */
+/**
+ * A new session's conversation context (its prompt, model and first mode), chosen among the service's
+ * (`/v1/service`); empty is the service's default, the first. The mode is shown, not chosen: the service starts
+ * a session in its context's mode and changes it as the chat goes.
+ */
 function ContextField({ value, onChange }: { value: string; onChange: (value: string) => void }) {
+  const { headers } = useConnection();
+  const description = useResult((signal) => fetchServiceDescription(headers, signal), "service");
   return (
-    <label>
-      Conversation context
-      <input
-        value={value}
-        onChange={(event) => onChange(event.target.value.trim())}
-        placeholder="the service's default"
-      />
-    </label>
+    <LoadedView loaded={description.loaded}>
+      {({ conversationContexts, modes }) => {
+        const chosen = conversationContexts.find(({ id }) => id === value) ?? conversationContexts[0];
+        const mode = modes.find(({ id }) => id === chosen?.defaultModeId);
+        return (
+          <p>
+            <label>
+              Conversation context{" "}
+              <select
+                value={chosen?.id ?? ""}
+                onChange={(event) =>
+                  onChange(event.target.value === conversationContexts[0]?.id ? "" : event.target.value)
+                }
+              >
+                {conversationContexts.map((context) => (
+                  <option key={context.id} value={context.id}>
+                    {context.id} ({context.provider} {context.model})
+                  </option>
+                ))}
+              </select>
+            </label>{" "}
+            <span>Starts in mode {mode?.displayName ?? chosen?.defaultModeId}</span>
+          </p>
+        );
+      }}
+    </LoadedView>
   );
 }
 

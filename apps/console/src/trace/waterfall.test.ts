@@ -33,6 +33,7 @@ function trace(parts: Pick<TurnTraceJson, "llmCalls" | "toolExecutions">): TurnT
     createdAt: at(0),
     completedAt: at(1_000),
     rounds: [],
+    costUsd: null,
     ...parts,
   } as TurnTraceJson;
 }

@@ -39,6 +39,7 @@ import { docsRoutes } from "./routes/docs-routes.js";
 import { executeRoute } from "./routes/execute-route.js";
 import { healthRoutes, type ReadinessCheck } from "./routes/health-routes.js";
 import { metricsRoute } from "./routes/metrics-route.js";
+import { type ServiceDescription, serviceRoutes } from "./routes/service-routes.js";
 import { sessionRoutes } from "./routes/session-routes.js";
 import { usageRoutes } from "./routes/usage-routes.js";
 import { type PushReader, workspaceRoutes } from "./routes/workspace-routes.js";
@@ -74,6 +75,8 @@ export interface AppOptions {
   clock?: Clock;
   /** Warnings every answer carries, whatever it answers (the demo model's); none by default. */
   notices?: readonly InvokeWarning[];
+  /** What `GET /v1/service` answers; without it the route is not served. */
+  description?: ServiceDescription;
 }
 
 /** The HTTP interface of docs/http-api.md. It only translates: the turn lifecycle lives in core. */
@@ -140,6 +143,7 @@ export function createApp(options: AppOptions): OpenAPIHono<AppEnv> {
   sessionRoutes(app, options.service, heartbeatMs);
   chatRoutes(app, { ...options, heartbeatMs });
   usageRoutes(app, options.service, options.clock ?? systemClock);
+  if (options.description) serviceRoutes(app, options.description);
   if (options.knowledge) {
     workspaceRoutes(app, options.knowledge, options.readPush ?? (async (body) => readPushBody(body)));
   }

@@ -7,6 +7,7 @@ import { DEMO_NOTICE } from "../demo/demo-notice.js";
 import type { ReadinessMonitor } from "../health/readiness-monitor.js";
 import type { AppEnv } from "../http/app-env.js";
 import { createApp } from "../http/create-app.js";
+import type { ServiceDescription } from "../http/routes/service-routes.js";
 import type { DocumentPreparationPool } from "../knowledge/document-preparation-pool.js";
 import type { Telemetry } from "../telemetry/start-telemetry.js";
 
@@ -20,9 +21,10 @@ export function appFromEnv(
     readiness: ReadinessMonitor;
     logger: Logger;
     telemetry: Pick<Telemetry, "metrics" | "tracer">;
+    description: ServiceDescription;
   },
 ): OpenAPIHono<AppEnv> {
-  const { service, knowledge, preparation, readiness, logger, telemetry } = parts;
+  const { service, knowledge, preparation, readiness, logger, telemetry, description } = parts;
   return createApp({
     service,
     knowledge,
@@ -37,6 +39,7 @@ export function appFromEnv(
     readiness: async () => readiness.status(),
     notices: env.demo ? [DEMO_NOTICE] : [],
     logger,
+    description,
     metrics: telemetry.metrics,
     ...(env.APTIX_METRICS_TOKEN === undefined ? {} : { metricsToken: env.APTIX_METRICS_TOKEN }),
     ...(telemetry.tracer ? { tracer: telemetry.tracer } : {}),

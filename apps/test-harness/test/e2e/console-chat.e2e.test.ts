@@ -21,9 +21,16 @@ import {
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
 
-/** `create_file` asks first; `read_file` is a client tool, which the console's user answers by hand. */
+/**
+ * `create_file` asks first; `read_file` is a client tool, which the console's user answers by hand. A second
+ * context starts its sessions in the review mode.
+ */
 const CHAT_CATALOG = {
   ...E2E_CATALOG,
+  conversationContexts: [
+    ...E2E_CATALOG.conversationContexts,
+    { ...E2E_CATALOG.conversationContexts[0], id: "reviews", defaultMode: "review" },
+  ],
   modes: [{ ...E2E_CATALOG.modes[0], tools: ["read_file", "create_file"] }, ...E2E_CATALOG.modes.slice(1)],
   serverTools: [{ name: "create_file", builtin: "create_file", approval: "always" }],
 };
@@ -75,6 +82,21 @@ describe("the console's chat", () => {
     await shot(page, "streamed");
     const session = expectOk(await service.session(await sessionOf(page)));
     expect(session.turns.map((turn) => turn.status)).toEqual(["completed"]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("starts a chat in the conversation context chosen, showing the mode it starts in", async () => {
+    service.harness.enqueue(step.text("Reviewing."));
+    const { page, problems } = await chatPage();
+    await page.getByText("Starts in mode General").waitFor();
+    await page.getByLabel("Conversation context").selectOption("reviews");
+    await page.getByText("Starts in mode Code Review").waitFor();
+    await shot(page, "context");
+    await send(page, "Review this.");
+    await page.getByText("Reviewing.").waitFor();
+    const session = expectOk(await service.session(await sessionOf(page)));
+    expect(session).toMatchObject({ conversationContextId: "reviews", mode: "review" });
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -154,6 +154,42 @@ describe("the console", () => {
     await page.close();
   });
 
+  it("shows what the service runs with on the Service page, as GET /v1/service says it", async () => {
+    const response = await fetch(`${service.url}/v1/service`, {
+      headers: { authorization: `Bearer ${API_KEYS.alice}` },
+    });
+    const described = (await response.json()) as {
+      result: { version: string; limits: { maxLlmCallsPerRequest: number; maxRunningTurns: number } };
+    };
+    expect(described.result).toMatchObject({
+      store: "postgres",
+      providers: expect.arrayContaining(["openai"]),
+      conversationContexts: [
+        { id: "default", provider: "openai", model: "gpt-e2e", defaultModeId: "general" },
+      ],
+      modes: expect.arrayContaining([
+        { id: "general", displayName: "General", tools: ["read_file", "create_file"] },
+      ]),
+    });
+    // Nothing secret: no key and no database URL.
+    expect(JSON.stringify(described)).not.toMatch(/postgres:\/\/|Bearer|sk-/);
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/service`);
+    await page.getByRole("heading", { name: "Limits" }).waitFor();
+    const { version, limits } = described.result;
+    await page.getByText(version, { exact: true }).waitFor();
+    await page.getByText("PostgreSQL", { exact: true }).waitFor();
+    await page.getByRole("row", { name: "default openai gpt-e2e" }).waitFor();
+    await page.getByRole("row", { name: /^General general read_file, create_file/ }).waitFor();
+    await page.getByRole("row", { name: `LLM calls a request ${limits.maxLlmCallsPerRequest}` }).waitFor();
+    await page.getByRole("row", { name: `Turns running at once ${limits.maxRunningTurns}` }).waitFor();
+    await page.waitForLoadState("networkidle");
+    await shot(page, "service-described");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it("filters the sessions by title and shows a session's conversation", async () => {
     const { page, problems } = await consolePage(service.url);
     await signIn(page);

@@ -22,6 +22,7 @@ import {
   expectOk,
   lastToolOutputs,
   startTestService,
+  TEST_MODEL,
   type TestService,
   uniqueId,
   writeCatalog,
@@ -29,9 +30,20 @@ import {
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
-/** `create_file` asks first; `save_file`, the same built-in, runs on the model's word. */
+/** A context on a model no price names: its turns cost null. */
+const UNPRICED_CONTEXT = "unpriced";
+
+/**
+ * `create_file` asks first; `save_file`, the same built-in, runs on the model's word. The test model has a price
+ * (USD per million tokens), the unpriced context's model none.
+ */
 const CHAT_CATALOG = {
   ...E2E_CATALOG,
+  conversationContexts: [
+    ...E2E_CATALOG.conversationContexts,
+    { ...E2E_CATALOG.conversationContexts[0], id: UNPRICED_CONTEXT, model: "gpt-e2e-unpriced" },
+  ],
+  prices: { [TEST_MODEL]: { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 } },
   modes: [
     { ...E2E_CATALOG.modes[0], tools: ["read_file", "create_file", "save_file"] },
     ...E2E_CATALOG.modes.slice(1),
@@ -126,12 +138,21 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
 
   it("streams a text answer as one assistant message, with the turn's metadata and the stream's headers", async () => {
     const chatId = uniqueId(`chat-text-${store}`);
-    service.harness.enqueue(step.text(["Hello ", "from Aptix."]));
+    service.harness.enqueue(
+      step.text(["Hello ", "from Aptix."], { usage: { input_tokens: 1_000, output_tokens: 100 } }),
+    );
     const { chunks, message } = await send(chatId, [userMessage("t1", "Say hello.")]);
     expect(message).toMatchObject({
       id: "t1:a",
       role: "assistant",
-      metadata: { sessionId: chatId, turnId: "t1", modeDisplayName: "General", usage: expect.any(Object) },
+      // 1,000 input tokens at 2 USD and 100 output tokens at 8 USD per million.
+      metadata: {
+        sessionId: chatId,
+        turnId: "t1",
+        modeDisplayName: "General",
+        usage: { inputTokens: 1_000, outputTokens: 100 },
+        costUsd: 0.0028,
+      },
     });
     expect(textOf(message)).toBe("Hello from Aptix.");
     expect(chunks.map((chunk) => chunk.type)).toEqual([
@@ -157,6 +178,21 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
     expect(await bobs.json()).toEqual([]);
     const stop = await fetch(`${service.url}/v1/chat/${chatId}/stop`, { method: "POST", headers: asBob });
     expect(stop.status).toBe(404);
+  });
+
+  it("gives a turn on an unpriced model a null cost, in the context the request names", async () => {
+    const chatId = uniqueId(`chat-unpriced-${store}`);
+    service.harness.enqueue(step.text("Hello."));
+    const stream = await transport().sendMessages({
+      chatId,
+      messages: [userMessage("t1", "Say hello.")],
+      trigger: "submit-message",
+      messageId: undefined,
+      abortSignal: undefined,
+      body: { conversationContextId: UNPRICED_CONTEXT },
+    });
+    const { message } = await read(stream);
+    expect(message.metadata).toMatchObject({ turnId: "t1", costUsd: null });
   });
 
   it("ends the stream at a client tool call and goes on once its output comes back", async () => {

@@ -125,6 +125,8 @@ function turnTraceShape<T extends z.ZodType>(timestamp: T) {
         executionMs: z.number().min(0),
       }),
     ),
+    /** What the turn's LLM calls cost by the price table, in USD; null when one used a model no price names. */
+    costUsd: z.number().min(0).nullable(),
   };
 }
 

@@ -50,7 +50,8 @@ export class ReadModels {
     const key = { principal, sessionId };
     const turn = await this.persistence.getTurn(key, turnId);
     if (!turn) return turnNotFound(key, turnId, !!(await this.persistence.getSession(key)));
-    return ok(traceTurn(turn, await this.stores.transcripts.listLlmCalls(key, turnId)));
+    const calls = await this.stores.transcripts.listLlmCalls(key, turnId);
+    return ok(traceTurn(turn, calls, this.usage.turnCostUsd(calls)));
   }
 
   async getFile(

@@ -61,7 +61,11 @@ export function summarizeSession(input: {
   };
 }
 
-export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): TurnTrace {
+export function traceTurn(
+  turn: TurnRecord,
+  calls: readonly LlmCallRecord[],
+  costUsd: number | null,
+): TurnTrace {
   return {
     ...summarizeTurn(turn),
     rounds: turn.rounds,
@@ -70,5 +74,6 @@ export function traceTurn(turn: TurnRecord, calls: readonly LlmCallRecord[]): Tu
       ({ callId: _c, principal: _p, sessionId: _s, turnId: _t, provider: _v, ...call }) => call,
     ),
     toolExecutions: turn.toolExecutions,
+    costUsd,
   };
 }

@@ -1,6 +1,8 @@
 import type { SessionUsage, UsageQuery, UsageReport } from "@aptix/contracts";
 import type { UsageStore, UsageSum } from "../ports/usage-store.js";
+import type { LlmCallRecord } from "../records/llm-call-record.js";
 import type { SessionKey } from "../records/session-record.js";
+import { usageOf } from "../records/usage-entry.js";
 import type { PriceList } from "./price-list.js";
 import { utcMonthOf } from "./utc-periods.js";
 
@@ -95,6 +97,22 @@ export class UsageReports {
     const sums = await this.store.sumSessionUsage({ ...key, since });
     const totals = sums.reduce((total, sum) => this.#add(total, sum), NO_TOTALS);
     return { ...shown(totals), reasoningTokens: totals.reasoningTokens };
+  }
+
+  /**
+   * What a turn's calls cost, in USD: null once one of them used an unpriced model, or one whose request the
+   * trace retention dropped (its model is no longer known). A failed call reported no usage: it adds nothing.
+   */
+  turnCostUsd(calls: readonly LlmCallRecord[]): number | null {
+    let nanos = 0;
+    for (const call of calls) {
+      if (call.response === null) continue;
+      const usage = usageOf(call);
+      const cost = usage && this.prices.costNanos(usage);
+      if (cost === undefined) return null;
+      nanos += cost;
+    }
+    return nanos / NANOS_PER_USD;
   }
 
   async spent(principal: string, range: TimeRange): Promise<Spent> {

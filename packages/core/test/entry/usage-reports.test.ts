@@ -53,6 +53,23 @@ describe("PriceList", () => {
 });
 
 describe("UsageReports", () => {
+  it("costs a turn's calls, a failed call as nothing, and null once a model is unpriced or forgotten", () => {
+    const reports = new UsageReports(
+      inMemorySessionStores(new ManualClock()).usage,
+      new PriceList(PRICED, {}),
+    );
+    const key = newSessionKey("s-1", "principal-a");
+    const priced = newCallRecord(key, "t1", 0);
+    const failed = { ...newCallRecord(key, "t1", 1), response: null };
+    // 20 uncached × $2 + 100 cached × $0.5 + 30 out × $8, per million tokens.
+    expect(reports.turnCostUsd([priced, failed])).toBe(0.00033);
+    expect(reports.turnCostUsd([])).toBe(0);
+    const unpriced = newCallRecord(key, "t1", 1);
+    if (unpriced.request) unpriced.request.model = "mystery";
+    expect(reports.turnCostUsd([priced, unpriced])).toBeNull();
+    expect(reports.turnCostUsd([{ ...priced, request: null }])).toBeNull();
+  });
+
   it("costs a priced model from the table and an unpriced one as null, its bucket and the total too", async () => {
     const reports = new UsageReports(
       (await storeWith(["gpt-test", "gpt-test", "mystery"])).usage,

@@ -24,6 +24,14 @@ export interface ServerToolCall {
   argumentsJson: string;
 }
 
+/** What a round's result needs from the turn's trace besides its event. */
+export interface TurnFacts {
+  /** The server tools its final answer ran: the answer names their outputs only. */
+  serverCalls?: readonly ServerToolCall[];
+  /** What the turn cost by the price table; null when a model is unpriced. */
+  costUsd?: number | null;
+}
+
 /** The assistant message of a turn: one per turn, whatever the rounds and resumes. */
 export const assistantMessageId = (turnId: string) => `${turnId}:a`;
 
@@ -97,11 +105,8 @@ export class TurnUiChunks {
     return chunks;
   }
 
-  /**
-   * The parts of one event. A result needs the arguments of the server tools its final answer ran
-   * (`serverCalls`, from the turn's trace): the answer names their outputs only.
-   */
-  event(event: TurnEvent, serverCalls: readonly ServerToolCall[] = []): UIMessageChunk[] {
+  /** The parts of one event; a result's with what the turn's trace adds to it (`facts`). */
+  event(event: TurnEvent, facts: TurnFacts = {}): UIMessageChunk[] {
     switch (event.event) {
       case "output_text.delta":
         return [...this.#openText(), { type: "text-delta", id: this.#textId ?? "", delta: event.data.delta }];
@@ -110,7 +115,7 @@ export class TurnUiChunks {
       case "context.compacted":
         return [{ type: "data-aptix-compaction", data: event.data }];
       case "result":
-        return this.#result(event.data, serverCalls, Number.parseInt(event.id, 10));
+        return this.#result(event.data, facts, Number.parseInt(event.id, 10));
     }
   }
 
@@ -149,7 +154,7 @@ export class TurnUiChunks {
 
   #result(
     result: Extract<TurnEvent, { event: "result" }>["data"],
-    serverCalls: readonly ServerToolCall[],
+    { serverCalls = [], costUsd }: TurnFacts,
     round: number,
   ): UIMessageChunk[] {
     const textEnd: UIMessageChunk[] =
@@ -189,7 +194,13 @@ export class TurnUiChunks {
     chunks.push({
       type: "finish",
       finishReason: answer.kind === "final" ? "stop" : "tool-calls",
-      messageMetadata: { sessionId, turnId, modeDisplayName, ...(usage === undefined ? {} : { usage }) },
+      messageMetadata: {
+        sessionId,
+        turnId,
+        modeDisplayName,
+        ...(usage === undefined ? {} : { usage }),
+        ...(costUsd === undefined ? {} : { costUsd }),
+      },
     });
     return chunks;
   }

@@ -22,6 +22,7 @@ import {
 } from "@aptix/contracts";
 import { z } from "zod";
 import { ServiceStatusSchema } from "../routes/health-routes.js";
+import { ServiceDescriptionSchema } from "../routes/service-routes.js";
 import { SessionSummarySchema, TurnSummarySchema, TurnTraceSchema } from "./session-view-schemas.js";
 
 /** The successful InvokeResult carrying `result` (a 200 never carries errors). */
@@ -48,6 +49,7 @@ const ANSWERS = {
   DropWorkspace: DropWorkspaceResponseSchema,
   WorkspaceSearch: WorkspaceSearchResponseSchema,
   ServiceStatus: ServiceStatusSchema,
+  ServiceDescription: ServiceDescriptionSchema,
 } as const;
 
 /** The name of an answer's component, as the routes refer to it. */

@@ -15,7 +15,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { type ChatRequest, chatFieldError, readChatRequest, toolResultsOf } from "../chat/chat-request.js";
 import { sessionUiMessages } from "../chat/session-ui-messages.js";
-import { TurnUiChunks } from "../chat/turn-ui-chunks.js";
+import { type TurnFacts, TurnUiChunks } from "../chat/turn-ui-chunks.js";
 import { readJsonBody } from "../json-body.js";
 import { FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
 import { reportFault } from "../report-fault.js";
@@ -47,7 +47,7 @@ const UI_STREAM = {
     'data: {"type":"text-delta","id":"t-1:t0","delta":"The build passes."}',
     'data: {"type":"text-end","id":"t-1:t0"}',
     'data: {"type":"finish-step"}',
-    'data: {"type":"finish","finishReason":"stop","messageMetadata":{"sessionId":"s-42","turnId":"t-1","modeDisplayName":"General"}}',
+    'data: {"type":"finish","finishReason":"stop","messageMetadata":{"sessionId":"s-42","turnId":"t-1","modeDisplayName":"General","costUsd":0.00042}}',
     "data: [DONE]",
     "",
     "",
@@ -373,8 +373,8 @@ async function uiStream(c: Context<AppEnv>, options: UiStreamOptions): Promise<R
           return;
         }
         const event = next.value;
-        const serverCalls = event.event === "result" ? await serverCallsOf(service, principal, event) : [];
-        for (const chunk of chunks.event(event, serverCalls)) controller.enqueue(chunk);
+        const facts = event.event === "result" ? await turnFactsOf(service, principal, event) : {};
+        for (const chunk of chunks.event(event, facts)) controller.enqueue(chunk);
       } catch (error) {
         reportFault(c, error, "chat stream failed");
         for (const chunk of chunks.broken()) controller.enqueue(chunk);
@@ -392,14 +392,17 @@ async function uiStream(c: Context<AppEnv>, options: UiStreamOptions): Promise<R
   return createUIMessageStreamResponse({ stream, keepAliveMs: heartbeatMs });
 }
 
-/** The arguments of the server tools a final answer ran: the answer names their outputs only. */
-async function serverCallsOf(
+/**
+ * What a final answer's parts need from its turn's trace: the arguments of the server tools it ran (the answer
+ * names their outputs only), and the turn's cost for the message's metadata.
+ */
+async function turnFactsOf(
   service: AgentService,
   principal: string,
   event: Extract<TurnEvent, { event: "result" }>,
-) {
+): Promise<TurnFacts> {
   const answer = event.data.successful ? event.data.result : undefined;
-  if (answer?.kind !== "final" || answer.toolResults === undefined) return [];
+  if (answer?.kind !== "final") return {};
   const trace = await service.getTurnTrace(principal, answer.sessionId, answer.turnId);
-  return trace.successful ? trace.result.toolExecutions : [];
+  return trace.successful ? { serverCalls: trace.result.toolExecutions, costUsd: trace.result.costUsd } : {};
 }

@@ -240,6 +240,7 @@ const getTrace = createRoute({
         },
       ],
       toolExecutions: [],
+      costUsd: 0.00042,
     }),
     ...FAILURES,
   },

@@ -90,7 +90,7 @@ describe("the HTTP interface", () => {
     const { get } = setup();
     const response = await get("/v1/service");
     expect(response.status).toBe(200);
-    const { result } = await response.json();
+    const { result } = (await response.json()) as { result: unknown };
     expect(result).toMatchObject({
       version: expect.any(String),
       store: "pglite",

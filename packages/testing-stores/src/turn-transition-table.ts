@@ -279,6 +279,34 @@ const CANCEL_TABLE: Readonly<Record<string, string>> = {
   "running_expired/running": "cancelled",
 };
 
+/**
+ * What a rewind before the named turn (`POST …/rewind { beforeTurnId: "t1" }`) answers in each (session state ×
+ * turn state): the turn's status after it, or a failure's code. A session holding an open turn is busy, whatever
+ * the turn named.
+ */
+const REWIND_TABLE: Readonly<Record<string, string>> = {
+  "absent/none": "SESSION_NOT_FOUND",
+  "idle/none": "TURN_NOT_FOUND",
+  "idle/completed": "superseded",
+  "idle/failed": "superseded",
+  "idle/interrupted": "superseded",
+  "awaiting/none": "TURN_NOT_FOUND",
+  "awaiting/completed": "SESSION_BUSY",
+  "awaiting/failed": "SESSION_BUSY",
+  "awaiting/interrupted": "SESSION_BUSY",
+  "awaiting/awaiting": "SESSION_BUSY",
+  "running_held/none": "TURN_NOT_FOUND",
+  "running_held/completed": "SESSION_BUSY",
+  "running_held/failed": "SESSION_BUSY",
+  "running_held/interrupted": "SESSION_BUSY",
+  "running_held/running": "SESSION_BUSY",
+  "running_expired/none": "TURN_NOT_FOUND",
+  "running_expired/completed": "SESSION_BUSY",
+  "running_expired/failed": "SESSION_BUSY",
+  "running_expired/interrupted": "SESSION_BUSY",
+  "running_expired/running": "SESSION_BUSY",
+};
+
 /** The configuration the table's sessions run in. */
 export const TABLE_CATALOG = AgentCatalog.create(
   {
@@ -528,6 +556,34 @@ export function describeTurnTransitionTable(
         expect(state.session?.cursor).toStrictEqual(state.turn?.startCursor);
         const again = await service.cancelTurn(key.principal, key.sessionId, NAMED);
         expect(again).toStrictEqual(cancelled);
+        expect(admitted(await admission.admit(key, requestOf(key, "user_new")))).toBe("run_round");
+      },
+    );
+
+    it.each(Object.entries(REWIND_TABLE).map(([cell, expected], index) => ({ cell, expected, index })))(
+      "rewind in $cell: $expected",
+      async ({ cell, expected, index }) => {
+        const h = harness as SessionStoresHarness;
+        const [session, turn] = cell.split("/") as [SessionState, NamedTurnState];
+        const row = TURN_TRANSITION_TABLE.find((entry) => entry.session === session && entry.turn === turn);
+        if (!row) throw new Error(`no row ${cell}`);
+        const key = { principal: "principal-t", sessionId: `rewind-${index}` };
+        await arrange(h.store, h.clock, key, row);
+        const before = await h.store.turns.readTurnState(key, NAMED);
+        const rewound = await service.rewindSession(key.principal, key.sessionId, NAMED);
+        const named = rewound.successful ? rewound.result.turns.find((t) => t.turnId === NAMED) : undefined;
+        expect(rewound.successful ? named?.status : rewound.errors[0].code).toBe(expected);
+        const after = await h.store.turns.readTurnState(key, NAMED);
+        if (expected !== "superseded") {
+          expect(after).toStrictEqual(before);
+          return;
+        }
+        // The cursor is where the turn began; a rewind sent again changes nothing; the session takes a new turn.
+        expect(after.session?.cursor).toStrictEqual(after.turn?.startCursor);
+        expect(after.session?.openTurnId).toBeNull();
+        const again = await service.rewindSession(key.principal, key.sessionId, NAMED);
+        expect(again).toStrictEqual(rewound);
+        expect(await h.store.turns.readTurnState(key, NAMED)).toStrictEqual(after);
         expect(admitted(await admission.admit(key, requestOf(key, "user_new")))).toBe("run_round");
       },
     );

@@ -17,6 +17,8 @@ export const TURN_STATUSES = [
   "failed",
   "abandoned",
   "cancelled",
+  // Kept after a rewind (or a regenerate) went back before it: out of the conversation, still shown.
+  "superseded",
 ] as const;
 
 /** Records of the service shown for diagnostics: their inner shape is not part of the interface. */

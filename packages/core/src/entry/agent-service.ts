@@ -54,6 +54,7 @@ import { RunningRounds } from "./running-rounds.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionDeletion } from "./session-deletion.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
+import { SessionRewind } from "./session-rewind.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
 import { TurnCancellation } from "./turn-cancellation.js";
 import type { SessionSummary, TurnTrace } from "./views.js";
@@ -166,6 +167,7 @@ export class AgentService {
   readonly #lists: SessionLists;
   readonly #deletion: SessionDeletion;
   readonly #cancellation: TurnCancellation;
+  readonly #rewind: SessionRewind;
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
   readonly #runningRounds: RunningRounds;
@@ -249,6 +251,7 @@ export class AgentService {
     });
     this.#responseDeletions = new StoredResponseDeletions(directory, providers, clock);
     this.#cancellation = new TurnCancellation(persistence, this.#runningRounds, this.#wakeups, clock);
+    this.#rewind = new SessionRewind(persistence, directory, this.#reads, clock);
     this.#housekeeping = new Housekeeping({
       persistence,
       stores: options.store,
@@ -502,7 +505,7 @@ export class AgentService {
   listMessages(
     principal: string,
     sessionId: string,
-    page: PageRequest,
+    page: PageRequest & { includeSuperseded?: boolean },
   ): Promise<InvokeResult<SessionMessages>> {
     return this.#lists.listMessages(principal, sessionId, page);
   }
@@ -513,6 +516,18 @@ export class AgentService {
    */
   cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
     return this.#cancellation.cancel({ principal, sessionId }, turnId);
+  }
+
+  /**
+   * Takes the session back to before `beforeTurnId` (see SessionRewind): that turn and the later ones are kept,
+   * superseded, and the next turn continues from where it began. Answers the session's view.
+   */
+  rewindSession(
+    principal: string,
+    sessionId: string,
+    beforeTurnId: string,
+  ): Promise<InvokeResult<SessionSummary>> {
+    return this.#rewind.rewind({ principal, sessionId }, beforeTurnId);
   }
 
   /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */

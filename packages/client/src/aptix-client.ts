@@ -207,6 +207,23 @@ export class AptixClient {
     return callJson(this.#transport, "POST", path, readTurnSummaryResult, { signal: options.signal });
   }
 
+  /**
+   * Takes the session back to where the turn `beforeTurnId` began (`POST …/rewind`): that turn and every later
+   * one are kept, `superseded`, and the next user turn continues from there, the model seeing none of them. An
+   * edit of an earlier message is a rewind before its turn, then a new user turn. Sent again, it changes
+   * nothing; `SESSION_BUSY` while a turn is open. Answers the session's summary.
+   */
+  rewind(
+    request: { sessionId: string; beforeTurnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<SessionSummaryJson>> {
+    const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/rewind`;
+    return callJson(this.#transport, "POST", path, readSessionResult, {
+      body: { beforeTurnId: request.beforeTurnId },
+      signal: options.signal,
+    });
+  }
+
   /** Cancels the request's turn on the server once `signal` aborts, until the answered stop is called. */
   #cancelOnAbort(request: AgentExecuteRequest, signal: AbortSignal | undefined): () => void {
     if (signal === undefined || signal.aborted) return () => {};

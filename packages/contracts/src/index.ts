@@ -49,6 +49,11 @@ export {
   RetrievalTraceSchema,
 } from "./session/retrieval-trace.js";
 export {
+  type SessionRewindRequest,
+  SessionRewindRequestSchema,
+  validateSessionRewindRequest,
+} from "./session/session-branches.js";
+export {
   SESSION_PAGE_LIMITS,
   SESSION_TITLE_LENGTH,
   type SessionCompacted,

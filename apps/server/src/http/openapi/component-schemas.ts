@@ -15,6 +15,7 @@ import {
   SessionDeletedSchema,
   SessionListSchema,
   SessionMessagesSchema,
+  SessionRewindRequestSchema,
   UsageReportSchema,
   WorkspaceSearchRequestSchema,
   WorkspaceSearchResponseSchema,
@@ -72,6 +73,7 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
   registry.add(PutWorkspaceDocumentsRequestSchema, { id: "PutWorkspaceDocumentsRequest" });
   registry.add(DeleteWorkspaceDocumentsRequestSchema, { id: "DeleteWorkspaceDocumentsRequest" });
   registry.add(WorkspaceSearchRequestSchema, { id: "WorkspaceSearchRequest" });
+  registry.add(SessionRewindRequestSchema, { id: "SessionRewindRequest" });
   for (const [id, schema] of Object.entries(ANSWERS)) {
     registry.add(schema, { id });
     registry.add(successOf(schema), { id: `${id}Success` });

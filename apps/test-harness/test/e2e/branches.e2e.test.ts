@@ -1,0 +1,107 @@
+/**
+ * Branches over real HTTP (docs/http-api.md, "Rewind"), on both providers and both stores: the scripted model's
+ * view of the conversation (OpenAI: the stored `previous_response_id` chain and the request's input; Anthropic:
+ * the request's messages) shows what a rewind left in and out.
+ */
+import { describe, expect, it } from "vitest";
+import {
+  expectFailure,
+  expectFinal,
+  expectOk,
+  PROVIDER_CONTEXTS,
+  type ProviderId,
+  type SessionSummaryJson,
+  uniqueId,
+  userTurn,
+} from "../../src/e2e/index.js";
+import { type BothProviders, setUpBothProviders } from "../support/both-providers.js";
+
+const QUESTIONS = ["Where is the red key?", "Where is the blue key?", "Where is the green key?"];
+const ANSWERS = ["Under the red mat.", "Behind the blue door.", "In the green box."];
+
+/** Everything the model could see when it answered the latest request of `provider`. */
+function seenByModel(providers: BothProviders, provider: ProviderId): string {
+  const body = JSON.parse(providers.rigs[provider].rawBodies().at(-1) ?? "{}") as Record<string, unknown>;
+  if (provider === "anthropic" || typeof body.previous_response_id !== "string") return JSON.stringify(body);
+  return JSON.stringify([providers.openai.transcript(body.previous_response_id), body.input]);
+}
+
+type Messages = { messages: Array<{ turnId: string; role: string }> };
+
+describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
+  const providers = setUpBothProviders({ store });
+  const service = () => providers.service;
+  const rewind = (sessionId: string, beforeTurnId: unknown, as?: "alice" | "bob") =>
+    service().send<SessionSummaryJson>("POST", `/v1/sessions/${sessionId}/rewind`, { beforeTurnId }, as);
+
+  /** Turns t1–t3 of a new session, each answered. */
+  async function threeTurns(provider: ProviderId): Promise<string> {
+    const sessionId = uniqueId(`branches-${provider}`);
+    const conversationContextId = PROVIDER_CONTEXTS[provider];
+    for (const [index, question] of QUESTIONS.entries()) {
+      providers.rigs[provider].enqueue({ text: [ANSWERS[index] as string], usage: { input: 40, output: 5 } });
+      const turn = userTurn(sessionId, `t${index + 1}`, question, { conversationContextId });
+      expect(expectFinal(await service().post(turn)).primaryOutputText).toBe(ANSWERS[index]);
+    }
+    return sessionId;
+  }
+
+  it.each(["openai", "anthropic"] as const)(
+    "%s: after a rewind the model sees the turns before it and the new input, nothing after it",
+    async (provider) => {
+      const sessionId = await threeTurns(provider);
+      const rewound = expectOk(await rewind(sessionId, "t2"));
+      expect(rewound.turns.map((turn) => [turn.turnId, turn.status])).toEqual([
+        ["t1", "completed"],
+        ["t2", "superseded"],
+        ["t3", "superseded"],
+      ]);
+      // Sent again, it changes nothing.
+      expect(expectOk(await rewind(sessionId, "t2"))).toEqual(rewound);
+
+      providers.rigs[provider].enqueue({ text: ["Try the kitchen."], usage: { input: 40, output: 5 } });
+      const next = userTurn(sessionId, "t4", "Where is the yellow key?", {
+        conversationContextId: PROVIDER_CONTEXTS[provider],
+      });
+      expect(expectFinal(await service().post(next)).primaryOutputText).toBe("Try the kitchen.");
+      const seen = seenByModel(providers, provider);
+      for (const shown of [QUESTIONS[0], ANSWERS[0], "Where is the yellow key?"])
+        expect(seen).toContain(shown);
+      for (const gone of [QUESTIONS[1], ANSWERS[1], QUESTIONS[2], ANSWERS[2]])
+        expect(seen).not.toContain(gone);
+
+      const messages = expectOk(await service().get<Messages>(`/v1/sessions/${sessionId}/messages`));
+      expect(messages.messages.map((message) => message.turnId)).toEqual(["t1", "t1", "t4", "t4"]);
+      const all = expectOk(
+        await service().get<Messages>(`/v1/sessions/${sessionId}/messages?include=superseded`),
+      );
+      expect(all.messages.map((message) => message.turnId)).toEqual([
+        "t1",
+        "t1",
+        "t2",
+        "t2",
+        "t3",
+        "t3",
+        "t4",
+        "t4",
+      ]);
+    },
+  );
+
+  it("answers another principal's session and turn exactly as unknown ones, and judges the body", async () => {
+    const sessionId = await threeTurns("openai");
+    const other = uniqueId("nobody");
+    const theirs = await rewind(sessionId, "t1", "bob");
+    const unknown = await rewind(other, "t1");
+    expectFailure(theirs, 404, "SESSION_NOT_FOUND");
+    expect(JSON.stringify(theirs.body).replaceAll(sessionId, "<id>")).toBe(
+      JSON.stringify(unknown.body).replaceAll(other, "<id>"),
+    );
+    expectFailure(await rewind(sessionId, "t9"), 404, "TURN_NOT_FOUND");
+    const bad = expectFailure(await rewind(sessionId, 7), 400, "VALIDATION_FAILED");
+    expect(bad.details?.fields).toEqual([expect.objectContaining({ path: "beforeTurnId" })]);
+    // Nothing of it changed the session.
+    const view = expectOk(await service().session(sessionId));
+    expect(view.turns.map((turn) => turn.status)).toEqual(["completed", "completed", "completed"]);
+  });
+});

@@ -1,0 +1,10 @@
+import { z } from "zod";
+import { IdentifierSchema } from "../text/identifier.js";
+import { bodyValidator } from "../workspace/workspace-requests.js";
+
+/** The body of `POST /v1/sessions/:sessionId/rewind`: the turn to go back before. */
+export const SessionRewindRequestSchema = z.strictObject({ beforeTurnId: IdentifierSchema });
+
+export type SessionRewindRequest = z.output<typeof SessionRewindRequestSchema>;
+
+export const validateSessionRewindRequest = bodyValidator(SessionRewindRequestSchema, "rewind request");

@@ -19,6 +19,7 @@ import { HttpTransport, jsonBody } from "./http-transport.js";
 import { callJson, readOrThrow } from "./json-call.js";
 import {
   type ResultReader,
+  readExecuteResult,
   readFailureResult,
   readModeListResult,
   readSessionResult,
@@ -220,6 +221,22 @@ export class AptixClient {
     const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/rewind`;
     return callJson(this.#transport, "POST", path, readSessionResult, {
       body: { beforeTurnId: request.beforeTurnId },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Answers the session's last turn `turnId` again as the turn `newTurnId` (`POST …/turns/:turnId/regenerate`):
+   * the session is rewound before it (the old turn kept, `superseded`) and its user input runs again, the model
+   * not seeing the old answer. Sent again, the new turn's stored answer. Answered as JSON.
+   */
+  regenerate(
+    request: { sessionId: string; turnId: string; newTurnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<AgentExecuteResponse>> {
+    const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/turns/${encodeURIComponent(request.turnId)}/regenerate`;
+    return callJson(this.#transport, "POST", path, readExecuteResult, {
+      body: { newTurnId: request.newTurnId },
       signal: options.signal,
     });
   }

@@ -51,7 +51,10 @@ export {
 export {
   type SessionRewindRequest,
   SessionRewindRequestSchema,
+  type TurnRegenerateRequest,
+  TurnRegenerateRequestSchema,
   validateSessionRewindRequest,
+  validateTurnRegenerateRequest,
 } from "./session/session-branches.js";
 export {
   SESSION_PAGE_LIMITS,

@@ -8,7 +8,7 @@ export { wireParameters } from "./catalog/strict-parameters.js";
 export { randomIdGenerator } from "./defaults/random-id-generator.js";
 export { sha256ContentHashService } from "./defaults/sha256-content-hash-service.js";
 export { systemClock } from "./defaults/system-clock.js";
-export { AgentService, DEFAULT_MAX_RUNNING_TURNS } from "./entry/agent-service.js";
+export { AgentService, DEFAULT_MAX_RUNNING_TURNS, type HandledRequest } from "./entry/agent-service.js";
 export { WireTools } from "./llm-call/wire-tools.js";
 export type { Clock } from "./ports/clock.js";
 export type { ContextRetriever } from "./ports/context-retriever.js";

@@ -3,6 +3,8 @@
  * view of the conversation (OpenAI: the stored `previous_response_id` chain and the request's input; Anthropic:
  * the request's messages) shows what a rewind left in and out.
  */
+
+import type { AgentExecuteResponse } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import {
   expectFailure,
@@ -85,6 +87,45 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
         "t4",
         "t4",
       ]);
+    },
+  );
+
+  it.each(["openai", "anthropic"] as const)(
+    "%s: a regenerated answer is made without the old one in view, and sent again answers as stored",
+    async (provider) => {
+      const sessionId = await threeTurns(provider);
+      providers.rigs[provider].enqueue({
+        text: ["Maybe in the green vase."],
+        usage: { input: 40, output: 5 },
+      });
+      const path = `/v1/sessions/${sessionId}/turns/t3/regenerate`;
+      const answer = await service().send<AgentExecuteResponse>("POST", path, { newTurnId: "t3b" });
+      const regenerated = expectFinal(answer);
+      expect([regenerated.turnId, regenerated.primaryOutputText]).toEqual([
+        "t3b",
+        "Maybe in the green vase.",
+      ]);
+      const seen = seenByModel(providers, provider);
+      for (const shown of [...QUESTIONS, ANSWERS[0], ANSWERS[1]]) expect(seen).toContain(shown);
+      expect(seen).not.toContain(ANSWERS[2]);
+      const view = expectOk(await service().session(sessionId));
+      expect(view.turns.map((turn) => [turn.turnId, turn.status])).toEqual([
+        ["t1", "completed"],
+        ["t2", "completed"],
+        ["t3", "superseded"],
+        ["t3b", "completed"],
+      ]);
+      const again = await service().send<AgentExecuteResponse>("POST", path, { newTurnId: "t3b" });
+      expect(expectFinal(again)).toEqual(regenerated);
+      expect(providers.rigs[provider].requestCount()).toBe(4);
+      // Only the last turn answers again.
+      const older = `/v1/sessions/${sessionId}/turns/t2/regenerate`;
+      const refused = expectFailure(
+        await service().send("POST", older, { newTurnId: "t2b" }),
+        400,
+        "VALIDATION_FAILED",
+      );
+      expect(refused.details?.fields).toEqual([expect.objectContaining({ path: "turnId" })]);
     },
   );
 

@@ -8,3 +8,13 @@ export const SessionRewindRequestSchema = z.strictObject({ beforeTurnId: Identif
 export type SessionRewindRequest = z.output<typeof SessionRewindRequestSchema>;
 
 export const validateSessionRewindRequest = bodyValidator(SessionRewindRequestSchema, "rewind request");
+
+/** The body of `POST /v1/sessions/:sessionId/turns/:turnId/regenerate`: the id of the turn that answers again. */
+export const TurnRegenerateRequestSchema = z.strictObject({
+  newTurnId: IdentifierSchema,
+  stream: z.boolean().optional(),
+});
+
+export type TurnRegenerateRequest = z.output<typeof TurnRegenerateRequestSchema>;
+
+export const validateTurnRegenerateRequest = bodyValidator(TurnRegenerateRequestSchema, "regenerate request");

@@ -11,6 +11,7 @@ import {
   type SessionMessages,
   type TurnSummary,
   type UsageReport,
+  type UserTurnRequest,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { CompositionStep } from "../composition/composition-step.js";
@@ -528,6 +529,19 @@ export class AgentService {
     beforeTurnId: string,
   ): Promise<InvokeResult<SessionSummary>> {
     return this.#rewind.rewind({ principal, sessionId }, beforeTurnId);
+  }
+
+  /**
+   * The user turn that answers the session's last turn `turnId` again as `newTurnId`, the session rewound before
+   * it (see SessionRewind): `handle` runs it as any user turn.
+   */
+  regeneration(
+    principal: string,
+    sessionId: string,
+    turnId: string,
+    again: { newTurnId: string; stream?: boolean },
+  ): Promise<InvokeResult<UserTurnRequest>> {
+    return this.#rewind.regeneration({ principal, sessionId }, turnId, again);
   }
 
   /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */

@@ -1,4 +1,10 @@
-import type { InvokeResult } from "@aptix/contracts";
+import {
+  fail,
+  type InvokeResult,
+  isToolContinuationRequest,
+  ok,
+  type UserTurnRequest,
+} from "@aptix/contracts";
 import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
@@ -16,7 +22,8 @@ const REWIND_ATTEMPTS = 3;
 /**
  * `POST /v1/sessions/:sessionId/rewind`: the session goes back to before a turn (`decideRewind`), in one store
  * step through `transact`; refused SESSION_BUSY while a turn is open, answered as it is when sent again. Answers
- * the session's view.
+ * the session's view. A regenerate is a rewind before the session's last turn, then its user input again as a new
+ * turn (`regeneration`).
  */
 export class SessionRewind {
   constructor(
@@ -52,5 +59,38 @@ export class SessionRewind {
         };
       },
     });
+  }
+
+  /**
+   * The user turn that answers `turnId` again as `newTurnId`, after a rewind before it: only the session's last
+   * turn is regenerated. Sent again (the new turn exists), the same request, which its turn answers as stored;
+   * should the rewind have been made without the new turn, the old turn is still the last one and goes on.
+   */
+  async regeneration(
+    key: SessionKey,
+    turnId: string,
+    again: { newTurnId: string; stream?: boolean },
+  ): Promise<InvokeResult<UserTurnRequest>> {
+    const { persistence } = this;
+    const turn = await persistence.getTurn(key, turnId);
+    const request = turn?.rounds[0]?.request;
+    if (!turn || !request || isToolContinuationRequest(request)) {
+      return turnNotFound(key, turnId, (await persistence.getSession(key)) !== undefined);
+    }
+    const { stream: _stream, ...input } = request;
+    const regenerated = {
+      ...input,
+      turnId: again.newTurnId,
+      ...(again.stream === undefined ? {} : { stream: again.stream }),
+    };
+    if (await persistence.getTurn(key, again.newTurnId)) return ok(regenerated);
+    const session = await persistence.getSession(key);
+    if (session?.turnCount !== turn.sequence) {
+      const message =
+        "names a turn that is not the session's last: rewind before it and send a new turn instead";
+      return fail("VALIDATION_FAILED", `turnId ${message}.`, { fields: [{ path: "turnId", message }] });
+    }
+    const rewound = await this.rewind(key, turnId);
+    return rewound.successful ? ok(regenerated) : rewound;
   }
 }

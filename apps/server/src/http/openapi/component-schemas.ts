@@ -16,6 +16,7 @@ import {
   SessionListSchema,
   SessionMessagesSchema,
   SessionRewindRequestSchema,
+  TurnRegenerateRequestSchema,
   UsageReportSchema,
   WorkspaceSearchRequestSchema,
   WorkspaceSearchResponseSchema,
@@ -74,6 +75,7 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
   registry.add(DeleteWorkspaceDocumentsRequestSchema, { id: "DeleteWorkspaceDocumentsRequest" });
   registry.add(WorkspaceSearchRequestSchema, { id: "WorkspaceSearchRequest" });
   registry.add(SessionRewindRequestSchema, { id: "SessionRewindRequest" });
+  registry.add(TurnRegenerateRequestSchema, { id: "TurnRegenerateRequest" });
   for (const [id, schema] of Object.entries(ANSWERS)) {
     registry.add(schema, { id });
     registry.add(successOf(schema), { id: `${id}Success` });

@@ -7,6 +7,7 @@
 import type { AgentExecuteResponse } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import {
+  API_KEYS,
   expectFailure,
   expectFinal,
   expectOk,
@@ -126,6 +127,58 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
         "VALIDATION_FAILED",
       );
       expect(refused.details?.fields).toEqual([expect.objectContaining({ path: "turnId" })]);
+    },
+  );
+
+  it.each(["openai", "anthropic"] as const)(
+    "%s: useChat's regenerate-message and edit run as a regenerate and a rewind",
+    async (provider) => {
+      const sessionId = await threeTurns(provider);
+      const chat = async (body: Record<string, unknown>) => {
+        const response = await fetch(`${service().url}/v1/chat`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${API_KEYS.alice}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            id: sessionId,
+            conversationContextId: PROVIDER_CONTEXTS[provider],
+            ...body,
+          }),
+        });
+        expect(response.status).toBe(200);
+        return response.text();
+      };
+      const user = (id: string, text: string) => ({ id, role: "user", parts: [{ type: "text", text }] });
+      providers.rigs[provider].enqueue({
+        text: ["Perhaps the green shed."],
+        usage: { input: 40, output: 5 },
+      });
+      const regenerated = await chat({
+        trigger: "regenerate-message",
+        messages: [user("t3", QUESTIONS[2] as string)],
+      });
+      expect(regenerated).toContain("Perhaps the green shed.");
+      expect(seenByModel(providers, provider)).not.toContain(ANSWERS[2]);
+
+      providers.rigs[provider].enqueue({ text: ["On the purple hook."], usage: { input: 40, output: 5 } });
+      const edited = await chat({
+        trigger: "submit-message",
+        messageId: "t2",
+        messages: [user("t1", QUESTIONS[0] as string), user("t2", "Where is the purple key?")],
+      });
+      expect(edited).toContain("On the purple hook.");
+      const seen = seenByModel(providers, provider);
+      for (const shown of [QUESTIONS[0], ANSWERS[0], "Where is the purple key?"])
+        expect(seen).toContain(shown);
+      for (const gone of [QUESTIONS[1], ANSWERS[1], QUESTIONS[2], "Perhaps the green shed."])
+        expect(seen).not.toContain(gone);
+      const view = expectOk(await service().session(sessionId));
+      expect(view.turns.map((turn) => turn.status)).toEqual([
+        "completed",
+        "superseded",
+        "superseded",
+        "superseded",
+        "completed",
+      ]);
     },
   );
 

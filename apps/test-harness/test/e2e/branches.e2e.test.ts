@@ -182,7 +182,7 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
     },
   );
 
-  it("answers another principal's session and turn exactly as unknown ones, and judges the body", async () => {
+  it("answers another principal's session and turn exactly as unknown ones, judges the body, and is busy while a turn runs", async () => {
     const sessionId = await threeTurns("openai");
     const other = uniqueId("nobody");
     const theirs = await rewind(sessionId, "t1", "bob");
@@ -194,8 +194,21 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
     expectFailure(await rewind(sessionId, "t9"), 404, "TURN_NOT_FOUND");
     const bad = expectFailure(await rewind(sessionId, 7), 400, "VALIDATION_FAILED");
     expect(bad.details?.fields).toEqual([expect.objectContaining({ path: "beforeTurnId" })]);
+    // While a turn runs the session is busy, and the rewind changes nothing.
+    providers.rigs.openai.enqueue({ text: ["Slowly."], usage: { input: 40, output: 5 }, delayMs: 1_000 });
+    const running = service().post(
+      userTurn(sessionId, "t4", "Take your time.", { conversationContextId: PROVIDER_CONTEXTS.openai }),
+    );
+    await expect.poll(() => providers.rigs.openai.requestCount()).toBe(4);
+    expectFailure(await rewind(sessionId, "t1"), 409, "SESSION_BUSY");
+    expectFinal(await running);
     // Nothing of it changed the session.
     const view = expectOk(await service().session(sessionId));
-    expect(view.turns.map((turn) => turn.status)).toEqual(["completed", "completed", "completed"]);
+    expect(view.turns.map((turn) => turn.status)).toEqual([
+      "completed",
+      "completed",
+      "completed",
+      "completed",
+    ]);
   });
 });

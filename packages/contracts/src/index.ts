@@ -49,10 +49,13 @@ export {
   RetrievalTraceSchema,
 } from "./session/retrieval-trace.js";
 export {
+  type SessionForkRequest,
+  SessionForkRequestSchema,
   type SessionRewindRequest,
   SessionRewindRequestSchema,
   type TurnRegenerateRequest,
   TurnRegenerateRequestSchema,
+  validateSessionForkRequest,
   validateSessionRewindRequest,
   validateTurnRegenerateRequest,
 } from "./session/session-branches.js";

@@ -40,6 +40,8 @@ export type {
   DeleteSessionResult,
   FindIdleSessionsInput,
   FinishResponseDeletionsInput,
+  ForkSessionInput,
+  ForkSessionResult,
   ListSessionsInput,
   MessageTurn,
   ResponseDeletion,

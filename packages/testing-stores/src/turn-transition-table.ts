@@ -588,6 +588,62 @@ export function describeTurnTransitionTable(
       },
     );
 
+    it("forks a session in one step: the turns before the named one and the transcript, nothing when stale", async () => {
+      const h = harness as SessionStoresHarness;
+      const row = TURN_TRANSITION_TABLE.find(
+        (entry) => entry.session === "idle" && entry.turn === "completed",
+      );
+      if (!row) throw new Error("no row idle/completed");
+      const key = { principal: "principal-t", sessionId: "fork-source" };
+      await arrange(h.store, h.clock, key, row);
+      const source = await h.store.directory.getSession(key);
+      if (!source) throw new Error("not arranged");
+      const whole = await service.forkSession(key.principal, key.sessionId, { newSessionId: "fork-whole" });
+      expect(whole.successful && whole.result).toMatchObject({
+        sessionId: "fork-whole",
+        forkedFrom: { sessionId: key.sessionId },
+        turns: [{ turnId: NAMED, status: "completed" }],
+      });
+      const forkKey = { principal: key.principal, sessionId: "fork-whole" };
+      const forked = await h.store.directory.getSession(forkKey);
+      expect(forked).toMatchObject({ openTurnId: null, turnCount: 1, version: 1 });
+      expect(forked?.cursor).toStrictEqual({ ...source.cursor, responseId: null });
+      const length = source.cursor.transcriptLength;
+      expect(await h.store.transcripts.loadTranscript(forkKey, length)).toStrictEqual(
+        await h.store.transcripts.loadTranscript(key, length),
+      );
+      // Sent again: the same view; at the turn: none of its turns, in the mode the turn had.
+      expect(
+        await service.forkSession(key.principal, key.sessionId, { newSessionId: "fork-whole" }),
+      ).toStrictEqual(whole);
+      const at = await service.forkSession(key.principal, key.sessionId, {
+        newSessionId: "fork-at",
+        atTurnId: NAMED,
+      });
+      expect(at.successful && at.result).toMatchObject({
+        turns: [],
+        forkedFrom: { sessionId: key.sessionId, turnId: NAMED },
+      });
+      // A stale source version writes nothing.
+      const stale = await h.store.directory.forkSession({
+        source: key,
+        expectVersion: source.version + 1,
+        sessionId: "fork-stale",
+        beforeSequence: 2,
+        mode: source.mode,
+        cursor: source.cursor,
+        forkedFrom: { sessionId: key.sessionId, turnId: null },
+        now: h.clock.now(),
+      });
+      expect(stale).toBe("stale");
+      expect(await h.store.directory.getSession({ ...key, sessionId: "fork-stale" })).toBeUndefined();
+      expect(await h.store.directory.listTurns({ ...key, sessionId: "fork-stale" })).toEqual([]);
+      // Deleting the source leaves the fork whole.
+      expect((await service.deleteSession(key.principal, key.sessionId)).successful).toBe(true);
+      expect((await service.getSession(key.principal, "fork-whole")).successful).toBe(true);
+      expect(await h.store.directory.listTurns(forkKey)).toHaveLength(1);
+    });
+
     it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
       "session $row.session, turn $row.turn, request $kind: $expected.admit",
       async ({ row, kind, expected, index }) => {

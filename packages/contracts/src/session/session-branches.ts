@@ -18,3 +18,13 @@ export const TurnRegenerateRequestSchema = z.strictObject({
 export type TurnRegenerateRequest = z.output<typeof TurnRegenerateRequestSchema>;
 
 export const validateTurnRegenerateRequest = bodyValidator(TurnRegenerateRequestSchema, "regenerate request");
+
+/** The body of `POST /v1/sessions/:sessionId/fork`: the new session's id, and the turn to fork before. */
+export const SessionForkRequestSchema = z.strictObject({
+  newSessionId: IdentifierSchema,
+  atTurnId: IdentifierSchema.optional(),
+});
+
+export type SessionForkRequest = z.output<typeof SessionForkRequestSchema>;
+
+export const validateSessionForkRequest = bodyValidator(SessionForkRequestSchema, "fork request");

@@ -83,6 +83,8 @@ function sessionSummarySchema<T extends z.ZodType, S extends z.ZodType>(timestam
         createdAt: timestamp,
       }),
     ),
+    /** A fork's source: the session, and the turn it was forked before (absent: after its last). */
+    forkedFrom: z.strictObject({ sessionId: z.string(), turnId: z.string().optional() }).optional(),
     createdAt: timestamp,
     updatedAt: timestamp,
   });

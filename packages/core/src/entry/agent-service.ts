@@ -54,6 +54,7 @@ import { type EventSink, RoundRunner } from "./round-runner.js";
 import { RunningRounds } from "./running-rounds.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionDeletion } from "./session-deletion.js";
+import { SessionFork } from "./session-fork.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
 import { SessionRewind } from "./session-rewind.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
@@ -169,6 +170,7 @@ export class AgentService {
   readonly #deletion: SessionDeletion;
   readonly #cancellation: TurnCancellation;
   readonly #rewind: SessionRewind;
+  readonly #fork: SessionFork;
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
   readonly #runningRounds: RunningRounds;
@@ -253,6 +255,7 @@ export class AgentService {
     this.#responseDeletions = new StoredResponseDeletions(directory, providers, clock);
     this.#cancellation = new TurnCancellation(persistence, this.#runningRounds, this.#wakeups, clock);
     this.#rewind = new SessionRewind(persistence, directory, this.#reads, clock);
+    this.#fork = new SessionFork(persistence, directory, this.#reads, clock);
     this.#housekeeping = new Housekeeping({
       persistence,
       stores: options.store,
@@ -542,6 +545,18 @@ export class AgentService {
     again: { newTurnId: string; stream?: boolean },
   ): Promise<InvokeResult<UserTurnRequest>> {
     return this.#rewind.regeneration({ principal, sessionId }, turnId, again);
+  }
+
+  /**
+   * A new session of the principal whose conversation is this one's up to `atTurnId` (all of it when absent),
+   * sharing nothing the provider stores with it (see SessionFork). Answers the fork's view.
+   */
+  forkSession(
+    principal: string,
+    sessionId: string,
+    to: { newSessionId: string; atTurnId?: string },
+  ): Promise<InvokeResult<SessionSummary>> {
+    return this.#fork.fork({ principal, sessionId }, to);
   }
 
   /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */

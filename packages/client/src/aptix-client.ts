@@ -241,6 +241,20 @@ export class AptixClient {
     });
   }
 
+  /**
+   * Makes the session `newSessionId` whose conversation is this one's up to (not including) `atTurnId`, all of
+   * it when absent (`POST …/fork`): it shares nothing the provider stores with its source, so deleting either
+   * never breaks the other. Sent again, the fork's summary. Answers the fork's summary (with `forkedFrom`).
+   */
+  fork(
+    request: { sessionId: string; newSessionId: string; atTurnId?: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<SessionSummaryJson>> {
+    const { sessionId, ...body } = request;
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/fork`;
+    return callJson(this.#transport, "POST", path, readSessionResult, { body, signal: options.signal });
+  }
+
   /** Cancels the request's turn on the server once `signal` aborts, until the answered stop is called. */
   #cancelOnAbort(request: AgentExecuteRequest, signal: AbortSignal | undefined): () => void {
     if (signal === undefined || signal.aborted) return () => {};

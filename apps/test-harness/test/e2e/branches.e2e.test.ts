@@ -182,6 +182,48 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
     },
   );
 
+  it.each(["openai", "anthropic"] as const)(
+    "%s: a fork at turn 3 of 3 sees turns 1 and 2, and keeps working once its source and its stored responses are gone",
+    async (provider) => {
+      const sessionId = await threeTurns(provider);
+      const forkId = uniqueId(`fork-${provider}`);
+      const path = `/v1/sessions/${sessionId}/fork`;
+      const forked = await service().send<SessionSummaryJson>("POST", path, {
+        newSessionId: forkId,
+        atTurnId: "t3",
+      });
+      expect([forked.status, forked.body.successful]).toEqual([201, true]);
+      const view = (forked.body as { result: SessionSummaryJson }).result;
+      expect(view.forkedFrom).toEqual({ sessionId, turnId: "t3" });
+      expect(view.turns.map((turn) => turn.turnId)).toEqual(["t1", "t2"]);
+      // Sent again, the same fork; by another principal, as unknown.
+      const again = await service().send("POST", path, { newSessionId: forkId, atTurnId: "t3" });
+      expect(again.status).toBe(201);
+      expectFailure(
+        await service().send("POST", path, { newSessionId: uniqueId("x") }, "bob"),
+        404,
+        "SESSION_NOT_FOUND",
+      );
+
+      expectOk(await service().send("DELETE", `/v1/sessions/${sessionId}`));
+      for (const id of providers.openai.storedResponseIds()) providers.openai.forget(id);
+      const conversationContextId = PROVIDER_CONTEXTS[provider];
+      providers.rigs[provider].enqueue(
+        { text: ["Check the attic."], usage: { input: 40, output: 5 } },
+        { text: ["Then the cellar."], usage: { input: 40, output: 5 } },
+      );
+      const next = userTurn(forkId, "f1", "Where is the white key?", { conversationContextId });
+      expect(expectFinal(await service().post(next)).primaryOutputText).toBe("Check the attic.");
+      const seen = seenByModel(providers, provider);
+      for (const shown of [QUESTIONS[0], ANSWERS[0], QUESTIONS[1], ANSWERS[1], "Where is the white key?"])
+        expect(seen).toContain(shown);
+      for (const gone of [QUESTIONS[2], ANSWERS[2]]) expect(seen).not.toContain(gone);
+      const later = userTurn(forkId, "f2", "And if not there?", { conversationContextId });
+      expect(expectFinal(await service().post(later)).primaryOutputText).toBe("Then the cellar.");
+      expect(seenByModel(providers, provider)).toContain("Check the attic.");
+    },
+  );
+
   it("answers another principal's session and turn exactly as unknown ones, judges the body, and is busy while a turn runs", async () => {
     const sessionId = await threeTurns("openai");
     const other = uniqueId("nobody");

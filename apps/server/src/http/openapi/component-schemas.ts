@@ -13,6 +13,7 @@ import {
   PutWorkspaceDocumentsResponseSchema,
   SessionCompactedSchema,
   SessionDeletedSchema,
+  SessionForkRequestSchema,
   SessionListSchema,
   SessionMessagesSchema,
   SessionRewindRequestSchema,
@@ -75,6 +76,7 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
   registry.add(DeleteWorkspaceDocumentsRequestSchema, { id: "DeleteWorkspaceDocumentsRequest" });
   registry.add(WorkspaceSearchRequestSchema, { id: "WorkspaceSearchRequest" });
   registry.add(SessionRewindRequestSchema, { id: "SessionRewindRequest" });
+  registry.add(SessionForkRequestSchema, { id: "SessionForkRequest" });
   registry.add(TurnRegenerateRequestSchema, { id: "TurnRegenerateRequest" });
   for (const [id, schema] of Object.entries(ANSWERS)) {
     registry.add(schema, { id });

@@ -2,6 +2,7 @@ import {
   ok,
   SessionListQuerySchema,
   SessionMessagesQuerySchema,
+  validateSessionForkRequest,
   validateSessionListQuery,
   validateSessionMessagesQuery,
   validateSessionRewindRequest,
@@ -165,6 +166,42 @@ const rewindSession = createRoute({
       contextTokens: 0,
       contextWindowTokens: 400_000,
       compactions: [],
+      createdAt: CREATED_AT,
+      updatedAt: UPDATED_AT,
+    }),
+    ...FAILURES,
+  },
+});
+
+const forkSession = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/fork",
+  operationId: "forkSession",
+  tags: ["Sessions"],
+  summary: "Fork a session",
+  description:
+    "Makes the caller's session `newSessionId` whose conversation is this one's up to (not including) " +
+    "`atTurnId`, all of it when absent, in the mode it had there. The fork shares nothing the provider stores " +
+    "with its source: its first turn replays the copied conversation, so deleting either never breaks the " +
+    "other. Sent again, the fork's summary; a `newSessionId` naming another session is 400 VALIDATION_FAILED; " +
+    "409 SESSION_BUSY while the source has a turn open.",
+  security: OWNER_ONLY,
+  request: {
+    params: SESSION_PARAMS,
+    body: jsonBody("SessionForkRequest", { newSessionId: "s-43", atTurnId: "t-3" }),
+  },
+  responses: {
+    201: success("SessionSummary", "The fork's summary.", {
+      sessionId: "s-43",
+      conversationContextId: "default",
+      mode: "general",
+      modeDisplayName: "General",
+      modeHistory: [],
+      turns: [TURN],
+      contextTokens: null,
+      contextWindowTokens: 400_000,
+      compactions: [],
+      forkedFrom: { sessionId: "s-42", turnId: "t-3" },
       createdAt: CREATED_AT,
       updatedAt: UPDATED_AT,
     }),
@@ -405,6 +442,14 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
       c,
       await service.rewindSession(c.get("principal"), sessionId, request.result.beforeTurnId),
     );
+  });
+  app.openapi(forkSession, async (c) => {
+    const body = readJsonBody(c);
+    const request = body.successful ? validateSessionForkRequest(body.result) : body;
+    if (!request.successful) return sendResult(c, request);
+    const { sessionId } = c.req.valid("param");
+    const forked = await service.forkSession(c.get("principal"), sessionId, request.result);
+    return forked.successful ? c.json(forked, 201) : sendResult(c, forked);
   });
   app.openapi(deleteSession, async (c) =>
     sendResult(c, await service.deleteSession(c.get("principal"), c.req.valid("param").sessionId)),

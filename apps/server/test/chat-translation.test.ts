@@ -328,12 +328,20 @@ describe("a useChat request as the service's request", () => {
     ).toEqual([{ path: "messages[0].parts[0].url", message: expect.any(String) }]);
   });
 
-  it("refuses regenerate and edits, which the service does not serve yet", () => {
-    expect(field(body([user("t-1", "hi")], { trigger: "regenerate-message" }))).toEqual([
-      { path: "trigger", message: expect.stringMatching(/not served yet/) },
+  it("reads regenerate as the last turn answered again, and a user message with messageId as an edit", () => {
+    expect(readChatRequest(body([user("t-1", "hi")], { trigger: "regenerate-message" }))).toMatchObject({
+      successful: true,
+      result: { type: "regenerate", sessionId: "s-1" },
+    });
+    expect(readChatRequest(body([user("t-1", "hi")], { messageId: "t-1" }))).toMatchObject({
+      successful: true,
+      result: { type: "user_turn", turnId: "t-1", edits: "t-1" },
+    });
+    expect(field(body([user("t-1", "hi")], { messageId: "a b" }))).toEqual([
+      { path: "messageId", message: expect.any(String) },
     ]);
-    expect(field(body([user("t-1", "hi")], { messageId: "t-1" }))).toEqual([
-      { path: "messageId", message: expect.stringMatching(/not served yet/) },
+    expect(field(body([user("t-1", "hi")], { trigger: "resubmit" }))).toEqual([
+      { path: "trigger", message: expect.any(String) },
     ]);
   });
 

@@ -19,6 +19,7 @@ import { HttpTransport, jsonBody } from "./http-transport.js";
 import { callJson, readOrThrow } from "./json-call.js";
 import {
   type ResultReader,
+  readExecuteResult,
   readFailureResult,
   readModeListResult,
   readSessionResult,
@@ -205,6 +206,53 @@ export class AptixClient {
   ): Promise<AptixResult<TurnSummaryJson>> {
     const path = `/v1/sessions/${encodeURIComponent(turn.sessionId)}/turns/${encodeURIComponent(turn.turnId)}/cancel`;
     return callJson(this.#transport, "POST", path, readTurnSummaryResult, { signal: options.signal });
+  }
+
+  /**
+   * Takes the session back to where the turn `beforeTurnId` began (`POST …/rewind`): that turn and every later
+   * one are kept, `superseded`, and the next user turn continues from there, the model seeing none of them. An
+   * edit of an earlier message is a rewind before its turn, then a new user turn. Sent again, it changes
+   * nothing; `SESSION_BUSY` while a turn is open. Answers the session's summary.
+   */
+  rewind(
+    request: { sessionId: string; beforeTurnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<SessionSummaryJson>> {
+    const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/rewind`;
+    return callJson(this.#transport, "POST", path, readSessionResult, {
+      body: { beforeTurnId: request.beforeTurnId },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Answers the session's last turn `turnId` again as the turn `newTurnId` (`POST …/turns/:turnId/regenerate`):
+   * the session is rewound before it (the old turn kept, `superseded`) and its user input runs again, the model
+   * not seeing the old answer. Sent again, the new turn's stored answer. Answered as JSON.
+   */
+  regenerate(
+    request: { sessionId: string; turnId: string; newTurnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<AgentExecuteResponse>> {
+    const path = `/v1/sessions/${encodeURIComponent(request.sessionId)}/turns/${encodeURIComponent(request.turnId)}/regenerate`;
+    return callJson(this.#transport, "POST", path, readExecuteResult, {
+      body: { newTurnId: request.newTurnId },
+      signal: options.signal,
+    });
+  }
+
+  /**
+   * Makes the session `newSessionId` whose conversation is this one's up to (not including) `atTurnId`, all of
+   * it when absent (`POST …/fork`): it shares nothing the provider stores with its source, so deleting either
+   * never breaks the other. Sent again, the fork's summary. Answers the fork's summary (with `forkedFrom`).
+   */
+  fork(
+    request: { sessionId: string; newSessionId: string; atTurnId?: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<SessionSummaryJson>> {
+    const { sessionId, ...body } = request;
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/fork`;
+    return callJson(this.#transport, "POST", path, readSessionResult, { body, signal: options.signal });
   }
 
   /** Cancels the request's turn on the server once `signal` aborts, until the answered stop is called. */

@@ -22,8 +22,14 @@ export interface PageOptions extends CallOptions {
 export interface SessionsApi {
   /** `GET /v1/sessions`: most recently active first; `workspaceId` keeps the sessions whose latest workspace it is. */
   list(options?: PageOptions & { workspaceId?: string }): Promise<AptixResult<SessionListJson>>;
-  /** `GET …/messages`: the conversation as a UI shows it, oldest first, two messages a turn. */
-  messages(sessionId: string, options?: PageOptions): Promise<AptixResult<SessionMessagesJson>>;
+  /**
+   * `GET …/messages`: the conversation as a UI shows it, oldest first, two messages a turn; the turns a rewind
+   * went back before only with `include: "superseded"`.
+   */
+  messages(
+    sessionId: string,
+    options?: PageOptions & { include?: "superseded" },
+  ): Promise<AptixResult<SessionMessagesJson>>;
   /** `DELETE /v1/sessions/:sessionId`: everything of it; `SESSION_BUSY` while a turn runs (cancel it first). */
   delete(sessionId: string, options?: CallOptions): Promise<AptixResult<SessionDeleted>>;
   /**

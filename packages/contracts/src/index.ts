@@ -49,6 +49,17 @@ export {
   RetrievalTraceSchema,
 } from "./session/retrieval-trace.js";
 export {
+  type SessionForkRequest,
+  SessionForkRequestSchema,
+  type SessionRewindRequest,
+  SessionRewindRequestSchema,
+  type TurnRegenerateRequest,
+  TurnRegenerateRequestSchema,
+  validateSessionForkRequest,
+  validateSessionRewindRequest,
+  validateTurnRegenerateRequest,
+} from "./session/session-branches.js";
+export {
   SESSION_PAGE_LIMITS,
   SESSION_TITLE_LENGTH,
   type SessionCompacted,

@@ -81,6 +81,9 @@ export const sessions = pgTable(
      */
     firstInstruction: text("first_instruction"),
     workspaceId: text("workspace_id"),
+    /** A fork's source session, and the turn it was forked before (null: after its last). */
+    forkedFromSessionId: text("forked_from_session_id"),
+    forkedFromTurnId: text("forked_from_turn_id"),
     createdAt: timestamptz("created_at").notNull(),
     updatedAt: timestamptz("updated_at").notNull(),
   },

@@ -279,6 +279,34 @@ const CANCEL_TABLE: Readonly<Record<string, string>> = {
   "running_expired/running": "cancelled",
 };
 
+/**
+ * What a rewind before the named turn (`POST …/rewind { beforeTurnId: "t1" }`) answers in each (session state ×
+ * turn state): the turn's status after it, or a failure's code. A session holding an open turn is busy, whatever
+ * the turn named.
+ */
+const REWIND_TABLE: Readonly<Record<string, string>> = {
+  "absent/none": "SESSION_NOT_FOUND",
+  "idle/none": "TURN_NOT_FOUND",
+  "idle/completed": "superseded",
+  "idle/failed": "superseded",
+  "idle/interrupted": "superseded",
+  "awaiting/none": "TURN_NOT_FOUND",
+  "awaiting/completed": "SESSION_BUSY",
+  "awaiting/failed": "SESSION_BUSY",
+  "awaiting/interrupted": "SESSION_BUSY",
+  "awaiting/awaiting": "SESSION_BUSY",
+  "running_held/none": "TURN_NOT_FOUND",
+  "running_held/completed": "SESSION_BUSY",
+  "running_held/failed": "SESSION_BUSY",
+  "running_held/interrupted": "SESSION_BUSY",
+  "running_held/running": "SESSION_BUSY",
+  "running_expired/none": "TURN_NOT_FOUND",
+  "running_expired/completed": "SESSION_BUSY",
+  "running_expired/failed": "SESSION_BUSY",
+  "running_expired/interrupted": "SESSION_BUSY",
+  "running_expired/running": "SESSION_BUSY",
+};
+
 /** The configuration the table's sessions run in. */
 export const TABLE_CATALOG = AgentCatalog.create(
   {
@@ -531,6 +559,90 @@ export function describeTurnTransitionTable(
         expect(admitted(await admission.admit(key, requestOf(key, "user_new")))).toBe("run_round");
       },
     );
+
+    it.each(Object.entries(REWIND_TABLE).map(([cell, expected], index) => ({ cell, expected, index })))(
+      "rewind in $cell: $expected",
+      async ({ cell, expected, index }) => {
+        const h = harness as SessionStoresHarness;
+        const [session, turn] = cell.split("/") as [SessionState, NamedTurnState];
+        const row = TURN_TRANSITION_TABLE.find((entry) => entry.session === session && entry.turn === turn);
+        if (!row) throw new Error(`no row ${cell}`);
+        const key = { principal: "principal-t", sessionId: `rewind-${index}` };
+        await arrange(h.store, h.clock, key, row);
+        const before = await h.store.turns.readTurnState(key, NAMED);
+        const rewound = await service.rewindSession(key.principal, key.sessionId, NAMED);
+        const named = rewound.successful ? rewound.result.turns.find((t) => t.turnId === NAMED) : undefined;
+        expect(rewound.successful ? named?.status : rewound.errors[0].code).toBe(expected);
+        const after = await h.store.turns.readTurnState(key, NAMED);
+        if (expected !== "superseded") {
+          expect(after).toStrictEqual(before);
+          return;
+        }
+        // The cursor is where the turn began; a rewind sent again changes nothing; the session takes a new turn.
+        expect(after.session?.cursor).toStrictEqual(after.turn?.startCursor);
+        expect(after.session?.openTurnId).toBeNull();
+        const again = await service.rewindSession(key.principal, key.sessionId, NAMED);
+        expect(again).toStrictEqual(rewound);
+        expect(await h.store.turns.readTurnState(key, NAMED)).toStrictEqual(after);
+        expect(admitted(await admission.admit(key, requestOf(key, "user_new")))).toBe("run_round");
+      },
+    );
+
+    it("forks a session in one step: the turns before the named one and the transcript, nothing when stale", async () => {
+      const h = harness as SessionStoresHarness;
+      const row = TURN_TRANSITION_TABLE.find(
+        (entry) => entry.session === "idle" && entry.turn === "completed",
+      );
+      if (!row) throw new Error("no row idle/completed");
+      const key = { principal: "principal-t", sessionId: "fork-source" };
+      await arrange(h.store, h.clock, key, row);
+      const source = await h.store.directory.getSession(key);
+      if (!source) throw new Error("not arranged");
+      const whole = await service.forkSession(key.principal, key.sessionId, { newSessionId: "fork-whole" });
+      expect(whole.successful && whole.result).toMatchObject({
+        sessionId: "fork-whole",
+        forkedFrom: { sessionId: key.sessionId },
+        turns: [{ turnId: NAMED, status: "completed" }],
+      });
+      const forkKey = { principal: key.principal, sessionId: "fork-whole" };
+      const forked = await h.store.directory.getSession(forkKey);
+      expect(forked).toMatchObject({ openTurnId: null, turnCount: 1, version: 1 });
+      expect(forked?.cursor).toStrictEqual({ ...source.cursor, responseId: null });
+      const length = source.cursor.transcriptLength;
+      expect(await h.store.transcripts.loadTranscript(forkKey, length)).toStrictEqual(
+        await h.store.transcripts.loadTranscript(key, length),
+      );
+      // Sent again: the same view; at the turn: none of its turns, in the mode the turn had.
+      expect(
+        await service.forkSession(key.principal, key.sessionId, { newSessionId: "fork-whole" }),
+      ).toStrictEqual(whole);
+      const at = await service.forkSession(key.principal, key.sessionId, {
+        newSessionId: "fork-at",
+        atTurnId: NAMED,
+      });
+      expect(at.successful && at.result).toMatchObject({
+        turns: [],
+        forkedFrom: { sessionId: key.sessionId, turnId: NAMED },
+      });
+      // A stale source version writes nothing.
+      const stale = await h.store.directory.forkSession({
+        source: key,
+        expectVersion: source.version + 1,
+        sessionId: "fork-stale",
+        beforeSequence: 2,
+        mode: source.mode,
+        cursor: source.cursor,
+        forkedFrom: { sessionId: key.sessionId, turnId: null },
+        now: h.clock.now(),
+      });
+      expect(stale).toBe("stale");
+      expect(await h.store.directory.getSession({ ...key, sessionId: "fork-stale" })).toBeUndefined();
+      expect(await h.store.directory.listTurns({ ...key, sessionId: "fork-stale" })).toEqual([]);
+      // Deleting the source leaves the fork whole.
+      expect((await service.deleteSession(key.principal, key.sessionId)).successful).toBe(true);
+      expect((await service.getSession(key.principal, "fork-whole")).successful).toBe(true);
+      expect(await h.store.directory.listTurns(forkKey)).toHaveLength(1);
+    });
 
     it.each(possibleCases().map((entry, index) => ({ ...entry, index })))(
       "session $row.session, turn $row.turn, request $kind: $expected.admit",

@@ -51,7 +51,8 @@ export async function chatCommand(context: CliContext): Promise<number> {
       if (command === "done") continue;
       running = new AbortController();
       try {
-        const { turnId, answer } = await runner.run(line.trim(), running.signal);
+        const instruction = typeof command === "object" ? command.send : line.trim();
+        const { turnId, answer } = await runner.run(instruction, running.signal);
         exitCode = answer.successful ? EXIT.done : EXIT.failed;
         if (options.json) context.streams.stdout.write(`${jsonAnswer(runner.sessionId, turnId, answer)}\n`);
       } catch (error) {

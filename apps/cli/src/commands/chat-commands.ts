@@ -17,6 +17,14 @@ export interface ChatControl {
   workspaceId: string;
 }
 
+type CommandOutcome = "exit" | { send: string } | undefined;
+
+/** Prints an answer's errors, as every command does. */
+function printErrors(terminal: Terminal, errors: readonly { code: string; message: string }[]): undefined {
+  for (const error of errors) terminal.line(terminal.style("red", `${error.code}: ${error.message}`));
+  return undefined;
+}
+
 interface ChatCommand {
   name: string;
   /** The name of the argument it needs, if it takes one (`/resume <id>`). */
@@ -24,8 +32,8 @@ interface ChatCommand {
   /** The argument may be left out (`/sessions [all]`). */
   optional?: boolean;
   summary: string;
-  /** `"exit"` ends the chat. */
-  run(argument: string, chat: ChatControl): Promise<"exit" | undefined> | "exit" | undefined;
+  /** `"exit"` ends the chat; `{ send }` sends that instruction to the agent as the next turn. */
+  run(argument: string, chat: ChatControl): Promise<CommandOutcome> | CommandOutcome;
 }
 
 const usageOf = (command: ChatCommand) =>
@@ -113,18 +121,56 @@ const COMMANDS: ChatCommand[] = [
       return undefined;
     },
   },
+  {
+    name: "retry",
+    summary: "answer the last instruction again: the old answer is set aside, the agent no longer sees it",
+    run: async (_argument, { terminal, client, sessionId }) => {
+      const session = await client.getSession(sessionId());
+      if (!session.successful) return printErrors(terminal, session.errors);
+      const last = session.result.turns.at(-1);
+      const messages = await client.sessions.messages(sessionId(), { limit: 100, include: "superseded" });
+      if (!messages.successful) return printErrors(terminal, messages.errors);
+      const instruction = messages.result.messages.findLast(
+        (message) => message.role === "user" && message.turnId === last?.turnId,
+      )?.text;
+      if (last === undefined || instruction === undefined) {
+        terminal.line(terminal.style("red", "No instruction to answer again in this session."));
+        return undefined;
+      }
+      const rewound = await client.rewind({ sessionId: sessionId(), beforeTurnId: last.turnId });
+      if (!rewound.successful) return printErrors(terminal, rewound.errors);
+      terminal.line(terminal.style("dim", `again: ${instruction}`));
+      return { send: instruction };
+    },
+  },
+  {
+    name: "fork",
+    summary: "go on in a copy of this session (its id is printed); this one stays as it is",
+    run: async (_argument, chat) => {
+      const { terminal } = chat;
+      const newSessionId = crypto.randomUUID();
+      const forked = await chat.client.fork({ sessionId: chat.sessionId(), newSessionId });
+      if (!forked.successful) return printErrors(terminal, forked.errors);
+      chat.resumeSession(newSessionId);
+      terminal.line(
+        terminal.style("dim", `session ${newSessionId} · forked from ${forked.result.forkedFrom?.sessionId}`),
+      );
+      return undefined;
+    },
+  },
   { name: "exit", summary: "quit (as Ctrl-D does)", run: () => "exit" },
 ];
 
 /**
  * Answers a line typed in chat when it is a slash command (`/name`, then its argument): `"exit"` when it ends
  * the chat, `"done"` when it was answered here, `"instruction"` when the line is not a command and goes to the
- * agent. An unknown or mistyped command is refused here, never sent to the model.
+ * agent, `{ send }` when the command sends an instruction of its own (`/retry`). An unknown or mistyped command
+ * is refused here, never sent to the model.
  */
 export async function runChatCommand(
   line: string,
   chat: ChatControl,
-): Promise<"exit" | "done" | "instruction"> {
+): Promise<"exit" | "done" | "instruction" | { send: string }> {
   const match = /^\/(\S*)\s*(.*)$/s.exec(line.trim());
   if (!match) return "instruction";
   const [, name = "", argument = ""] = match;
@@ -139,5 +185,6 @@ export async function runChatCommand(
     return refuse(`${usageOf(command)} takes no argument.`);
   if (command.argument !== undefined && argument === "" && command.optional !== true)
     return refuse(`${usageOf(command)} needs its ${command.argument}.`);
-  return (await command.run(argument, chat)) === "exit" ? "exit" : "done";
+  const outcome = await command.run(argument, chat);
+  return outcome === undefined ? "done" : outcome;
 }

@@ -435,7 +435,7 @@ describe.each(["pglite", "postgres"] as const)("useChat's transport against the 
       status: 400,
       fields: [{ path: "messages[0]" }],
     });
-    expect(await postBody(chat({ trigger: "regenerate-message" }))).toMatchObject({
+    expect(await postBody(chat({ trigger: "resubmit" }))).toMatchObject({
       status: 400,
       fields: [{ path: "trigger" }],
     });

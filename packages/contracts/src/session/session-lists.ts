@@ -26,7 +26,11 @@ export const SessionListQuerySchema = z.strictObject({
   workspaceId: WorkspaceIdSchema.optional(),
 });
 /** The query of `GET /v1/sessions/:sessionId/messages`. */
-export const SessionMessagesQuerySchema = z.strictObject(pageQuery);
+export const SessionMessagesQuerySchema = z.strictObject({
+  ...pageQuery,
+  /** `superseded`: the turns a rewind went back before are shown too. */
+  include: z.literal("superseded").optional(),
+});
 
 export const validateSessionListQuery = queryValidator(SessionListQuerySchema);
 export const validateSessionMessagesQuery = queryValidator(SessionMessagesQuerySchema);

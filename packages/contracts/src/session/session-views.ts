@@ -17,6 +17,8 @@ export const TURN_STATUSES = [
   "failed",
   "abandoned",
   "cancelled",
+  // Kept after a rewind (or a regenerate) went back before it: out of the conversation, still shown.
+  "superseded",
 ] as const;
 
 /** Records of the service shown for diagnostics: their inner shape is not part of the interface. */
@@ -81,6 +83,8 @@ function sessionSummarySchema<T extends z.ZodType, S extends z.ZodType>(timestam
         createdAt: timestamp,
       }),
     ),
+    /** A fork's source: the session, and the turn it was forked before (absent: after its last). */
+    forkedFrom: z.strictObject({ sessionId: z.string(), turnId: z.string().optional() }).optional(),
     createdAt: timestamp,
     updatedAt: timestamp,
   });

@@ -115,7 +115,7 @@ export type WorkspaceSearchRequest = z.input<typeof WorkspaceSearchRequestSchema
  * A validator answering an InvokeResult: the parsed body, or VALIDATION_FAILED whose `details.fields` names
  * every failing field by path. `subject` names the body in the message. It never throws.
  */
-function workspaceBodyValidator<S extends z.ZodType>(schema: S, subject: string) {
+export function bodyValidator<S extends z.ZodType>(schema: S, subject: string) {
   return (input: unknown): InvokeResult<z.output<S>> => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) {
       const fields = [{ path: "", message: "must be a JSON object" }];
@@ -134,7 +134,7 @@ function workspaceBodyValidator<S extends z.ZodType>(schema: S, subject: string)
   };
 }
 
-const validatePutDocuments = workspaceBodyValidator(PutWorkspaceDocumentsRequestSchema, "documents request");
+const validatePutDocuments = bodyValidator(PutWorkspaceDocumentsRequestSchema, "documents request");
 
 /**
  * A push of more than `maxDocumentsPerRequest` documents is PAYLOAD_TOO_LARGE (413), told before any document
@@ -157,14 +157,11 @@ export function validatePutWorkspaceDocumentsRequest(
   }
   return validatePutDocuments(input);
 }
-export const validateDeleteWorkspaceDocumentsRequest = workspaceBodyValidator(
+export const validateDeleteWorkspaceDocumentsRequest = bodyValidator(
   DeleteWorkspaceDocumentsRequestSchema,
   "delete request",
 );
-export const validateWorkspaceSearchRequest = workspaceBodyValidator(
-  WorkspaceSearchRequestSchema,
-  "search request",
-);
+export const validateWorkspaceSearchRequest = bodyValidator(WorkspaceSearchRequestSchema, "search request");
 
 /** The `:workspaceId` of a workspace route, judged as the field `workspaceId`. */
 export function validateWorkspaceId(input: string): InvokeResult<string> {

@@ -11,6 +11,7 @@ import {
   type SessionMessages,
   type TurnSummary,
   type UsageReport,
+  type UserTurnRequest,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
 import { CompositionStep } from "../composition/composition-step.js";
@@ -53,7 +54,9 @@ import { type EventSink, RoundRunner } from "./round-runner.js";
 import { RunningRounds } from "./running-rounds.js";
 import { SessionCompaction } from "./session-compaction.js";
 import { SessionDeletion } from "./session-deletion.js";
+import { SessionFork } from "./session-fork.js";
 import { type PageRequest, SessionLists } from "./session-lists.js";
+import { SessionRewind } from "./session-rewind.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
 import { TurnCancellation } from "./turn-cancellation.js";
 import type { SessionSummary, TurnTrace } from "./views.js";
@@ -166,6 +169,8 @@ export class AgentService {
   readonly #lists: SessionLists;
   readonly #deletion: SessionDeletion;
   readonly #cancellation: TurnCancellation;
+  readonly #rewind: SessionRewind;
+  readonly #fork: SessionFork;
   readonly #housekeeping: Housekeeping;
   readonly #wakeups = new TurnWakeups();
   readonly #runningRounds: RunningRounds;
@@ -249,6 +254,8 @@ export class AgentService {
     });
     this.#responseDeletions = new StoredResponseDeletions(directory, providers, clock);
     this.#cancellation = new TurnCancellation(persistence, this.#runningRounds, this.#wakeups, clock);
+    this.#rewind = new SessionRewind(persistence, directory, this.#reads, clock);
+    this.#fork = new SessionFork(persistence, directory, this.#reads, clock);
     this.#housekeeping = new Housekeeping({
       persistence,
       stores: options.store,
@@ -502,7 +509,7 @@ export class AgentService {
   listMessages(
     principal: string,
     sessionId: string,
-    page: PageRequest,
+    page: PageRequest & { includeSuperseded?: boolean },
   ): Promise<InvokeResult<SessionMessages>> {
     return this.#lists.listMessages(principal, sessionId, page);
   }
@@ -513,6 +520,43 @@ export class AgentService {
    */
   cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
     return this.#cancellation.cancel({ principal, sessionId }, turnId);
+  }
+
+  /**
+   * Takes the session back to before `beforeTurnId` (see SessionRewind): that turn and the later ones are kept,
+   * superseded, and the next turn continues from where it began. Answers the session's view.
+   */
+  rewindSession(
+    principal: string,
+    sessionId: string,
+    beforeTurnId: string,
+  ): Promise<InvokeResult<SessionSummary>> {
+    return this.#rewind.rewind({ principal, sessionId }, beforeTurnId);
+  }
+
+  /**
+   * The user turn that answers the session's last turn `turnId` again as `newTurnId`, the session rewound before
+   * it (see SessionRewind): `handle` runs it as any user turn.
+   */
+  regeneration(
+    principal: string,
+    sessionId: string,
+    turnId: string,
+    again: { newTurnId: string; stream?: boolean },
+  ): Promise<InvokeResult<UserTurnRequest>> {
+    return this.#rewind.regeneration({ principal, sessionId }, turnId, again);
+  }
+
+  /**
+   * A new session of the principal whose conversation is this one's up to `atTurnId` (all of it when absent),
+   * sharing nothing the provider stores with it (see SessionFork). Answers the fork's view.
+   */
+  forkSession(
+    principal: string,
+    sessionId: string,
+    to: { newSessionId: string; atTurnId?: string },
+  ): Promise<InvokeResult<SessionSummary>> {
+    return this.#fork.fork({ principal, sessionId }, to);
   }
 
   /** Deletes the session and everything of it; SESSION_BUSY while a turn runs (see SessionDeletion). */

@@ -27,7 +27,14 @@ import {
   unconfiguredContext,
 } from "./entry-failures.js";
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
-import type { CancelTurn, FailInterrupted, StartTurn, TurnDecision, TurnWrite } from "./turn-decision.js";
+import type {
+  CancelTurn,
+  FailInterrupted,
+  RewindSession,
+  StartTurn,
+  TurnDecision,
+  TurnWrite,
+} from "./turn-decision.js";
 
 /** What a request's decision is made from. */
 export interface TurnRequestInput {
@@ -73,6 +80,29 @@ export function decideCancel(state: TurnState, now: Date): CancelTurn | undefine
   if (!session || !turn || session.openTurnId !== turn.turnId || !isOpen(turn.status)) return undefined;
   const { turnPatch, sessionPatch } = cancelledTurn(turn, now);
   return { type: "cancel_turn", cancelled: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
+}
+
+/**
+ * A rewind before `turn` of `session`, whose turns are `turns`: `turn` and every later turn the table lets take
+ * `rewind` are superseded, and the cursor returns to `turn`'s start (a compaction made since then no longer
+ * applies: the cursor it restores predates it). `busy` while the session holds an open turn; `undefined` when
+ * `turn` is superseded already (a rewind sent again: nothing to do).
+ */
+export function decideRewind(
+  session: SessionRecord,
+  turns: readonly TurnRecord[],
+  turn: TurnRecord,
+  now: Date,
+): RewindSession | "busy" | undefined {
+  if (session.openTurnId !== null) return "busy";
+  if (!canTake(turn.status, "rewind")) return undefined;
+  const superseded = turns
+    .filter((later) => later.sequence >= turn.sequence && canTake(later.status, "rewind"))
+    .map((later) => ({
+      turnId: later.turnId,
+      patch: { status: nextStatus(later.status, "rewind"), completedAt: later.completedAt ?? now },
+    }));
+  return { type: "rewind_session", superseded, sessionPatch: { cursor: turn.startCursor } };
 }
 
 function userTurn(input: TurnRequestInput, request: UserTurnRequest): TurnDecision {

@@ -67,7 +67,7 @@ export class SessionLists {
   async listMessages(
     principal: string,
     sessionId: string,
-    page: PageRequest,
+    page: PageRequest & { includeSuperseded?: boolean },
   ): Promise<InvokeResult<SessionMessages>> {
     let from = 0;
     if (page.cursor !== undefined) {
@@ -83,8 +83,12 @@ export class SessionLists {
     const turns = await this.directory.listMessageTurns(key, Math.floor(from / 2) + 1, turnCount);
     const messages = turns.flatMap(turnMessages).slice(skip);
     const shown = messages.slice(0, page.limit);
+    // Positions count every turn, so a cursor holds whichever turns a page leaves out.
+    const superseded = new Set(
+      turns.filter((turn) => turn.status === "superseded").map((turn) => turn.turnId),
+    );
     return ok({
-      messages: shown,
+      messages: page.includeSuperseded ? shown : shown.filter((message) => !superseded.has(message.turnId)),
       ...(messages.length > page.limit ? { nextCursor: String(from + page.limit) } : {}),
     });
   }

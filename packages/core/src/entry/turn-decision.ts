@@ -109,8 +109,26 @@ export interface CancelTurn {
   sessionPatch: SessionPatch;
 }
 
+/**
+ * A rewind before a turn: it and every later turn not superseded yet become `superseded`, and the session's
+ * cursor goes back to where that turn began. Claims the lease (so it is refused while a turn runs) and gives it
+ * back in the same step.
+ */
+export interface RewindSession {
+  type: "rewind_session";
+  superseded: TurnWrite[];
+  sessionPatch: SessionPatch;
+}
+
 /** A decision that claims the session's lease and writes, in one store step. */
-export type LeasedDecision = StartTurn | ResumeTurn | RerunRound | FailRound | FailInterrupted | CancelTurn;
+export type LeasedDecision =
+  | StartTurn
+  | ResumeTurn
+  | RerunRound
+  | FailRound
+  | FailInterrupted
+  | CancelTurn
+  | RewindSession;
 
 /** What a request does, decided from what was read (`decideTurnRequest`). */
 export type TurnDecision =
@@ -123,7 +141,7 @@ export type TurnDecision =
       stream: boolean;
     }
   | { type: "refuse"; failure: InvokeFailure }
-  | Exclude<LeasedDecision, FailInterrupted | CancelTurn>;
+  | Exclude<LeasedDecision, FailInterrupted | CancelTurn | RewindSession>;
 
 /** What the store writes for `decision`, decided from `state`: applied only while the session is as read. */
 export function decisionWrite(state: TurnState, decision: LeasedDecision, now: Date): UnkeyedChange {
@@ -159,6 +177,14 @@ export function decisionWrite(state: TurnState, decision: LeasedDecision, now: D
         now,
         ...versioned,
         turnPatches: [decision.failed],
+        sessionPatch: decision.sessionPatch,
+        releaseLease: true,
+      };
+    case "rewind_session":
+      return {
+        now,
+        ...versioned,
+        turnPatches: decision.superseded,
         sessionPatch: decision.sessionPatch,
         releaseLease: true,
       };

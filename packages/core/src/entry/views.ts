@@ -56,6 +56,14 @@ export function summarizeSession(input: {
       tokensAfter,
       createdAt,
     })),
+    ...(session.forkedFrom
+      ? {
+          forkedFrom: {
+            sessionId: session.forkedFrom.sessionId,
+            ...(session.forkedFrom.turnId === null ? {} : { turnId: session.forkedFrom.turnId }),
+          },
+        }
+      : {}),
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
   };

@@ -4,6 +4,8 @@ import type {
   DeleteSessionResult,
   FindIdleSessionsInput,
   FinishResponseDeletionsInput,
+  ForkSessionInput,
+  ForkSessionResult,
   ListSessionsInput,
   MessageTurn,
   ResponseDeletion,
@@ -80,6 +82,29 @@ export class InMemorySessionDirectory implements SessionDirectory {
         };
       }),
     );
+  }
+
+  async forkSession(input: ForkSessionInput): Promise<ForkSessionResult> {
+    const source = this.#shared.state(input.source);
+    const key = { principal: input.source.principal, sessionId: input.sessionId };
+    if (source?.record.version !== input.expectVersion || this.#shared.state(key)) return "stale";
+    const { conversationContextId, agentContextId, solutionContextText } = source.record;
+    const fork = this.#shared.create(
+      key,
+      { conversationContextId, agentContextId, mode: input.mode },
+      input.now,
+    );
+    const turns = [...source.turns.values()].filter((turn) => turn.sequence < input.beforeSequence);
+    for (const turn of turns) fork.turns.set(turn.turnId, { ...copy(turn), sessionId: input.sessionId });
+    for (const [position, item] of source.transcript)
+      if (position < input.cursor.transcriptLength) fork.transcript.set(position, copy(item));
+    Object.assign(fork.record, {
+      solutionContextText,
+      cursor: copy(input.cursor),
+      turnCount: turns.length,
+      forkedFrom: copy(input.forkedFrom),
+    });
+    return "forked";
   }
 
   async deleteSession({

@@ -4,7 +4,7 @@ import type { TurnStatus } from "@aptix/contracts";
  * What changes a turn's status (docs/architecture.md): its start; the outcome of a round (final, awaiting client tools,
  * failed); a continuation answering its client calls; a cancel; its instance's lease lost (the reaper, or a
  * request taking the session over); a new user turn abandoning it; a round sent again after its instance
- * stopped (`rerun`, which also reopens a turn the reaper failed).
+ * stopped (`rerun`, which also reopens a turn the reaper failed); a rewind going back before it (`rewind`).
  */
 export const LIFECYCLE_EVENTS = [
   "start",
@@ -16,6 +16,7 @@ export const LIFECYCLE_EVENTS = [
   "lease_lost",
   "abandon",
   "rerun",
+  "rewind",
 ] as const;
 /** One event of the turn lifecycle (not a server-sent event of a streamed turn: that is `LifecycleEvent`). */
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
@@ -33,6 +34,7 @@ const none = {
   lease_lost: null,
   abandon: null,
   rerun: null,
+  rewind: null,
 } as const satisfies Record<LifecycleEvent, null>;
 
 /**
@@ -61,11 +63,13 @@ export const TURN_LIFECYCLE: {
     cancel: "cancelled",
     abandon: "abandoned",
   },
-  completed: none,
+  // A rewind reaches only ended turns: while one is open the session is busy.
+  completed: { ...none, rewind: "superseded" },
   // Only a turn the reaper failed (TURN_INTERRUPTED) is reopened, by its round sent again.
-  failed: { ...none, rerun: "running" },
-  cancelled: none,
-  abandoned: none,
+  failed: { ...none, rerun: "running", rewind: "superseded" },
+  cancelled: { ...none, rewind: "superseded" },
+  abandoned: { ...none, rewind: "superseded" },
+  superseded: none,
 };
 
 /**

@@ -17,6 +17,8 @@ export type UnkeyedChange = TurnChange extends infer C
  *   under that lease, which it must settle or release.
  * - `delete`: the session deleted with everything of it (`remove`: `SessionDirectory.deleteSession`, guarded by
  *   the version read); `deleted` tells whatever keeps things of the session apart from the store.
+ * - `copy`: a session made from another (`copy`: `SessionDirectory.forkSession`, guarded by the source's version
+ *   read); `copied` answers.
  * Each write is guarded by what that attempt read (the session's `version`, or that it does not exist yet), so it
  * applies only while the session is as read. `busy` answers when another owner holds the
  * session's lease.
@@ -36,6 +38,11 @@ export type Decision<R> =
       remove: () => Promise<DeleteSessionResult>;
       busy: InvokeResult<R>;
       deleted: () => Promise<InvokeResult<R>>;
+    }
+  | {
+      type: "copy";
+      copy: () => Promise<"forked" | "stale">;
+      copied: () => Promise<InvokeResult<R>>;
     };
 
 export interface TransactOptions<R> {
@@ -57,8 +64,8 @@ export interface TransactOptions<R> {
  * The one way a session's state changes from outside a running round: read → decide → write guarded by what
  * was read; when the session changed in between (`stale`: another request, a round's write, a racing identical
  * request), nothing was written and it reads and decides again, `attempts` times at most. Admission, cancel,
- * compaction, deletion and the reaper go through it; a new way of changing a session (rewind, fork) is one more
- * `decide`. A round's own writes are guarded by its lease instead (`SessionLease`).
+ * compaction, deletion, the reaper, a rewind and a fork go through it; a new way of changing a session is one
+ * more `decide`. A round's own writes are guarded by its lease instead (`SessionLease`).
  */
 export async function transact<R>(options: TransactOptions<R>): Promise<InvokeResult<R>> {
   for (let attempt = 0; attempt < options.attempts; attempt++) {
@@ -75,6 +82,7 @@ async function write<R>(
   { persistence, key }: TransactOptions<R>,
   decision: Exclude<Decision<R>, { type: "answer" }>,
 ): Promise<InvokeResult<R> | "stale"> {
+  if (decision.type === "copy") return (await decision.copy()) === "forked" ? decision.copied() : "stale";
   if (decision.type === "delete") {
     const outcome = await decision.remove();
     if (outcome === "deleted") return decision.deleted();

@@ -1,4 +1,5 @@
 import type { AgentExecuteResponse, InvokeResult } from "@aptix/contracts";
+import type { ConversationCursor } from "../records/conversation-cursor.js";
 import type { LlmToolCall } from "../records/llm-response.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
@@ -79,6 +80,31 @@ export interface FinishResponseDeletionsInput {
 }
 
 /**
+ * What `forkSession` makes, in one atomic step: a session `sessionId` of the source's principal, with the source's
+ * context, its turns before `beforeSequence` (same ids, same records) and its transcript up to
+ * `cursor.transcriptLength`, in `mode`, at `cursor` (which names nothing the provider stores: its first call
+ * replays). Its version is 1 and it holds no open turn nor lease. Nothing is shared with the source afterwards.
+ */
+export interface ForkSessionInput {
+  source: SessionKey;
+  /** The source's version as read: the fork is made only while it is unchanged. */
+  expectVersion: number;
+  sessionId: string;
+  beforeSequence: number;
+  mode: string;
+  cursor: ConversationCursor;
+  forkedFrom: { sessionId: string; turnId: string | null };
+  now: Date;
+}
+
+/**
+ * - `forked`: the new session exists, with every part copied.
+ * - `stale`: the source is missing or its version is not `expectVersion`, or the new session exists already;
+ *   nothing written.
+ */
+export type ForkSessionResult = "forked" | "stale";
+
+/**
  * - `deleted`: gone, every part at once.
  * - `busy`: its lease is held, unexpired (a turn runs); nothing deleted.
  * - `stale`: missing, or its version is not `expectVersion`; nothing deleted.
@@ -106,6 +132,8 @@ export interface SessionDirectory {
    * them: one read, and only what the messages answer (no artifact, no trace payload).
    */
   listMessageTurns(key: SessionKey, fromSequence: number, limit: number): Promise<MessageTurn[]>;
+  /** See ForkSessionInput. */
+  forkSession(input: ForkSessionInput): Promise<ForkSessionResult>;
   /** See DeleteSessionInput. */
   deleteSession(input: DeleteSessionInput): Promise<DeleteSessionResult>;
   /** Up to `limit` sessions of any principal idle since before `idleBefore`: the session retention's. */

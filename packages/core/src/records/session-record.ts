@@ -31,6 +31,8 @@ export interface SessionRecord extends SessionKey {
   version: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The session this one was forked from, and the turn it was forked before (null: after its last). */
+  forkedFrom?: { sessionId: string; turnId: string | null };
 }
 
 /** The session fields a turn may change. */

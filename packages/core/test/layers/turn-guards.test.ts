@@ -1,7 +1,7 @@
 import { TURN_STATUSES, type TurnStatus } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { AgentCatalog } from "../../src/catalog/agent-catalog.js";
-import { decideCancel, decideReap, decideTurnRequest } from "../../src/entry/decide-turn.js";
+import { decideCancel, decideReap, decideRewind, decideTurnRequest } from "../../src/entry/decide-turn.js";
 import {
   canTake,
   isOpen,
@@ -65,7 +65,7 @@ describe("guards derived from the lifecycle table", () => {
   });
 
   it.each(TURN_STATUSES)(
-    "a %s turn: cancel, reap, continuation and a new user turn agree with the table",
+    "a %s turn: cancel, reap, continuation, a new user turn and a rewind agree with the table",
     (status) => {
       const { session, turn } = stateWith(status);
 
@@ -105,6 +105,19 @@ describe("guards derived from the lifecycle table", () => {
         ? TURN_LIFECYCLE[status].abandon
         : TURN_LIFECYCLE[status].lease_lost;
       expect(next.closeOpenTurn?.patch.status ?? null, "closed by a new user turn").toBe(closedAs);
+
+      // A rewind before the turn, once the session no longer holds it open: superseded where the table says so.
+      const idle = { ...session, openTurnId: null };
+      const rewind = decideRewind(idle, [turn], turn, now);
+      expect(rewind !== undefined, "rewind").toBe(canTake(status, "rewind"));
+      if (rewind && rewind !== "busy") {
+        expect(rewind.superseded).toEqual([
+          { turnId: "t1", patch: expect.objectContaining({ status: TURN_LIFECYCLE[status].rewind }) },
+        ]);
+        expect(rewind.sessionPatch.cursor).toStrictEqual(turn.startCursor);
+      }
+      // While the session holds an open turn, a rewind is busy whatever the turn.
+      expect(decideRewind(session, [turn], turn, now)).toBe("busy");
     },
   );
 });

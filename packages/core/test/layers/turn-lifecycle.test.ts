@@ -13,7 +13,7 @@ import {
  * `TURN_STATUSES` without its row fails here (and does not compile), as does an event without its column.
  */
 const FROM: readonly TurnStatusOrNew[] = ["new", ...TURN_STATUSES];
-const ENDED: readonly TurnStatus[] = ["completed", "cancelled", "abandoned"];
+const ENDED: readonly TurnStatus[] = ["completed", "cancelled", "abandoned", "superseded"];
 
 const transitions = FROM.flatMap((from) =>
   LIFECYCLE_EVENTS.map((event) => [from, event, TURN_LIFECYCLE[from]?.[event]] as const),
@@ -43,9 +43,18 @@ describe("the turn lifecycle table", () => {
     expect(ENDED.some((ended) => reached.has(ended)) || status === "failed").toBe(true);
   });
 
-  it("leaves completed, cancelled and abandoned turns as they are, whatever happens", () => {
+  it("leaves ended turns as they are, whatever happens but a rewind, which supersedes them", () => {
     for (const [from, event, to] of transitions)
-      if (ENDED.includes(from as TurnStatus)) expect(to, `${from} × ${event}`).toBeNull();
+      if (ENDED.includes(from as TurnStatus))
+        expect(to, `${from} × ${event}`).toBe(
+          event === "rewind" && from !== "superseded" ? "superseded" : null,
+        );
+  });
+
+  it("supersedes on a rewind every ended turn, and only those: an open turn keeps its session busy", () => {
+    const rewindable = FROM.filter((from) => TURN_LIFECYCLE[from].rewind !== null);
+    expect(rewindable).toEqual(["completed", "failed", "abandoned", "cancelled"]);
+    for (const from of rewindable) expect(nextStatus(from, "rewind")).toBe("superseded");
   });
 
   it("cancels every open turn, and only open ones", () => {

@@ -237,6 +237,9 @@ export function toSession(row: SessionRow): SessionRecord {
     version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    ...(row.forkedFromSessionId === null
+      ? {}
+      : { forkedFrom: { sessionId: row.forkedFromSessionId, turnId: row.forkedFromTurnId } }),
   };
 }
 

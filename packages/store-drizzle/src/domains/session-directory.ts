@@ -31,6 +31,10 @@ import {
 import type { LeaseClock } from "./lease.js";
 import { keyOf, keyWhere, type StoreDatabase, toModeHistoryEntry, toSession, toTurn } from "./rows.js";
 
+// Core names a fork's input and outcome only in its port.
+type ForkSessionInput = Parameters<SessionDirectory["forkSession"]>[0];
+type ForkSessionResult = Awaited<ReturnType<SessionDirectory["forkSession"]>>;
+
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
 
@@ -209,6 +213,55 @@ export class DrizzleSessionDirectory implements SessionDirectory {
   }
 
   /** Locks the session row first, so no write of the session commits between the judgement and the deletes. */
+  async forkSession(input: ForkSessionInput): Promise<ForkSessionResult> {
+    const { source } = input;
+    return this.#db.transaction(async (tx): Promise<ForkSessionResult> => {
+      const [row] = await tx.select().from(sessions).where(keyWhere(sessions, source)).for("update");
+      if (row === undefined || row.version !== input.expectVersion) return "stale";
+      const before = lt(turns.sequence, input.beforeSequence);
+      const copied = await tx
+        .select()
+        .from(turns)
+        .where(and(keyWhere(turns, source), before));
+      const inserted = await tx
+        .insert(sessions)
+        .values({
+          ...row,
+          sessionId: input.sessionId,
+          mode: input.mode,
+          cursor: input.cursor,
+          openTurnId: null,
+          turnCount: copied.length,
+          version: 1,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          firstInstruction: copied.length > 0 ? row.firstInstruction : null,
+          forkedFromSessionId: input.forkedFrom.sessionId,
+          forkedFromTurnId: input.forkedFrom.turnId,
+          createdAt: input.now,
+          updatedAt: input.now,
+        })
+        .onConflictDoNothing()
+        .returning({ sessionId: sessions.sessionId });
+      if (inserted.length === 0) return "stale";
+      const items = await tx
+        .select()
+        .from(transcriptItems)
+        .where(
+          and(keyWhere(transcriptItems, source), lt(transcriptItems.position, input.cursor.transcriptLength)),
+        );
+      if (copied.length > 0) {
+        await tx.insert(turns).values(copied.map((turn) => ({ ...turn, sessionId: input.sessionId })));
+      }
+      if (items.length > 0) {
+        await tx
+          .insert(transcriptItems)
+          .values(items.map((item) => ({ ...item, sessionId: input.sessionId })));
+      }
+      return "forked";
+    });
+  }
+
   async deleteSession({
     key,
     expectVersion,

@@ -34,7 +34,16 @@ interface ChatMessage {
  * once the awaited calls are known.
  */
 export type ChatRequest =
-  | { type: "user_turn"; sessionId: string; turnId: string; body: Record<string, unknown> }
+  | {
+      type: "user_turn";
+      sessionId: string;
+      turnId: string;
+      body: Record<string, unknown>;
+      /** An edit: the turn of the user message it replaces, which the session is rewound before. */
+      edits?: string;
+    }
+  /** Another answer to the session's last turn. */
+  | { type: "regenerate"; sessionId: string }
   | { type: "continuation"; sessionId: string; turnId: string; message: ChatMessage; index: number };
 
 /** VALIDATION_FAILED naming `path`, as every refusal of a request does. */
@@ -51,8 +60,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * Reads the body `DefaultChatTransport` posts (`{ id, messages, trigger, messageId?, …body }`): `id` is the
  * session, the last message is the request (the rest is the UI's copy of the conversation, which the session's
  * own replaces). A user message is a user turn with its id as `turnId`; an assistant message `<turnId>:a` is
- * that turn's continuation. `regenerate-message` and edits (a `messageId` naming a user message) are refused:
- * the service does not rewind a session yet.
+ * that turn's continuation. `regenerate-message` answers the session's last turn again; a user message sent
+ * with a `messageId` (useChat's edit) replaces that message's turn.
  */
 export function readChatRequest(body: unknown): InvokeResult<ChatRequest> {
   if (!isRecord(body)) return chatFieldError("", "must be a JSON object");
@@ -62,13 +71,10 @@ export function readChatRequest(body: unknown): InvokeResult<ChatRequest> {
   if (!id.success)
     return chatFieldError("id", "must be 1–128 characters of letters, digits, '.', '_', ':' or '-'");
   const sessionId = id.data;
-  if (body.trigger === "regenerate-message") {
-    return chatFieldError(
-      "trigger",
-      "regenerate-message is not served yet: send the user message again as a new one",
-    );
+  if (body.trigger === "regenerate-message") return ok({ type: "regenerate", sessionId });
+  if (body.trigger !== "submit-message") {
+    return chatFieldError("trigger", 'must be "submit-message" or "regenerate-message"');
   }
-  if (body.trigger !== "submit-message") return chatFieldError("trigger", 'must be "submit-message"');
   const { messages } = body;
   if (!Array.isArray(messages) || messages.length === 0)
     return chatFieldError("messages", "must hold at least one message");
@@ -77,8 +83,9 @@ export function readChatRequest(body: unknown): InvokeResult<ChatRequest> {
   if (!message.successful) return message;
   const last = message.result;
   if (last.role === "user") {
-    if (body.messageId !== undefined) {
-      return chatFieldError("messageId", "names a message to edit; editing a sent message is not served yet");
+    const edits = body.messageId === undefined ? undefined : IdentifierSchema.safeParse(body.messageId);
+    if (edits?.success === false) {
+      return chatFieldError("messageId", "must be 1–128 characters of letters, digits, '.', '_', ':' or '-'");
     }
     const turnId = IdentifierSchema.safeParse(last.id);
     if (!turnId.success)
@@ -96,6 +103,7 @@ export function readChatRequest(body: unknown): InvokeResult<ChatRequest> {
       sessionId,
       turnId: turnId.data,
       body: { sessionId, turnId: turnId.data, ...input.result, ...extra, stream: true },
+      ...(edits ? { edits: edits.data } : {}),
     });
   }
   const turnId = last.role === "assistant" && last.id.endsWith(":a") ? last.id.slice(0, -2) : undefined;

@@ -13,8 +13,11 @@ import {
   PutWorkspaceDocumentsResponseSchema,
   SessionCompactedSchema,
   SessionDeletedSchema,
+  SessionForkRequestSchema,
   SessionListSchema,
   SessionMessagesSchema,
+  SessionRewindRequestSchema,
+  TurnRegenerateRequestSchema,
   UsageReportSchema,
   WorkspaceSearchRequestSchema,
   WorkspaceSearchResponseSchema,
@@ -74,6 +77,9 @@ export function componentSchemas(): Record<string, Record<string, unknown>> {
   registry.add(PutWorkspaceDocumentsRequestSchema, { id: "PutWorkspaceDocumentsRequest" });
   registry.add(DeleteWorkspaceDocumentsRequestSchema, { id: "DeleteWorkspaceDocumentsRequest" });
   registry.add(WorkspaceSearchRequestSchema, { id: "WorkspaceSearchRequest" });
+  registry.add(SessionRewindRequestSchema, { id: "SessionRewindRequest" });
+  registry.add(SessionForkRequestSchema, { id: "SessionForkRequest" });
+  registry.add(TurnRegenerateRequestSchema, { id: "TurnRegenerateRequest" });
   for (const [id, schema] of Object.entries(ANSWERS)) {
     registry.add(schema, { id });
     registry.add(successOf(schema), { id: `${id}Success` });

@@ -10,6 +10,15 @@ type Response = Responses[string];
 export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** The operations that need an API key (none in local mode), and those anyone may call. */
+/**
+ * A JSON body described by its component: the route reads and validates it itself, so a bad one is refused
+ * with VALIDATION_FAILED naming the field (the library would answer its own error).
+ */
+export const jsonBody = (component: string, example: unknown) => ({
+  required: true,
+  content: { "application/json": { schema: schemaRef(component), example } },
+});
+
 export const OWNER_ONLY = [{ apiKey: [] }];
 export const PUBLIC: [] = [];
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type AgentExecuteRequest,
   type InvokeResult,
@@ -65,8 +66,10 @@ const postChat = createRoute({
     "`body`): `id` is the session, the last message the request. A user message is a user turn (its id the " +
     "turn's); the assistant message of the turn awaiting tools (`<turnId>:a`), sent again after `addToolOutput` " +
     "or `addToolApprovalResponse`, is its continuation. Extra fields may be `conversationContextId`, " +
-    "`agentContextId`, `workspaceId`, `ragScope`, `repo`, `language`. `regenerate-message` and edits of a sent " +
-    "message are refused (400 naming `trigger` or `messageId`). The answer is the UI message stream.",
+    "`agentContextId`, `workspaceId`, `ragScope`, `repo`, `language`. `regenerate-message` answers the " +
+    "session's last turn again as a new turn (the old one kept, superseded); a user message sent with " +
+    "`messageId` (an edit) rewinds the session before that message's turn and runs as a new turn. The answer " +
+    "is the UI message stream.",
   security: OWNER_ONLY,
   request: {
     body: {
@@ -303,14 +306,39 @@ async function uiMessagesOf(
  * the turn awaits (read from its trace). A continuation of a turn that awaits nothing is refused, naming the
  * message.
  */
+/** A turn id of the service's own, for a turn the UI's message ids cannot name (an edit, a regenerate). */
+const newTurnId = () => `t-${randomUUID()}`;
+
+/** The session's last turn answered again (`regenerate-message`), as a new turn. */
+async function regeneration(
+  service: AgentService,
+  principal: string,
+  sessionId: string,
+): Promise<InvokeResult<{ execute: AgentExecuteRequest; awaited: readonly ToolCall[] }>> {
+  const session = await service.getSession(principal, sessionId);
+  if (!session.successful) return session;
+  const last = session.result.turns.at(-1);
+  if (last === undefined)
+    return chatFieldError("trigger", "regenerates the last turn, and the chat has none");
+  const again = { newTurnId: newTurnId(), stream: true };
+  const execute = await service.regeneration(principal, sessionId, last.turnId, again);
+  return execute.successful ? { ...execute, result: { execute: execute.result, awaited: [] } } : execute;
+}
+
 async function executeRequest(
   service: AgentService,
   validate: (input: unknown) => InvokeResult<AgentExecuteRequest>,
   principal: string,
   chat: ChatRequest,
 ): Promise<InvokeResult<{ execute: AgentExecuteRequest; awaited: readonly ToolCall[] }>> {
+  if (chat.type === "regenerate") return regeneration(service, principal, chat.sessionId);
   if (chat.type === "user_turn") {
-    const execute = validate(chat.body);
+    if (chat.edits !== undefined) {
+      const rewound = await service.rewindSession(principal, chat.sessionId, chat.edits);
+      if (!rewound.successful) return rewound;
+    }
+    // The edited message keeps its id in the UI; its turn, superseded, keeps it in the session.
+    const execute = validate(chat.edits === undefined ? chat.body : { ...chat.body, turnId: newTurnId() });
     return execute.successful ? { ...execute, result: { execute: execute.result, awaited: [] } } : execute;
   }
   const { sessionId, turnId } = chat;

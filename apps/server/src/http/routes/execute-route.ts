@@ -1,11 +1,21 @@
-import { type AgentExecuteRequest, DEFAULT_REQUEST_LIMITS, type InvokeResult } from "@aptix/contracts";
+import {
+  type AgentExecuteRequest,
+  DEFAULT_REQUEST_LIMITS,
+  type InvokeResult,
+  validateTurnRegenerateRequest,
+} from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
 import { createRoute, type OpenAPIHono, type RouteConfig } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { readJsonBody } from "../json-body.js";
-import { EVENT_STREAM, FAILURES, jsonAnswer, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
+import { TURN_PARAMS } from "../openapi/parameters.js";
+import { EVENT_STREAM, FAILURES, jsonAnswer, jsonBody, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
+
+/** What the service answers a request (core names it only as `handle`'s result). */
+type HandledRequest = Awaited<ReturnType<AgentService["handle"]>>;
 
 export interface ExecuteRouteOptions {
   service: AgentService;
@@ -123,7 +133,37 @@ function executeDefinition(maxBodyBytes: number) {
   });
 }
 
-/** `POST /v1/agent/execute`: one AgentExecuteRequest, a user turn or a tool continuation. */
+const regenerateTurn = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/turns/{turnId}/regenerate",
+  operationId: "regenerateTurn",
+  tags: ["Turns"],
+  summary: "Answer the session's last turn again",
+  description:
+    "Rewinds the session before its last turn `turnId` (kept, `superseded`) and runs the same user input again " +
+    "as the turn `newTurnId`, answered as a user turn is (JSON, or server-sent events with `stream: true`); the " +
+    "model does not see the old answer. Sent again, the new turn's stored answer. A turn that is not the " +
+    "session's last is 400 VALIDATION_FAILED naming `turnId`; 409 SESSION_BUSY while a turn is open.",
+  security: OWNER_ONLY,
+  request: {
+    params: TURN_PARAMS,
+    body: jsonBody("TurnRegenerateRequest", { newTurnId: "t-2b", stream: true }),
+  },
+  responses: { 200: EXECUTED, ...FAILURES },
+});
+
+/** A handled request as HTTP: JSON, or the event stream of a round that runs. */
+function answerHandled(c: Context<AppEnv>, handled: HandledRequest, heartbeatMs: number) {
+  // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
+  if (handled.replayed) c.header("Idempotent-Replayed", "true");
+  if (handled.type === "answer") return sendResult(c, handled.result);
+  return sendEventStream(c, heartbeatMs, () => handled.events);
+}
+
+/**
+ * `POST /v1/agent/execute`: one AgentExecuteRequest, a user turn or a tool continuation; and
+ * `POST …/turns/:turnId/regenerate`, a user turn made of the last one's input.
+ */
 export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOptions): void {
   const { service, validate, heartbeatMs } = options;
   app.openapi(executeDefinition(options.maxBodyBytes), async (c) => {
@@ -134,10 +174,16 @@ export function executeRoute(app: OpenAPIHono<AppEnv>, options: ExecuteRouteOpti
     // One core call answers both ways. A request refused before its turn runs (SESSION_BUSY,
     // TURN_ID_CONFLICT, …) is no turn event: it is answered as JSON with its status, and the event stream
     // opens only for a round that runs.
-    const handled = await service.handle(request.result, c.get("principal"));
-    // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
-    if (handled.replayed) c.header("Idempotent-Replayed", "true");
-    if (handled.type === "answer") return sendResult(c, handled.result);
-    return sendEventStream(c, heartbeatMs, () => handled.events);
+    return answerHandled(c, await service.handle(request.result, c.get("principal")), heartbeatMs);
+  });
+  app.openapi(regenerateTurn, async (c) => {
+    const body = readJsonBody(c);
+    const again = body.successful ? validateTurnRegenerateRequest(body.result) : body;
+    if (!again.successful) return sendResult(c, again);
+    const { sessionId, turnId } = c.req.valid("param");
+    const principal = c.get("principal");
+    const request = await service.regeneration(principal, sessionId, turnId, again.result);
+    if (!request.successful) return sendResult(c, request);
+    return answerHandled(c, await service.handle(request.result, principal), heartbeatMs);
   });
 }

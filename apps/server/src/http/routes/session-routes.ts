@@ -2,15 +2,18 @@ import {
   ok,
   SessionListQuerySchema,
   SessionMessagesQuerySchema,
+  validateSessionForkRequest,
   validateSessionListQuery,
   validateSessionMessagesQuery,
+  validateSessionRewindRequest,
 } from "@aptix/contracts";
 import { type AgentService, isMediaType, OPAQUE_MEDIA_TYPE } from "@aptix/core";
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import { create as contentDisposition } from "content-disposition";
 import type { AppEnv } from "../app-env.js";
+import { readJsonBody } from "../json-body.js";
 import { FILE_PARAMS, queryParameters, SESSION_PARAMS, TURN_PARAMS } from "../openapi/parameters.js";
-import { EVENT_STREAM, FAILURES, OWNER_ONLY, success } from "../openapi/responses.js";
+import { EVENT_STREAM, FAILURES, jsonBody, OWNER_ONLY, success } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 import { FollowerSlots } from "./follower-slots.js";
@@ -103,7 +106,14 @@ const listMessages = createRoute({
   description: "The conversation as a UI shows it, oldest first: a user and an assistant message per turn.",
   security: OWNER_ONLY,
   request: { params: SESSION_PARAMS },
-  parameters: queryParameters(SessionMessagesQuerySchema, page),
+  parameters: queryParameters(SessionMessagesQuerySchema, {
+    ...page,
+    include: {
+      description:
+        "`superseded` to show the turns a rewind went back before too; they are left out otherwise.",
+      example: "superseded",
+    },
+  }),
   responses: {
     200: success("SessionMessages", "A page of messages.", {
       messages: [
@@ -128,6 +138,73 @@ const cancelTurn = createRoute({
   request: { params: TURN_PARAMS },
   responses: {
     200: success("TurnSummary", "The turn's summary.", { ...TURN, status: "cancelled" }),
+    ...FAILURES,
+  },
+});
+
+const rewindSession = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/rewind",
+  operationId: "rewindSession",
+  tags: ["Sessions"],
+  summary: "Rewind a session before a turn",
+  description:
+    "Takes the conversation back to where the turn `beforeTurnId` began: that turn and every later one are kept " +
+    "and shown `superseded`, the model no longer sees them (nor a compaction made since), and the next user turn " +
+    "continues from there. An edit of an earlier message is a rewind before its turn, then a new user turn. " +
+    "Sent again, it changes nothing. 409 SESSION_BUSY while a turn is open.",
+  security: OWNER_ONLY,
+  request: { params: SESSION_PARAMS, body: jsonBody("SessionRewindRequest", { beforeTurnId: "t-1" }) },
+  responses: {
+    200: success("SessionSummary", "The session's summary, as rewound.", {
+      sessionId: "s-42",
+      conversationContextId: "default",
+      mode: "general",
+      modeDisplayName: "General",
+      modeHistory: [],
+      turns: [{ ...TURN, status: "superseded" }],
+      contextTokens: 0,
+      contextWindowTokens: 400_000,
+      compactions: [],
+      createdAt: CREATED_AT,
+      updatedAt: UPDATED_AT,
+    }),
+    ...FAILURES,
+  },
+});
+
+const forkSession = createRoute({
+  method: "post",
+  path: "/v1/sessions/{sessionId}/fork",
+  operationId: "forkSession",
+  tags: ["Sessions"],
+  summary: "Fork a session",
+  description:
+    "Makes the caller's session `newSessionId` whose conversation is this one's up to (not including) " +
+    "`atTurnId`, all of it when absent, in the mode it had there. The fork shares nothing the provider stores " +
+    "with its source: its first turn replays the copied conversation, so deleting either never breaks the " +
+    "other. Sent again, the fork's summary; a `newSessionId` naming another session is 400 VALIDATION_FAILED; " +
+    "409 SESSION_BUSY while the source has a turn open.",
+  security: OWNER_ONLY,
+  request: {
+    params: SESSION_PARAMS,
+    body: jsonBody("SessionForkRequest", { newSessionId: "s-43", atTurnId: "t-3" }),
+  },
+  responses: {
+    201: success("SessionSummary", "The fork's summary.", {
+      sessionId: "s-43",
+      conversationContextId: "default",
+      mode: "general",
+      modeDisplayName: "General",
+      modeHistory: [],
+      turns: [TURN],
+      contextTokens: null,
+      contextWindowTokens: 400_000,
+      compactions: [],
+      forkedFrom: { sessionId: "s-42", turnId: "t-3" },
+      createdAt: CREATED_AT,
+      updatedAt: UPDATED_AT,
+    }),
     ...FAILURES,
   },
 });
@@ -348,12 +425,33 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
     if (!query.successful) return sendResult(c, query);
     return sendResult(
       c,
-      await service.listMessages(c.get("principal"), c.req.valid("param").sessionId, query.result),
+      await service.listMessages(c.get("principal"), c.req.valid("param").sessionId, {
+        ...query.result,
+        includeSuperseded: query.result.include === "superseded",
+      }),
     );
   });
   app.openapi(cancelTurn, async (c) =>
     sendResult(c, await service.cancelTurn(c.get("principal"), ...turnIds(c.req.valid("param")))),
   );
+  app.openapi(rewindSession, async (c) => {
+    const body = readJsonBody(c);
+    const request = body.successful ? validateSessionRewindRequest(body.result) : body;
+    if (!request.successful) return sendResult(c, request);
+    const { sessionId } = c.req.valid("param");
+    return sendResult(
+      c,
+      await service.rewindSession(c.get("principal"), sessionId, request.result.beforeTurnId),
+    );
+  });
+  app.openapi(forkSession, async (c) => {
+    const body = readJsonBody(c);
+    const request = body.successful ? validateSessionForkRequest(body.result) : body;
+    if (!request.successful) return sendResult(c, request);
+    const { sessionId } = c.req.valid("param");
+    const forked = await service.forkSession(c.get("principal"), sessionId, request.result);
+    return forked.successful ? c.json(forked, 201) : sendResult(c, forked);
+  });
   app.openapi(deleteSession, async (c) =>
     sendResult(c, await service.deleteSession(c.get("principal"), c.req.valid("param").sessionId)),
   );

@@ -12,7 +12,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { notJson, validatedJson } from "../json-body.js";
 import { WORKSPACE_PARAMS } from "../openapi/parameters.js";
-import { FAILURES, OWNER_ONLY, schemaRef, success } from "../openapi/responses.js";
+import { FAILURES, jsonBody, OWNER_ONLY, success } from "../openapi/responses.js";
 import { sendResult } from "../send-result.js";
 
 type Validator<T> = (input: unknown) => InvokeResult<T>;
@@ -21,15 +21,6 @@ type BodyReader<T> = (body: Uint8Array) => Promise<InvokeResult<T>>;
 
 /** Reads a push's body as `readPushBody` does; the server runs it in its worker threads. */
 export type PushReader = BodyReader<PutWorkspaceDocumentsRequest>;
-
-/**
- * A JSON body described by its component: the route reads and validates it itself, so a bad one is refused
- * with VALIDATION_FAILED naming the field (the library would answer its own error).
- */
-const jsonBody = (component: string, example: unknown) => ({
-  required: true,
-  content: { "application/json": { schema: schemaRef(component), example } },
-});
 
 const workspaceRoute = {
   tags: ["Workspaces"],

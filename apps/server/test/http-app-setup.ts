@@ -37,6 +37,8 @@ export interface SetupOptions<P extends ScriptedLlmProvider> {
   /** `APTIX_CORS_ORIGINS`: none when absent. */
   corsOrigins?: readonly string[];
   maxBodyBytes?: number;
+  /** `APTIX_RATE_LIMIT_RPM`: the app's default when absent. */
+  rateLimitRpm?: number;
   ready?: boolean;
   logger?: Logger;
   /** The scripted provider the default catalog's contexts call (its id must be `scripted`). */
@@ -90,6 +92,7 @@ export function setup<P extends ScriptedLlmProvider = ScriptedLlmProvider>(optio
     validate: createAgentExecuteRequestValidator({ maxInstructionChars: 1_000, ...options.limits }),
     apiKeys: options.apiKeys ?? KEYS,
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.rateLimitRpm === undefined ? {} : { rateLimitRpm: options.rateLimitRpm }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024,
     readiness: async () =>
       options.ready === false ? { ready: false, reason: "database unreachable" } : { ready: true },

@@ -329,4 +329,29 @@ describe("the console", () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("forks a session at a turn and opens the fork, which holds the turns before it and names its source", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${sessionId}`);
+    await page.getByText("How many people live there?").waitFor();
+    // The second turn's: the fork holds the first turn alone.
+    await page.getByRole("button", { name: "Fork from here" }).nth(1).click();
+    await page.getByText(`${sessionId} before turn t2`).waitFor();
+    const forkId = /^Session (.+)$/.exec(
+      (await page.getByRole("heading", { level: 1 }).textContent()) ?? "",
+    )?.[1];
+    expect(forkId).toBeDefined();
+    expect(forkId).not.toBe(sessionId);
+    await page.getByText("Paris is the capital of France.").waitFor();
+    expect(await page.getByText("How many people live there?").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Fork from here" }).count()).toBe(1);
+    const fork = expectOk(await service.session(forkId as string));
+    expect(fork.forkedFrom).toEqual({ sessionId, turnId: "t2" });
+    expect(fork.turns.map((turn) => turn.turnId)).toEqual(["t1"]);
+    await page.getByRole("link", { name: sessionId }).waitFor();
+    await shot(page, "forked");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

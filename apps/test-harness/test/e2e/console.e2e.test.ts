@@ -190,10 +190,30 @@ describe("the console", () => {
     await page.close();
   });
 
-  it("filters the sessions by title and shows a session's conversation", async () => {
+  it("searches every session's title through the service, a page of matches at a time, and shows a session's conversation", async () => {
+    // More sessions than a page, all newer than the one searched for: it is on no first page but the search's.
+    const fillers = Array.from({ length: 21 }, (_, index) => `Filler chat ${index}`);
+    for (const [index, instruction] of fillers.entries()) {
+      service.harness.enqueue(step.text("Noted."));
+      expectFinal(await service.post(userTurn(uniqueId(`console-filler-${index}`), "t1", instruction)));
+    }
     const { page, problems } = await consolePage(service.url);
     await signIn(page);
+    await page.getByRole("link", { name: fillers[20] }).waitFor();
+    expect(await page.getByRole("link", { name: "What is the capital of France?" }).count()).toBe(0);
+    const rows = page.getByRole("table").locator("tbody tr");
+    await page.getByLabel("Search titles").fill("FILLER CHAT");
+    await page.getByRole("link", { name: fillers[1], exact: true }).waitFor();
+    expect(await rows.count()).toBe(20);
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByRole("link", { name: fillers[0], exact: true }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+    await shot(page, "search-page-2");
     await page.getByLabel("Search titles").fill("capital");
+    await page.getByRole("link", { name: "What is the capital of France?" }).waitFor();
+    expect(await rows.count()).toBe(1);
+    await shot(page, "search");
     await page.getByRole("link", { name: "What is the capital of France?" }).click();
     await page.getByText("Paris is the capital of France.").waitFor();
     await page.getByText("About 2.1 million people live there.").waitFor();

@@ -1,4 +1,5 @@
 import type { ToolContinuationRequest, UserTurnRequest } from "@aptix/contracts";
+import { sessionTitle } from "../entry/session-title.js";
 import type {
   DeleteSessionInput,
   DeleteSessionResult,
@@ -41,11 +42,22 @@ export class InMemorySessionDirectory implements SessionDirectory {
     return (this.#shared.state(key)?.modeHistory ?? []).map(copy);
   }
 
-  async listSessions({ principal, limit, workspaceId, after }: ListSessionsInput): Promise<SessionListing[]> {
+  async listSessions({
+    principal,
+    limit,
+    workspaceId,
+    titleContains,
+    after,
+  }: ListSessionsInput): Promise<SessionListing[]> {
+    const needle = titleContains?.toLowerCase();
     const listings = [...this.#shared.sessions.values()]
       .filter(({ record }) => record.principal === principal)
       .map(listingOf)
       .filter((listing) => workspaceId === undefined || listing.workspaceId === workspaceId)
+      .filter(
+        (listing) =>
+          needle === undefined || sessionTitle(listing.firstInstruction).toLowerCase().includes(needle),
+      )
       .sort(newestFirst);
     const from = after === undefined ? 0 : listings.findIndex((listing) => newestFirst(after, listing) < 0);
     return (from < 0 ? [] : listings.slice(from, from + limit)).map(copy);

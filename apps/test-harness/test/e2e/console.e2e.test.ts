@@ -222,6 +222,14 @@ describe("the console", () => {
   });
 
   it("shows a turn's tool calls as cards with their arguments and results, and its files as links", async () => {
+    // The server's run keeps its start: after the call that asked for it started, before the next one did.
+    const { llmCalls, toolExecutions } = expectOk(await service.trace(sessionId, "t3"));
+    const [run] = toolExecutions;
+    expect(run?.name).toBe("create_file");
+    const startOf = (at: string | undefined) => Date.parse(at ?? "");
+    const [, asked, next] = llmCalls;
+    expect(startOf(run?.startedAt)).toBeGreaterThanOrEqual(startOf(asked?.startedAt));
+    expect(startOf(run?.startedAt)).toBeLessThanOrEqual(startOf(next?.startedAt));
     const { page, problems } = await consolePage(service.url);
     await signIn(page);
     await page.goto(`${service.url}/console#/sessions/${sessionId}`);

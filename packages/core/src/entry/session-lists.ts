@@ -10,9 +10,9 @@ import {
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { SessionDirectory, SessionListing } from "../ports/session-directory.js";
+import { sessionTitle } from "../records/session-title.js";
 import { sessionNotFound } from "./entry-failures.js";
 import { turnMessages } from "./session-messages.js";
-import { sessionTitle } from "./session-title.js";
 
 export interface PageRequest {
   /** 1–100 (the route checks it). */

@@ -1,5 +1,4 @@
 import type { ToolContinuationRequest, UserTurnRequest } from "@aptix/contracts";
-import { sessionTitle } from "../entry/session-title.js";
 import type {
   DeleteSessionInput,
   DeleteSessionResult,
@@ -16,6 +15,7 @@ import type {
 } from "../ports/session-directory.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
+import { sessionTitle } from "../records/session-title.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import { copy, type InMemorySessions, type SessionState } from "./in-memory-sessions.js";
 

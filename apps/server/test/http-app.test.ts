@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
 import { fail } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
@@ -91,8 +92,14 @@ describe("the HTTP interface", () => {
     const response = await get("/v1/service");
     expect(response.status).toBe(200);
     const { result } = (await response.json()) as { result: unknown };
+    // The release it runs, core's version as the releases tag it: never the private server package's 0.0.0.
+    const core = JSON.parse(
+      readFileSync(new URL("../../../packages/core/package.json", import.meta.url), "utf8"),
+    );
+    expect(core.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(core.version).not.toBe("0.0.0");
     expect(result).toMatchObject({
-      version: expect.any(String),
+      version: core.version,
       store: "pglite",
       providers: ["scripted"],
       conversationContexts: [{ provider: "scripted", defaultModeId: "general" }],

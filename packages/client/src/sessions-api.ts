@@ -20,8 +20,12 @@ export interface PageOptions extends CallOptions {
 
 /** The principal's sessions (`/v1/sessions`): list, read back, delete. */
 export interface SessionsApi {
-  /** `GET /v1/sessions`: most recently active first; `workspaceId` keeps the sessions whose latest workspace it is. */
-  list(options?: PageOptions & { workspaceId?: string }): Promise<AptixResult<SessionListJson>>;
+  /**
+   * `GET /v1/sessions`: most recently active first; `workspaceId` keeps the sessions whose latest workspace it is,
+   * `q` those whose title holds it, ignoring case (1–80 characters). Each page's `nextCursor` keeps the filters
+   * it was answered with: pass them again with it.
+   */
+  list(options?: PageOptions & { workspaceId?: string; q?: string }): Promise<AptixResult<SessionListJson>>;
   /**
    * `GET …/messages`: the conversation as a UI shows it, oldest first, two messages a turn; the turns a rewind
    * went back before only with `include: "superseded"`.

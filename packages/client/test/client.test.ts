@@ -434,6 +434,12 @@ describe("sessions, traces and files", () => {
     expect(
       listed.successful && listed.result.sessions.find((session) => session.sessionId === sessionId),
     ).toMatchObject({ sessionId, turnCount: 1, lastTurnStatus: "completed", title: "List me" });
+    const searched = await client.sessions.list({ q: "LIST M" });
+    expect(searched.successful && searched.result.sessions.map((session) => session.sessionId)).toContain(
+      sessionId,
+    );
+    const missed = await client.sessions.list({ q: `not ${sessionId}` });
+    expect(missed).toMatchObject({ successful: true, result: { sessions: [] } });
     const messages = await client.sessions.messages(sessionId, { limit: 1 });
     expect(messages).toMatchObject({
       successful: true,

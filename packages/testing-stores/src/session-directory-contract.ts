@@ -1,4 +1,5 @@
-import type { SessionStores } from "@aptix/core";
+import { SESSION_TITLE_LENGTH } from "@aptix/contracts";
+import type { SessionListing, SessionStores } from "@aptix/core";
 import {
   type ManualClock,
   newCallRecord,
@@ -96,6 +97,45 @@ export function describeSessionDirectoryContract(
         await store.directory.listSessions({ principal: "principal-a", limit: 10, workspaceId: "ws-1" }),
       ).toEqual([]);
       expect(await store.directory.listSessions({ principal: "principal-c", limit: 10 })).toEqual([]);
+    });
+
+    it("keeps the sessions whose title holds a text, ignoring case, and pages through those alone", async () => {
+      const instructions: [string, string | undefined][] = [
+        ["s-deploy", "Deploy the BUILD to staging"],
+        ["s-percent", "What is 50% of 10?"],
+        // Past the title: "build" starts after its last character, and the space it ends on is trimmed.
+        ["s-long", `${"x".repeat(SESSION_TITLE_LENGTH - 1)} build`],
+        ["s-none", undefined],
+        ["s-rebuild", "Rebuild the index"],
+      ];
+      for (const [id, instruction] of instructions) {
+        await settledTurn(newSessionKey(id), "t1", instruction === undefined ? {} : { instruction });
+        clock.advance(1_000);
+      }
+      await settledTurn(newSessionKey("s-other", "principal-b"), "t1", { instruction: "build it" });
+      const titled = async (titleContains: string, page: { limit?: number; after?: SessionListing } = {}) => {
+        const { limit = 10, after } = page;
+        return store.directory.listSessions({
+          principal: "principal-a",
+          limit,
+          titleContains,
+          ...(after ? { after: { updatedAt: after.updatedAt, sessionId: after.sessionId } } : {}),
+        });
+      };
+      const ids = (listed: SessionListing[]) => listed.map(({ sessionId }) => sessionId);
+      expect(ids(await titled("build"))).toEqual(["s-rebuild", "s-deploy"]);
+      expect(ids(await titled("BuIlD tO"))).toEqual(["s-deploy"]);
+      // `%` and `_` are themselves, no pattern.
+      expect(ids(await titled("50%"))).toEqual(["s-percent"]);
+      expect(ids(await titled("%"))).toEqual(["s-percent"]);
+      expect(ids(await titled("_"))).toEqual([]);
+      expect(ids(await titled("x "))).toEqual([]);
+      expect(ids(await titled("x".repeat(SESSION_TITLE_LENGTH - 1)))).toEqual(["s-long"]);
+      const [first] = await titled("build", { limit: 1 });
+      expect(first?.sessionId).toBe("s-rebuild");
+      expect(ids(await titled("build", { limit: 1, ...(first ? { after: first } : {}) }))).toEqual([
+        "s-deploy",
+      ]);
     });
 
     it("orders sessions active in the same millisecond by id, descending, and pages through them", async () => {

@@ -701,6 +701,8 @@ export function describeTurnStoreContract(
             name: "read_file",
             argumentsJson: '{"path":"a.ts"}',
             resultJson: '{"content":"x"}',
+            // Read back as the Date it was written, to the millisecond.
+            startedAt: new Date(clock.now().getTime() - 3),
             executionMs: 3,
           },
           {

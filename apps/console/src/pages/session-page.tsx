@@ -46,6 +46,14 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
     reload();
   };
 
+  /** Makes a new session of the conversation before `atTurnId` and opens it; a refusal shows here instead. */
+  const fork = async (atTurnId: string) => {
+    const result = await client.fork({ sessionId, newSessionId: crypto.randomUUID(), atTurnId });
+    if (result.successful)
+      window.location.hash = hrefOf({ page: "session", sessionId: result.result.sessionId });
+    else setNotice(`${result.errors[0].code}: ${result.errors[0].message}`);
+  };
+
   return (
     <LoadedView loaded={loaded}>
       {({ session, messages }) => {
@@ -81,7 +89,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
               <DeleteButton sessionId={sessionId} />
             </div>
             {notice && <p role="status">{notice}</p>}
-            <Conversation session={session} messages={messages} />
+            <Conversation session={session} messages={messages} onFork={fork} />
           </section>
         );
       }}
@@ -90,9 +98,18 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 }
 
 function UsageLine({ session }: { session: SessionSummaryJson }) {
-  const { usage } = session;
+  const { usage, forkedFrom } = session;
   return (
     <dl className="facts">
+      {forkedFrom && (
+        <>
+          <dt>Forked from</dt>
+          <dd>
+            <a href={hrefOf({ page: "session", sessionId: forkedFrom.sessionId })}>{forkedFrom.sessionId}</a>
+            {forkedFrom.turnId ? ` before turn ${forkedFrom.turnId}` : ""}
+          </dd>
+        </>
+      )}
       <dt>Mode</dt>
       <dd>{session.modeDisplayName}</dd>
       <dt>Turns</dt>
@@ -120,7 +137,15 @@ function UsageLine({ session }: { session: SessionSummaryJson }) {
  * The messages turn by turn with each turn's trace, and a marker where the conversation was compacted: before the
  * turn that compacted it on its way, after the last turn for one asked for (`manual`).
  */
-function Conversation({ session, messages }: { session: SessionSummaryJson; messages: Message[] }) {
+function Conversation({
+  session,
+  messages,
+  onFork,
+}: {
+  session: SessionSummaryJson;
+  messages: Message[];
+  onFork: (atTurnId: string) => void;
+}) {
   return (
     <ol className="conversation">
       {session.turns.map((turn) => {
@@ -136,7 +161,10 @@ function Conversation({ session, messages }: { session: SessionSummaryJson; mess
               <MessageView key={`${message.turnId}:${message.role}`} message={message} />
             ))}
             <p className="turn-line">
-              Turn {turn.sequence}: <span className={`status status-${turn.status}`}>{turn.status}</span>
+              Turn {turn.sequence}: <span className={`status status-${turn.status}`}>{turn.status}</span>{" "}
+              <button type="button" className="quiet" onClick={() => onFork(turn.turnId)}>
+                Fork from here
+              </button>
             </p>
             <TurnTrace sessionId={session.sessionId} turnId={turn.turnId} />
             <CompactionMarkers compactions={compactionsOf(true)} />

@@ -1,4 +1,5 @@
 import type { SessionListJson } from "@aptix/client";
+import { SESSION_TITLE_LENGTH } from "@aptix/contracts";
 import { useState } from "react";
 import { useConnection } from "../connection.js";
 import { formatTime } from "../format.js";
@@ -8,7 +9,7 @@ import { useResult } from "../use-result.js";
 
 const PAGE_SIZE = 20;
 
-/** The principal's sessions, most recently active first: a workspace filter, a title search, pages of 20. */
+/** The principal's sessions, most recently active first: a workspace filter, a title search, pages of 20 of them. */
 export function SessionsPage() {
   const { client } = useConnection();
   const [workspaceId, setWorkspaceId] = useState("");
@@ -16,17 +17,19 @@ export function SessionsPage() {
   // The cursors of the pages before the shown one; the shown page's own is the last.
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors.at(-1);
+  // The service searches every session, so each page holds matches only and the pager goes through them.
+  const q = search.trim();
   const { loaded } = useResult(
     (signal) =>
       client.sessions.list({
         limit: PAGE_SIZE,
         ...(cursor ? { cursor } : {}),
         ...(workspaceId ? { workspaceId } : {}),
+        ...(q ? { q } : {}),
         signal,
       }),
-    `${workspaceId}\n${cursor ?? ""}`,
+    `${workspaceId}\n${q}\n${cursor ?? ""}`,
   );
-  const needle = search.trim().toLowerCase();
   return (
     <section>
       <h1>Sessions</h1>
@@ -44,38 +47,43 @@ export function SessionsPage() {
         </label>
         <label>
           Search titles
-          <input type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+          <input
+            type="search"
+            value={search}
+            maxLength={SESSION_TITLE_LENGTH}
+            onChange={(event) => {
+              setSearch(event.target.value);
+              setCursors([undefined]);
+            }}
+          />
         </label>
       </div>
       <LoadedView loaded={loaded}>
-        {({ sessions, nextCursor }) => {
-          const shown = sessions.filter((session) => session.title.toLowerCase().includes(needle));
-          return (
-            <>
-              {shown.length === 0 ? (
-                <p>No sessions{needle || workspaceId ? " match" : " yet: start one under New chat"}.</p>
-              ) : (
-                <SessionTable sessions={shown} />
-              )}
-              <nav aria-label="Pages" className="pager">
-                <button
-                  type="button"
-                  disabled={cursors.length === 1}
-                  onClick={() => setCursors((before) => before.slice(0, -1))}
-                >
-                  Previous page
-                </button>
-                <button
-                  type="button"
-                  disabled={!nextCursor}
-                  onClick={() => setCursors((before) => [...before, nextCursor])}
-                >
-                  Next page
-                </button>
-              </nav>
-            </>
-          );
-        }}
+        {({ sessions, nextCursor }) => (
+          <>
+            {sessions.length === 0 ? (
+              <p>No sessions{q || workspaceId ? " match" : " yet: start one under New chat"}.</p>
+            ) : (
+              <SessionTable sessions={sessions} />
+            )}
+            <nav aria-label="Pages" className="pager">
+              <button
+                type="button"
+                disabled={cursors.length === 1}
+                onClick={() => setCursors((before) => before.slice(0, -1))}
+              >
+                Previous page
+              </button>
+              <button
+                type="button"
+                disabled={!nextCursor}
+                onClick={() => setCursors((before) => [...before, nextCursor])}
+              >
+                Next page
+              </button>
+            </nav>
+          </>
+        )}
       </LoadedView>
     </section>
   );

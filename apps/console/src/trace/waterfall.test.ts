@@ -90,6 +90,46 @@ describe("traceToWaterfall", () => {
     });
   });
 
+  it("puts each tool run at the start the service recorded", () => {
+    const waterfall = traceToWaterfall(
+      trace({
+        llmCalls: [
+          llmCall(0, 10, 200, {
+            usage: { inputTokens: 1, outputTokens: 2 },
+            toolCalls: [{ callId: "c1" }, { callId: "c2" }],
+          }),
+          llmCall(1, 600, 100, { usage: { inputTokens: 3, outputTokens: 4 }, toolCalls: [] }),
+        ],
+        toolExecutions: [
+          {
+            toolCallId: "c1",
+            name: "read_file",
+            argumentsJson: "{}",
+            resultJson: "{}",
+            startedAt: at(215),
+            executionMs: 20,
+          },
+          // Started well after the run before it ended (an approval waited): placed there, not right after it.
+          {
+            toolCallId: "c2",
+            name: "deploy",
+            argumentsJson: "{}",
+            resultJson: "{}",
+            startedAt: at(450),
+            executionMs: 120,
+          },
+        ],
+      }),
+    );
+    expect(waterfall.bars.map((bar) => [bar.kind, bar.startMs, bar.durationMs])).toEqual([
+      ["llm", 10, 200],
+      ["tool", 215, 20],
+      ["tool", 450, 120],
+      ["llm", 600, 100],
+    ]);
+    expect(waterfall.totalMs).toBe(700);
+  });
+
   it("shows a declined approval as declined and a call whose request retention dropped by its wire model", () => {
     const call = {
       ...llmCall(0, 0, 80, null),

@@ -30,14 +30,16 @@ export interface Waterfall {
 type LlmCallJson = TurnTraceJson["llmCalls"][number];
 
 /**
- * Lays a turn's trace out on a time axis. LLM calls carry their own start; a tool run carries only its duration,
- * so it starts where the call that asked for it ended (after the runs of that call before it), which is when the
- * service runs it. A run no call of the trace asked for follows every bar laid out before it.
+ * Lays a turn's trace out on a time axis. LLM calls and tool runs carry their own start. A run recorded before
+ * the service kept its start carries only its duration, so it starts where the call that asked for it ended
+ * (after the runs of that call before it), which is when the service runs it; one no call of the trace asked for
+ * follows every bar laid out before it.
  */
 export function traceToWaterfall(trace: TurnTraceJson): Waterfall {
   const origin = Math.min(
     Date.parse(trace.createdAt),
     ...trace.llmCalls.map((call) => Date.parse(call.startedAt)),
+    ...trace.toolExecutions.flatMap((run) => (run.startedAt ? [Date.parse(run.startedAt)] : [])),
   );
   const calls = [...trace.llmCalls].sort((a, b) => a.index - b.index);
   const nextStartOf = new Map<string, number>();
@@ -60,7 +62,11 @@ export function traceToWaterfall(trace: TurnTraceJson): Waterfall {
   const ranAfter = new Map<number, number>();
   for (const run of trace.toolExecutions) {
     const askedAt = nextStartOf.get(run.toolCallId);
-    const startMs = askedAt === undefined ? endOf(bars) : (ranAfter.get(askedAt) ?? askedAt);
+    const startMs = run.startedAt
+      ? Date.parse(run.startedAt) - origin
+      : askedAt === undefined
+        ? endOf(bars)
+        : (ranAfter.get(askedAt) ?? askedAt);
     if (askedAt !== undefined) ranAfter.set(askedAt, startMs + run.executionMs);
     bars.push({
       kind: "tool",

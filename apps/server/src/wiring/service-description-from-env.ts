@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import type { AgentCatalog, AgentService, LlmProvider } from "@aptix/core";
 import type { ServerEnv } from "../config/server-env.js";
 import type { ServiceDescription } from "../http/routes/service-routes.js";
@@ -12,12 +13,8 @@ export function serviceDescriptionFromEnv(
   parts: { catalog: AgentCatalog; service: AgentService; providers: readonly LlmProvider[] },
 ): ServiceDescription {
   const { catalog } = parts;
-  // From src/wiring and dist/wiring alike, the package's manifest is two folders up.
-  const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
   return {
-    version: manifest.version,
+    version: releasedVersion(),
     store: /^postgres(ql)?:\/\//.test(env.DATABASE_URL) ? "postgres" : "pglite",
     providers: parts.providers.map(({ id }) => id),
     conversationContexts: catalog.conversationContexts.map((context) => ({
@@ -39,4 +36,14 @@ export function serviceDescriptionFromEnv(
       toolTimeoutMs: env.APTIX_TOOL_TIMEOUT_MS,
     },
   };
+}
+
+/**
+ * The service's release: the version of `@aptix/core` it runs. The server itself is private and never versioned
+ * (its package stays 0.0.0); a release versions the published packages with changesets and tags each, and the
+ * server is deployed from such a checkout, so core, the service's engine, names the release it runs.
+ */
+function releasedVersion(): string {
+  const manifest = createRequire(import.meta.url).resolve("@aptix/core/package.json");
+  return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
 }

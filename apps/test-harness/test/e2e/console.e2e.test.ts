@@ -190,10 +190,30 @@ describe("the console", () => {
     await page.close();
   });
 
-  it("filters the sessions by title and shows a session's conversation", async () => {
+  it("searches every session's title through the service, a page of matches at a time, and shows a session's conversation", async () => {
+    // More sessions than a page, all newer than the one searched for: it is on no first page but the search's.
+    const fillers = Array.from({ length: 21 }, (_, index) => `Filler chat ${index}`);
+    for (const [index, instruction] of fillers.entries()) {
+      service.harness.enqueue(step.text("Noted."));
+      expectFinal(await service.post(userTurn(uniqueId(`console-filler-${index}`), "t1", instruction)));
+    }
     const { page, problems } = await consolePage(service.url);
     await signIn(page);
+    await page.getByRole("link", { name: fillers[20] }).waitFor();
+    expect(await page.getByRole("link", { name: "What is the capital of France?" }).count()).toBe(0);
+    const rows = page.getByRole("table").locator("tbody tr");
+    await page.getByLabel("Search titles").fill("FILLER CHAT");
+    await page.getByRole("link", { name: fillers[1], exact: true }).waitFor();
+    expect(await rows.count()).toBe(20);
+    await page.getByRole("button", { name: "Next page" }).click();
+    await page.getByRole("link", { name: fillers[0], exact: true }).waitFor();
+    expect(await rows.count()).toBe(1);
+    expect(await page.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+    await shot(page, "search-page-2");
     await page.getByLabel("Search titles").fill("capital");
+    await page.getByRole("link", { name: "What is the capital of France?" }).waitFor();
+    expect(await rows.count()).toBe(1);
+    await shot(page, "search");
     await page.getByRole("link", { name: "What is the capital of France?" }).click();
     await page.getByText("Paris is the capital of France.").waitFor();
     await page.getByText("About 2.1 million people live there.").waitFor();
@@ -202,6 +222,14 @@ describe("the console", () => {
   });
 
   it("shows a turn's tool calls as cards with their arguments and results, and its files as links", async () => {
+    // The server's run keeps its start: after the call that asked for it started, before the next one did.
+    const { llmCalls, toolExecutions } = expectOk(await service.trace(sessionId, "t3"));
+    const [run] = toolExecutions;
+    expect(run?.name).toBe("create_file");
+    const startOf = (at: string | undefined) => Date.parse(at ?? "");
+    const [, asked, next] = llmCalls;
+    expect(startOf(run?.startedAt)).toBeGreaterThanOrEqual(startOf(asked?.startedAt));
+    expect(startOf(run?.startedAt)).toBeLessThanOrEqual(startOf(next?.startedAt));
     const { page, problems } = await consolePage(service.url);
     await signIn(page);
     await page.goto(`${service.url}/console#/sessions/${sessionId}`);
@@ -326,6 +354,31 @@ describe("the console", () => {
     await page.getByRole("dialog").getByRole("button", { name: "Delete session" }).click();
     await page.getByRole("heading", { name: "Sessions" }).waitFor();
     expectFailure(await service.session(doomed), 404, "SESSION_NOT_FOUND");
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("forks a session at a turn and opens the fork, which holds the turns before it and names its source", async () => {
+    const { page, problems } = await consolePage(service.url);
+    await signIn(page);
+    await page.goto(`${service.url}/console#/sessions/${sessionId}`);
+    await page.getByText("How many people live there?").waitFor();
+    // The second turn's: the fork holds the first turn alone.
+    await page.getByRole("button", { name: "Fork from here" }).nth(1).click();
+    await page.getByText(`${sessionId} before turn t2`).waitFor();
+    const forkId = /^Session (.+)$/.exec(
+      (await page.getByRole("heading", { level: 1 }).textContent()) ?? "",
+    )?.[1];
+    expect(forkId).toBeDefined();
+    expect(forkId).not.toBe(sessionId);
+    await page.getByText("Paris is the capital of France.").waitFor();
+    expect(await page.getByText("How many people live there?").count()).toBe(0);
+    expect(await page.getByRole("button", { name: "Fork from here" }).count()).toBe(1);
+    const fork = expectOk(await service.session(forkId as string));
+    expect(fork.forkedFrom).toEqual({ sessionId, turnId: "t2" });
+    expect(fork.turns.map((turn) => turn.turnId)).toEqual(["t1"]);
+    await page.getByRole("link", { name: sessionId }).waitFor();
+    await shot(page, "forked");
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -154,6 +154,36 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     }
   });
 
+  it("searches the titles in the store, ignoring case, a page of matches at a time, and refuses a bad `q`", async () => {
+    const tag = uniqueId("needle");
+    const instructions = [`Find ${tag} here`, "Nothing to see", `FIND ${tag.toUpperCase()} again`];
+    const ids = instructions.map((_, index) => `${tag}-${index}`);
+    for (const [index, instruction] of instructions.entries()) {
+      harness.enqueue(`Answer ${index}.`);
+      expectFinal(await client().post(userTurn(ids[index] as string, "t1", instruction)));
+    }
+    const query = `q=${encodeURIComponent(tag)}&limit=1`;
+    const first = expectOk(await client().get<ListJson>(`/v1/sessions?${query}`));
+    expect(first.sessions.map((session) => session.sessionId)).toEqual([ids[2]]);
+    const second = expectOk(
+      await client().get<ListJson>(
+        `/v1/sessions?${query}&cursor=${encodeURIComponent(first.nextCursor ?? "")}`,
+      ),
+    );
+    // The non-matching session between them is skipped, and the last match ends the search.
+    expect(second.sessions.map((session) => session.sessionId)).toEqual([ids[0]]);
+    expect(second.nextCursor).toBeUndefined();
+    expect(
+      expectOk(await client().get<ListJson>(`/v1/sessions?q=${encodeURIComponent(tag)}`, "bob")),
+    ).toEqual({
+      sessions: [],
+    });
+    for (const q of ["", "x".repeat(81)]) {
+      const refused = expectFailure(await client().get(`/v1/sessions?q=${q}`), 400, "VALIDATION_FAILED");
+      expect(refused.details?.fields).toEqual([expect.objectContaining({ path: "q" })]);
+    }
+  });
+
   it("reads a turn with a client tool round trip back as a user and an assistant message with its tool call", async () => {
     const sessionId = uniqueId("messages");
     harness.enqueue(

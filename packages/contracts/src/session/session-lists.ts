@@ -24,6 +24,8 @@ const pageQuery = {
 export const SessionListQuerySchema = z.strictObject({
   ...pageQuery,
   workspaceId: WorkspaceIdSchema.optional(),
+  /** Only the sessions whose `title` holds this, ignoring case; a longer text than a title is no title's. */
+  q: z.string().min(1).max(SESSION_TITLE_LENGTH).optional(),
 });
 /** The query of `GET /v1/sessions/:sessionId/messages`. */
 export const SessionMessagesQuerySchema = z.strictObject({

@@ -126,6 +126,8 @@ function turnTraceShape<T extends z.ZodType>(timestamp: T) {
         approval: z.strictObject({ approved: z.boolean(), decidedBy: z.string() }).optional(),
         resultJson: z.string().optional(),
         errorMessage: z.string().optional(),
+        /** When the run started; absent on runs a service recorded before it kept the time. */
+        startedAt: timestamp.optional(),
         executionMs: z.number().min(0),
       }),
     ),

@@ -500,7 +500,7 @@ export class AgentService {
   /** The principal's sessions, most recently active first (see SessionLists). */
   listSessions(
     principal: string,
-    page: PageRequest & { workspaceId?: string },
+    page: PageRequest & { workspaceId?: string; q?: string },
   ): Promise<InvokeResult<SessionList>> {
     return this.#lists.listSessions(principal, page);
   }

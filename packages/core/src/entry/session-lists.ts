@@ -4,13 +4,13 @@ import {
   type InvokeFailure,
   type InvokeResult,
   ok,
-  SESSION_TITLE_LENGTH,
   type SessionList,
   type SessionMessages,
 } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { SessionDirectory, SessionListing } from "../ports/session-directory.js";
+import { sessionTitle } from "../records/session-title.js";
 import { sessionNotFound } from "./entry-failures.js";
 import { turnMessages } from "./session-messages.js";
 
@@ -35,7 +35,7 @@ export class SessionLists {
 
   async listSessions(
     principal: string,
-    page: PageRequest & { workspaceId?: string },
+    page: PageRequest & { workspaceId?: string; q?: string },
   ): Promise<InvokeResult<SessionList>> {
     let after: { updatedAt: Date; sessionId: string } | undefined;
     if (page.cursor !== undefined) {
@@ -52,6 +52,7 @@ export class SessionLists {
       principal,
       limit: page.limit + 1,
       ...(page.workspaceId === undefined ? {} : { workspaceId: page.workspaceId }),
+      ...(page.q === undefined ? {} : { titleContains: page.q }),
       ...(after ? { after } : {}),
     });
     const shown = listings.slice(0, page.limit);
@@ -111,7 +112,7 @@ export class SessionLists {
       ...(workspaceId === undefined ? {} : { workspaceId }),
       createdAt,
       updatedAt,
-      title: (firstInstruction ?? "").slice(0, SESSION_TITLE_LENGTH).trimEnd(),
+      title: sessionTitle(firstInstruction),
     };
   }
 }

@@ -15,6 +15,7 @@ import type {
 } from "../ports/session-directory.js";
 import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
+import { sessionTitle } from "../records/session-title.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import { copy, type InMemorySessions, type SessionState } from "./in-memory-sessions.js";
 
@@ -41,11 +42,22 @@ export class InMemorySessionDirectory implements SessionDirectory {
     return (this.#shared.state(key)?.modeHistory ?? []).map(copy);
   }
 
-  async listSessions({ principal, limit, workspaceId, after }: ListSessionsInput): Promise<SessionListing[]> {
+  async listSessions({
+    principal,
+    limit,
+    workspaceId,
+    titleContains,
+    after,
+  }: ListSessionsInput): Promise<SessionListing[]> {
+    const needle = titleContains?.toLowerCase();
     const listings = [...this.#shared.sessions.values()]
       .filter(({ record }) => record.principal === principal)
       .map(listingOf)
       .filter((listing) => workspaceId === undefined || listing.workspaceId === workspaceId)
+      .filter(
+        (listing) =>
+          needle === undefined || sessionTitle(listing.firstInstruction).toLowerCase().includes(needle),
+      )
       .sort(newestFirst);
     const from = after === undefined ? 0 : listings.findIndex((listing) => newestFirst(after, listing) < 0);
     return (from < 0 ? [] : listings.slice(from, from + limit)).map(copy);

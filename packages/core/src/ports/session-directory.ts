@@ -11,6 +11,11 @@ export interface ListSessionsInput {
   limit: number;
   /** Only sessions whose latest turn naming a workspace named this one. */
   workspaceId?: string;
+  /**
+   * Only sessions whose title holds this, ignoring case: the first 80 characters of `firstInstruction`, trailing
+   * white space trimmed (what the list shows as `title`).
+   */
+  titleContains?: string;
   /** Only sessions after this one in the order: the last of the previous page. */
   after?: { updatedAt: Date; sessionId: string };
 }

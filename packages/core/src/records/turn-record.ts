@@ -64,6 +64,8 @@ export interface ServerToolExecution {
   approval?: { approved: boolean; decidedBy: string };
   resultJson?: string;
   errorMessage?: string;
+  /** When the run (or the check that refused it) started; absent on runs recorded before it was kept. */
+  startedAt?: Date;
   executionMs: number;
 }
 

@@ -120,7 +120,8 @@ export class ServerToolExecutionStep {
       }
       if (route.to === "refused") {
         // The server's own tool is listed as refused, having spent no time: its schema check came first.
-        this.#refuse(outcome, call, invalidArguments(call, route.reason), route.tool ? 0 : undefined);
+        const timing = route.tool ? { startedAt: this.clock.now(), executionMs: 0 } : undefined;
+        this.#refuse(outcome, call, invalidArguments(call, route.reason), timing);
         continue;
       }
       const ran = await this.#runServer(route.tool, route.args, call, { context, outcome, signal });
@@ -160,6 +161,7 @@ export class ServerToolExecutionStep {
           argumentsJson: call.argumentsJson,
           approval: { approved: false, decidedBy },
           errorMessage: output,
+          startedAt: this.clock.now(),
           executionMs: 0,
         });
         continue;
@@ -189,15 +191,13 @@ export class ServerToolExecutionStep {
     },
   ): Promise<InvokeResult<void>> {
     const { outcome } = into;
-    const started = this.clock.now().getTime();
+    const startedAt = this.clock.now();
     const parsed = tool.parseArguments(args);
     if (!parsed.ok) {
-      this.#refuse(
-        outcome,
-        call,
-        invalidArguments(call, parsed.message),
-        this.clock.now().getTime() - started,
-      );
+      this.#refuse(outcome, call, invalidArguments(call, parsed.message), {
+        startedAt,
+        executionMs: this.clock.now().getTime() - startedAt.getTime(),
+      });
       return ok(undefined);
     }
     const ran = await this.observer.toolRun({ name: call.name, callId: call.callId }, () =>
@@ -209,7 +209,8 @@ export class ServerToolExecutionStep {
       name: call.name,
       argumentsJson: call.argumentsJson,
       ...(into.approval ? { approval: into.approval } : {}),
-      executionMs: this.clock.now().getTime() - started,
+      startedAt,
+      executionMs: this.clock.now().getTime() - startedAt.getTime(),
     };
     if ("errorMessage" in ran.result) {
       const { errorMessage } = ran.result;
@@ -324,22 +325,23 @@ export class ServerToolExecutionStep {
 
   /**
    * A call answered with an error output, nothing run. Only a server tool's refusal is listed among the
-   * executions (with `executionMs`, the time its own check took): any other call was never the server's.
+   * executions (with `timing`, when its own check started and the time it took): any other call was never the
+   * server's.
    */
   #refuse(
     outcome: ServerToolExecutionOutcome,
     call: LlmToolCall,
     output: string,
-    executionMs?: number,
+    timing?: Pick<ServerToolExecution, "startedAt" | "executionMs">,
   ): void {
     outcome.outputs.push({ type: "function_call_output", callId: call.callId, output, isError: true });
-    if (executionMs === undefined) return;
+    if (timing === undefined) return;
     outcome.executions.push({
       toolCallId: call.callId,
       name: call.name,
       argumentsJson: call.argumentsJson,
       errorMessage: output,
-      executionMs,
+      ...timing,
     });
   }
 }

@@ -97,8 +97,10 @@ const call = (callId: string, name: string, args: unknown): LlmToolCall => ({
 });
 
 describe("ServerToolExecutionStep (layer 3)", () => {
-  it("runs server calls sequentially in call order and answers their outputs in that order", async () => {
-    const { runs, run } = setup();
+  it("runs server calls sequentially in call order and answers their outputs in that order, each with its start", async () => {
+    const { clock, runs, run } = setup();
+    const began = clock.now().getTime();
+    const at = (ms: number) => new Date(began + ms);
     const result = await run(
       call("c1", "beta", { value: "one", ms: 7 }),
       call("c2", "alpha", { value: "two" }),
@@ -117,6 +119,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
         name: "beta",
         argumentsJson: '{"value":"one","ms":7}',
         resultJson: '{"echoed":"one"}',
+        startedAt: at(0),
         executionMs: 7,
       },
       {
@@ -124,6 +127,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
         name: "alpha",
         argumentsJson: '{"value":"two"}',
         resultJson: '{"echoed":"two"}',
+        startedAt: at(7),
         executionMs: 0,
       },
       {
@@ -131,6 +135,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
         name: "beta",
         argumentsJson: '{"value":"three","ms":2}',
         resultJson: '{"echoed":"three"}',
+        startedAt: at(7),
         executionMs: 2,
       },
     ]);
@@ -200,6 +205,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
       name: "alpha",
       argumentsJson: "{not json",
       errorMessage: "Invalid arguments for alpha: arguments must be a JSON object",
+      startedAt: expect.any(Date),
       executionMs: 0,
     });
     // read_file is not the server's: refusing it ran nothing on the server.
@@ -466,6 +472,7 @@ describe("ServerToolExecutionStep (layer 3)", () => {
         name: "typed",
         argumentsJson: '{"value":"c","ms":1.5}',
         errorMessage: output,
+        startedAt: clock.now(),
         executionMs: 0,
       },
     ]);

@@ -131,6 +131,8 @@ describe("the turn trace and usage", () => {
         name: "lookup",
         argumentsJson: '{"query":"x"}',
         resultJson: '{"found":"answer to x"}',
+        // The manual clock stands still: the run starts when the call that asked for it did.
+        startedAt,
         executionMs: 0,
       },
     ]);

@@ -255,7 +255,10 @@ export function toTurn(row: TurnRow): TurnRecord {
     rounds: row.rounds,
     pending: row.pending,
     startCursor: row.startCursor,
-    toolExecutions: row.toolExecutions,
+    // JSON holds a run's start as a string.
+    toolExecutions: row.toolExecutions.map(({ startedAt, ...run }) =>
+      startedAt === undefined ? run : { ...run, startedAt: new Date(startedAt) },
+    ),
     files: row.files,
     usage: row.usage,
     llmCallCount: row.llmCallCount,

@@ -35,6 +35,10 @@ import { keyOf, keyWhere, type StoreDatabase, toModeHistoryEntry, toSession, toT
 type ForkSessionInput = Parameters<SessionDirectory["forkSession"]>[0];
 type ForkSessionResult = Awaited<ReturnType<SessionDirectory["forkSession"]>>;
 
+/** A session title's length (contracts' SESSION_TITLE_LENGTH; the store contract suite holds the two equal). */
+const TITLE_LENGTH = 80;
+const TRAILING_SPACE = "\\s+$";
+
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
 const sessionIdOrder = sql`${sessions.sessionId} collate "C"`;
 
@@ -328,10 +332,19 @@ export class DrizzleSessionDirectory implements SessionDirectory {
  * A page of the principal's sessions, newest first, through `sessions_principal_updated_idx`: the columns the
  * list shows, and the latest turn's status by `turns_session_sequence_idx`, for the page's rows only.
  */
-export function sessionPage(db: StoreDatabase, { principal, limit, workspaceId, after }: ListSessionsInput) {
+export function sessionPage(
+  db: StoreDatabase,
+  { principal, limit, workspaceId, titleContains, after }: ListSessionsInput,
+) {
   // `|| ''`: through `sessions_principal_updated_idx` (see the schema).
   const where: SQL[] = [sql`(${sessions.principal} || '') = ${principal}`];
   if (workspaceId !== undefined) where.push(eq(sessions.workspaceId, workspaceId));
+  if (titleContains !== undefined) {
+    // strpos, not LIKE: the text is matched as it is, `%` and `_` included. `left` counts characters where the
+    // title counts UTF-16 code units: they differ only past the Basic Multilingual Plane.
+    const title = sql`regexp_replace(left(${sessions.firstInstruction}, ${TITLE_LENGTH}::int), ${TRAILING_SPACE}, '')`;
+    where.push(sql`strpos(lower(${title}), lower(${titleContains}::text)) > 0`);
+  }
   if (after !== undefined) {
     where.push(
       sql`(${sessions.updatedAt}, ${sessionIdOrder}) < (${after.updatedAt.toISOString()}::timestamptz, ${after.sessionId} collate "C")`,

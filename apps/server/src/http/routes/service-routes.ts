@@ -13,7 +13,7 @@ const count = z.int().min(0);
  * limits in force. Never a key, an address or a database URL.
  */
 export const ServiceDescriptionSchema = z.strictObject({
-  /** The server's version (its package's). */
+  /** The release the service runs: the version of `@aptix/core`, as the releases tag it. */
   version: z.string(),
   /** The kind of database the service keeps its sessions in. */
   store: z.enum(["postgres", "pglite"]),

@@ -77,6 +77,12 @@ const listSessions = createRoute({
       description: "Only the sessions whose latest turn named this workspace.",
       example: "acme-web",
     },
+    q: {
+      description:
+        "Only the sessions whose `title` holds this text, ignoring case: 1–80 characters. Pass it again with " +
+        "`cursor` for the next page of the same search.",
+      example: "build",
+    },
   }),
   responses: {
     200: success("SessionList", "A page of sessions.", {

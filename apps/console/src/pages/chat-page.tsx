@@ -5,6 +5,7 @@ import { everyCallAnswered } from "../chat/every-call-answered.js";
 import { useConnection } from "../connection.js";
 import { FileLink } from "../file-link.js";
 import { LoadedView } from "../loaded-view.js";
+import { newSessionId } from "../new-session-id.js";
 import { hrefOf } from "../route.js";
 import { fetchServiceDescription } from "../service-description.js";
 import { useResult } from "../use-result.js";
@@ -250,12 +251,6 @@ function DataPart({ type, data }: { type: string; data: Record<string, unknown> 
 function dataOf(part: UIMessage["parts"][number]): Record<string, unknown> {
   const data = "data" in part ? part.data : undefined;
   return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
-}
-
-/** A fresh session id; `crypto.randomUUID` is missing on a page served over plain HTTP from another host. */
-function newSessionId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(12));
-  return `console-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
 }
 
 function toolName(part: ToolPart): string {

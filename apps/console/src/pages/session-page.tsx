@@ -4,6 +4,7 @@ import { useConnection } from "../connection.js";
 import { FileLink } from "../file-link.js";
 import { formatTokens, formatUsd } from "../format.js";
 import { LoadedView } from "../loaded-view.js";
+import { newSessionId } from "../new-session-id.js";
 import { hrefOf } from "../route.js";
 import { TurnTrace } from "../trace/turn-trace.js";
 import { useResult } from "../use-result.js";
@@ -48,7 +49,7 @@ export function SessionPage({ sessionId }: { sessionId: string }) {
 
   /** Makes a new session of the conversation before `atTurnId` and opens it; a refusal shows here instead. */
   const fork = async (atTurnId: string) => {
-    const result = await client.fork({ sessionId, newSessionId: crypto.randomUUID(), atTurnId });
+    const result = await client.fork({ sessionId, newSessionId: newSessionId(), atTurnId });
     if (result.successful)
       window.location.hash = hrefOf({ page: "session", sessionId: result.result.sessionId });
     else setNotice(`${result.errors[0].code}: ${result.errors[0].message}`);

@@ -1,5 +1,6 @@
 import type {
   ConversationCursor,
+  FileStore,
   SessionKey,
   SessionPatch,
   SessionRecord,
@@ -26,6 +27,8 @@ export const CREATE = { conversationContextId: "conv-1", agentContextId: "agent-
 /** What a contract run needs from the stores under test, made afresh (over empty data) for every test. */
 export interface SessionStoresHarness {
   store: SessionStores;
+  /** The file store sharing the stores' database: a fork holds the files of the turns it copies. */
+  files: FileStore;
   /**
    * The stores' clock, the one they judge leases by (a SQL store's stand-in for its database's `now()`) and
    * stamp `updatedAt` with; the suites move it to let leases expire and take their `now` values from it.

@@ -96,6 +96,7 @@ export class InMemorySessionDirectory implements SessionDirectory {
     );
     const turns = [...source.turns.values()].filter((turn) => turn.sequence < input.beforeSequence);
     for (const turn of turns) fork.turns.set(turn.turnId, { ...copy(turn), sessionId: input.sessionId });
+    this.#shared.shareFiles(input.source, input.sessionId, new Set(turns.map((turn) => turn.turnId)));
     for (const [position, item] of source.transcript)
       if (position < input.cursor.transcriptLength) fork.transcript.set(position, copy(item));
     Object.assign(fork.record, {
@@ -123,6 +124,7 @@ export class InMemorySessionDirectory implements SessionDirectory {
         this.#shared.responseDeletions.set(nameOfDeletion(deletion), { ...deletion, dueAt: new Date(0) });
       }
     }
+    this.#shared.releaseFiles(key);
     this.#shared.delete(key);
     return "deleted";
   }

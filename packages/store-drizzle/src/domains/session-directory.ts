@@ -268,12 +268,9 @@ export class DrizzleSessionDirectory implements SessionDirectory {
           .values(items.map((item) => ({ ...item, sessionId: input.sessionId })));
       }
       if (copied.length > 0) {
-        await shareFiles(
-          tx,
-          source,
-          input.sessionId,
-          copied.map((turn) => turn.turnId),
-        );
+        const copiedTurnIds = copied.map((turn) => turn.turnId);
+        await copyCompactions(tx, source, input.sessionId, copiedTurnIds);
+        await shareFiles(tx, source, input.sessionId, copiedTurnIds);
       }
       return "forked";
     });
@@ -345,6 +342,22 @@ export class DrizzleSessionDirectory implements SessionDirectory {
       await tx.delete(sessions).where(keyWhere(sessions, key));
       return "deleted";
     });
+  }
+}
+
+/** The compactions made in the turns a fork copies, as the fork's: its view lists what its cursor went through. */
+async function copyCompactions(
+  tx: StoreTransaction,
+  source: SessionKey,
+  forkId: string,
+  copiedTurnIds: string[],
+): Promise<void> {
+  const made = await tx
+    .select()
+    .from(compactions)
+    .where(and(keyWhere(compactions, source), inArray(compactions.turnId, copiedTurnIds)));
+  if (made.length > 0) {
+    await tx.insert(compactions).values(made.map((compaction) => ({ ...compaction, sessionId: forkId })));
   }
 }
 

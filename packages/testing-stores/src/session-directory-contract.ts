@@ -13,12 +13,7 @@ import {
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 const BYTES = new Uint8Array([1, 2, 3]);
 
@@ -33,11 +28,9 @@ export function describeSessionDirectoryContract(
   describe(`SessionDirectory contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { current, key, claim, start, settledTurn } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { claim, start, settledTurn } = sessionWrites(current, key);
 
     it("lists a principal's sessions most recently active first, paged after the last one shown", async () => {
       const a = newSessionKey("s-a", "principal-a");

@@ -15,6 +15,7 @@ import {
   type ManualClock,
   type newCallRecord,
   newLease,
+  newSessionKey,
   newTurnRecord,
   startTurnFor,
   writeTurnWhileLeaseHeld,
@@ -42,7 +43,7 @@ export interface SessionStoresHarness {
  * Makes the stores afresh for each test of the enclosing `describe`, hands them to `ready`, and closes them
  * after; answers the current test's harness.
  */
-export function withSessionStores(
+function withSessionStores(
   makeStore: () => Promise<SessionStoresHarness>,
   ready: (harness: SessionStoresHarness) => void,
 ): () => SessionStoresHarness {
@@ -62,10 +63,23 @@ export function withSessionStores(
 }
 
 /**
+ * The opening every session-store suite shares: the stores made afresh for each test of the enclosing `describe`
+ * and handed to `ready`, the session most tests use (`key`), and the writes that arrange it.
+ */
+export function sessionSuite(
+  makeStore: () => Promise<SessionStoresHarness>,
+  ready: (harness: SessionStoresHarness) => void,
+) {
+  const current = withSessionStores(makeStore, ready);
+  const key = newSessionKey("session-1", "principal-a");
+  return { current, key, ...sessionWrites(current, key) };
+}
+
+/**
  * The writes the suites arrange sessions with, on the stores of the test running now (`current`), of `key`
  * unless told another.
  */
-export function sessionWrites(current: () => SessionStoresHarness, key: SessionKey) {
+function sessionWrites(current: () => SessionStoresHarness, key: SessionKey) {
   function leaseFor(owner: string, ms = LEASE_MS): Lease {
     return newLease(owner, ms);
   }

@@ -11,12 +11,7 @@ import {
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 /**
  * The behaviour every `TranscriptStore` shares: the transcript, compactions and LLM call traces as read back
@@ -29,11 +24,9 @@ export function describeTranscriptStoreContract(
   describe(`TranscriptStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { key, leaseFor, claim, start, progress, settledTurn } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { leaseFor, claim, start, progress, settledTurn } = sessionWrites(current, key);
 
     it("loadTranscript answers only the first `length` items", async () => {
       await claim("owner-1");

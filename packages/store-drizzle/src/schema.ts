@@ -260,6 +260,25 @@ export const files = pgTable(
   ],
 );
 
+/**
+ * The sessions besides a file's producing one (`files.session_id`) whose turns, copied by a fork, name it: the
+ * file is shared, not copied, and goes to one of them when its session is deleted. Deleted with the holding
+ * session, and by the file store with the file.
+ */
+export const fileHolders = pgTable(
+  "file_holders",
+  {
+    principal: text("principal").notNull(),
+    fileId: text("file_id").notNull(),
+    sessionId: text("session_id").notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "file_holders_pkey", columns: [table.principal, table.fileId, table.sessionId] }),
+    // A deleted session's holdings.
+    index("file_holders_session_idx").on(table.principal, table.sessionId),
+  ],
+);
+
 /** A session's compactions (docs/context-window.md): the summary that replaced its turns for the provider, by position. */
 export const compactions = pgTable(
   "compactions",

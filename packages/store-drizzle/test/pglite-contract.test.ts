@@ -47,7 +47,8 @@ async function openHarness(): Promise<{ store: AptixStore; clock: ManualClock; c
 /** The session stores of a fresh harness, for the session suites. */
 async function sessionStores(): Promise<SessionStoresHarness> {
   const harness = await openHarness();
-  return { store: harness.store.sessions, clock: harness.clock, close: harness.close };
+  const { sessions, files } = harness.store;
+  return { store: sessions, files, clock: harness.clock, close: harness.close };
 }
 
 describeTurnStoreContract("drizzle on PGlite (in memory)", sessionStores);

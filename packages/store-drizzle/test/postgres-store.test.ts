@@ -155,6 +155,7 @@ describe("opening one schema from two processes at once", () => {
           "__drizzle_migrations",
           "compactions",
           "deployment_secrets",
+          "file_holders",
           "files",
           "llm_calls",
           "llm_usage",

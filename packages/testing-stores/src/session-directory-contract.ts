@@ -7,18 +7,16 @@ import {
   newLease,
   newModeHistoryEntry,
   newSessionKey,
+  newStoredFile,
   newTurnRecord,
   sampleTranscriptItems,
   startTurnFor,
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
+
+const BYTES = new Uint8Array([1, 2, 3]);
 
 /**
  * The behaviour every `SessionDirectory` shares: sessions and turns listed, a session deleted with everything of
@@ -31,11 +29,9 @@ export function describeSessionDirectoryContract(
   describe(`SessionDirectory contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { current, key, claim, start, settledTurn } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { claim, start, settledTurn } = sessionWrites(current, key);
 
     it("lists a principal's sessions most recently active first, paged after the last one shown", async () => {
       const a = newSessionKey("s-a", "principal-a");
@@ -297,6 +293,105 @@ export function describeSessionDirectoryContract(
       // The same id starts afresh.
       await settledTurn(key, "t1", { instruction: "again" });
       expect((await store.directory.getSession(key))?.turnCount).toBe(1);
+    });
+
+    it("shares the files of a fork's copied turns: deleting the source, the fork or a fork of it leaves the others' files", async () => {
+      const { files } = current();
+      const source = newSessionKey("source", "principal-a");
+      const sessionOf = (sessionId: string) => ({ principal: source.principal, sessionId });
+      await settledTurn(source, "t1", { instruction: "make one" });
+      await files.put(
+        newStoredFile(source.principal, "file_t1", { producedBy: { sessionId: "source", turnId: "t1" } }),
+        BYTES,
+      );
+      await settledTurn(source, "t2", { instruction: "make another" });
+      await files.put(
+        newStoredFile(source.principal, "file_t2", { producedBy: { sessionId: "source", turnId: "t2" } }),
+        BYTES,
+      );
+      async function fork(from: string, to: string, beforeSequence: number) {
+        const read = await store.directory.getSession(sessionOf(from));
+        if (!read) throw new Error(`expected session ${from}`);
+        const forked = await store.directory.forkSession({
+          source: sessionOf(from),
+          expectVersion: read.version,
+          sessionId: to,
+          beforeSequence,
+          mode: read.mode,
+          cursor: read.cursor,
+          forkedFrom: { sessionId: from, turnId: null },
+          now: clock.now(),
+        });
+        expect(forked).toBe("forked");
+      }
+      // As a deletion runs: the store, then a file store apart from it.
+      async function deleteSession(sessionId: string) {
+        const read = await store.directory.getSession(sessionOf(sessionId));
+        const fileIds = ["file_t1", "file_t2"];
+        const input = { key: sessionOf(sessionId), expectVersion: read?.version as number, fileIds };
+        expect(await store.directory.deleteSession(input)).toBe("deleted");
+        await files.deleteFiles?.(source.principal, fileIds);
+      }
+      const producer = async (fileId: string) => (await files.get(source.principal, fileId))?.file.producedBy;
+
+      await fork("source", "whole", 3);
+      await fork("source", "first", 2);
+      await fork("whole", "again", 3);
+      await deleteSession("source");
+      // Each goes to a session holding its turn, with the content as put.
+      expect(await producer("file_t1")).toMatchObject({ turnId: "t1" });
+      expect(["whole", "first", "again"]).toContain((await producer("file_t1"))?.sessionId);
+      expect(await producer("file_t2")).toMatchObject({ turnId: "t2" });
+      expect(["whole", "again"]).toContain((await producer("file_t2"))?.sessionId);
+      expect((await files.get(source.principal, "file_t2"))?.content).toStrictEqual(BYTES);
+
+      await deleteSession("whole");
+      expect(await producer("file_t2")).toEqual({ sessionId: "again", turnId: "t2" });
+      expect(["first", "again"]).toContain((await producer("file_t1"))?.sessionId);
+      await deleteSession("again");
+      // No session holds t2 any more: "first" copied t1 only.
+      expect(await files.get(source.principal, "file_t2")).toBeUndefined();
+      expect(await producer("file_t1")).toEqual({ sessionId: "first", turnId: "t1" });
+      await deleteSession("first");
+      expect(await files.get(source.principal, "file_t1")).toBeUndefined();
+    });
+
+    it("keeps the source's files when its fork is deleted first", async () => {
+      const { files } = current();
+      const source = newSessionKey("source", "principal-a");
+      await settledTurn(source, "t1", { instruction: "make one" });
+      await files.put(
+        newStoredFile(source.principal, "file_t1", { producedBy: { sessionId: "source", turnId: "t1" } }),
+        BYTES,
+      );
+      const read = await store.directory.getSession(source);
+      if (!read) throw new Error("expected the source");
+      const forkKey = { ...source, sessionId: "fork" };
+      const forkInput = {
+        source,
+        expectVersion: read.version,
+        sessionId: forkKey.sessionId,
+        beforeSequence: 2,
+        mode: read.mode,
+        cursor: read.cursor,
+        forkedFrom: { sessionId: source.sessionId, turnId: null },
+        now: clock.now(),
+      };
+      expect(await store.directory.forkSession(forkInput)).toBe("forked");
+      const fileIds = ["file_t1"];
+      expect(await store.directory.deleteSession({ key: forkKey, expectVersion: 1, fileIds })).toBe(
+        "deleted",
+      );
+      await files.deleteFiles?.(source.principal, fileIds);
+      expect((await files.get(source.principal, "file_t1"))?.file.producedBy).toEqual({
+        sessionId: source.sessionId,
+        turnId: "t1",
+      });
+      expect(await store.directory.deleteSession({ key: source, expectVersion: read.version, fileIds })).toBe(
+        "deleted",
+      );
+      await files.deleteFiles?.(source.principal, fileIds);
+      expect(await files.get(source.principal, "file_t1")).toBeUndefined();
     });
 
     it("keeps a deleted session's stored responses for deletion at their provider, each taken once until finished", async () => {

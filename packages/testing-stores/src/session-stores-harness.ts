@@ -1,5 +1,6 @@
 import type {
   ConversationCursor,
+  FileStore,
   SessionKey,
   SessionPatch,
   SessionRecord,
@@ -14,6 +15,7 @@ import {
   type ManualClock,
   type newCallRecord,
   newLease,
+  newSessionKey,
   newTurnRecord,
   startTurnFor,
   writeTurnWhileLeaseHeld,
@@ -26,6 +28,8 @@ export const CREATE = { conversationContextId: "conv-1", agentContextId: "agent-
 /** What a contract run needs from the stores under test, made afresh (over empty data) for every test. */
 export interface SessionStoresHarness {
   store: SessionStores;
+  /** The file store sharing the stores' database: a fork holds the files of the turns it copies. */
+  files: FileStore;
   /**
    * The stores' clock, the one they judge leases by (a SQL store's stand-in for its database's `now()`) and
    * stamp `updatedAt` with; the suites move it to let leases expire and take their `now` values from it.
@@ -39,7 +43,7 @@ export interface SessionStoresHarness {
  * Makes the stores afresh for each test of the enclosing `describe`, hands them to `ready`, and closes them
  * after; answers the current test's harness.
  */
-export function withSessionStores(
+function withSessionStores(
   makeStore: () => Promise<SessionStoresHarness>,
   ready: (harness: SessionStoresHarness) => void,
 ): () => SessionStoresHarness {
@@ -59,10 +63,23 @@ export function withSessionStores(
 }
 
 /**
+ * The opening every session-store suite shares: the stores made afresh for each test of the enclosing `describe`
+ * and handed to `ready`, the session most tests use (`key`), and the writes that arrange it.
+ */
+export function sessionSuite(
+  makeStore: () => Promise<SessionStoresHarness>,
+  ready: (harness: SessionStoresHarness) => void,
+) {
+  const current = withSessionStores(makeStore, ready);
+  const key = newSessionKey("session-1", "principal-a");
+  return { current, key, ...sessionWrites(current, key) };
+}
+
+/**
  * The writes the suites arrange sessions with, on the stores of the test running now (`current`), of `key`
  * unless told another.
  */
-export function sessionWrites(current: () => SessionStoresHarness, key: SessionKey) {
+function sessionWrites(current: () => SessionStoresHarness, key: SessionKey) {
   function leaseFor(owner: string, ms = LEASE_MS): Lease {
     return newLease(owner, ms);
   }

@@ -8,14 +8,10 @@ import {
   newLease,
   newSessionKey,
   sampleTranscriptItems,
+  writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 /**
  * The behaviour every `TranscriptStore` shares: the transcript, compactions and LLM call traces as read back
@@ -28,11 +24,9 @@ export function describeTranscriptStoreContract(
   describe(`TranscriptStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { key, leaseFor, claim, start, progress, settledTurn } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { leaseFor, claim, start, progress, settledTurn } = sessionWrites(current, key);
 
     it("loadTranscript answers only the first `length` items", async () => {
       await claim("owner-1");
@@ -115,6 +109,71 @@ export function describeTranscriptStoreContract(
       expect(await store.turns.recordLlmCall({ ...write, compaction: again })).toBe(true);
       expect(await store.transcripts.listCompactions(key)).toStrictEqual([again]);
       expect(await store.transcripts.listCompactions(newSessionKey("session-404"))).toStrictEqual([]);
+    });
+
+    it("gives a fork the compactions of the turns it copies, and none of the later ones", async () => {
+      const items = sampleTranscriptItems();
+      /** Turn `turnId` compacted at `fromPosition`, then completed with the lease given back. */
+      async function compactedTurn(turnId: string, sequence: number, fromPosition: number) {
+        const owner = `owner-${turnId}`;
+        await start(owner, turnId, { sequence });
+        const compaction = {
+          ...key,
+          turnId,
+          reason: "threshold" as const,
+          summary: `facts of ${turnId}`,
+          tokensBefore: 7_000,
+          tokensAfter: 900,
+          fromPosition,
+          createdAt: new Date(FIXTURE_TIME),
+        };
+        const length = fromPosition + items.length;
+        const written = await store.turns.recordLlmCall({
+          call: newCallRecord(key, turnId, 0),
+          progress: progress(
+            items,
+            fromPosition,
+            newCursor({ transcriptLength: length, replayFrom: fromPosition }),
+          ),
+          compaction,
+          lease: leaseFor(owner),
+        });
+        expect(written).toBe(true);
+        const settled = await writeTurnWhileLeaseHeld(store, clock.now(), {
+          key,
+          turnId,
+          turnPatch: { status: "completed" },
+          sessionPatch: { openTurnId: null },
+          leaseOwner: owner,
+          releaseLease: true,
+        });
+        expect(settled).toBe(true);
+        return compaction;
+      }
+      const first = await compactedTurn("turn-1", 1, 0);
+      const second = await compactedTurn("turn-2", 2, items.length);
+      const source = await store.directory.getSession(key);
+      if (!source) throw new Error("expected the session");
+      const fork = async (sessionId: string, beforeSequence: number) => {
+        const forked = await store.directory.forkSession({
+          source: key,
+          expectVersion: source.version,
+          sessionId,
+          beforeSequence,
+          mode: source.mode,
+          cursor: source.cursor,
+          forkedFrom: { sessionId: key.sessionId, turnId: null },
+          now: clock.now(),
+        });
+        expect(forked).toBe("forked");
+        return store.transcripts.listCompactions({ ...key, sessionId });
+      };
+      expect(await fork("fork-before-2", 2)).toStrictEqual([{ ...first, sessionId: "fork-before-2" }]);
+      expect(await fork("fork-whole", 3)).toStrictEqual([
+        { ...first, sessionId: "fork-whole" },
+        { ...second, sessionId: "fork-whole" },
+      ]);
+      expect(await store.transcripts.listCompactions(key)).toStrictEqual([first, second]);
     });
 
     it("round-trips every transcript item variant exactly, in the transcript and the cursor", async () => {

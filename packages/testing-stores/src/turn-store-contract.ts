@@ -26,13 +26,7 @@ import {
   writeTurnWhileLeaseHeld,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  CREATE,
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { CREATE, LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 export interface TurnStoreContractOptions {
   /**
@@ -56,11 +50,12 @@ export function describeTurnStoreContract(
   describe(`TurnStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
-      ({ store, clock } = ready);
-    });
-    const key = newSessionKey("session-1", "principal-a");
-    const { leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionWrites(current, key);
+    const { key, leaseFor, touchTurn, transition, claim, start, snapshot, progress } = sessionSuite(
+      makeStore,
+      (ready) => {
+        ({ store, clock } = ready);
+      },
+    );
 
     it("creates a missing session with its first transition, and answers stale to one expecting a version", async () => {
       const now = clock.now();

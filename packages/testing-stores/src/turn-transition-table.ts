@@ -16,7 +16,6 @@ import {
 import {
   type Admission,
   claimSessionFor,
-  InMemoryFileStore,
   interruptedFailure,
   type ManualClock,
   newContinuationResult,
@@ -528,7 +527,7 @@ export function describeTurnTransitionTable(
         catalog: TABLE_CATALOG.result,
         providers: [],
         store: harness.store,
-        files: new InMemoryFileStore(harness.clock),
+        files: harness.files,
         clock: harness.clock,
       });
     });

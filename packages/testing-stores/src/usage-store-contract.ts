@@ -8,12 +8,7 @@ import {
   newSessionKey,
 } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 const DAY_MS = 86_400_000;
 const EVER = { from: new Date(0), to: new Date("2100-01-01T00:00:00.000Z") };
@@ -37,11 +32,9 @@ export function describeUsageStoreContract(
   describe(`UsageStore contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { turnWithCalls } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { turnWithCalls } = sessionWrites(current, key);
 
     it("sums a principal's successful calls by model, day and session, with their provider and model", async () => {
       const key = newSessionKey("s-1", "principal-a");

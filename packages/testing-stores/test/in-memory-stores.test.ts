@@ -1,4 +1,4 @@
-import { type SessionStores, systemClock } from "@aptix/core";
+import { systemClock } from "@aptix/core";
 import {
   InMemoryFileStore,
   InMemoryTurnEventLog,
@@ -17,7 +17,8 @@ import {
 
 async function inMemory() {
   const clock = new ManualClock();
-  return { store: inMemorySessionStores(clock), clock, close: async () => {} };
+  const store = inMemorySessionStores(clock);
+  return { store, files: store.files, clock, close: async () => {} };
 }
 
 describeTurnStoreContract("in memory", inMemory);
@@ -27,7 +28,7 @@ describeUsageStoreContract("in memory", inMemory);
 
 // The in-memory store has no connections; handing the same store out as the "other connection" still runs
 // the suite's `newConnection` path.
-let current: SessionStores | undefined;
+let current: ReturnType<typeof inMemorySessionStores> | undefined;
 describeTurnStoreContract(
   "in memory (newConnection)",
   async () => {
@@ -35,6 +36,7 @@ describeTurnStoreContract(
     current = inMemorySessionStores(clock);
     return {
       store: current,
+      files: current.files,
       clock,
       close: async () => {
         current = undefined;

@@ -46,5 +46,6 @@ describe("the turn transition table", () => {
 
 describeTurnTransitionTable("in memory", async () => {
   const clock = new ManualClock();
-  return { store: inMemorySessionStores(clock), clock, close: async () => {} };
+  const store = inMemorySessionStores(clock);
+  return { store, files: store.files, clock, close: async () => {} };
 });

@@ -8,10 +8,12 @@ import type { AgentExecuteResponse } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import {
   API_KEYS,
+  CREATE_FILE_CATALOG,
   expectFailure,
   expectFinal,
   expectOk,
   PROVIDER_CONTEXTS,
+  PROVIDERS_CATALOG,
   type ProviderId,
   type SessionSummaryJson,
   uniqueId,
@@ -31,8 +33,23 @@ function seenByModel(providers: BothProviders, provider: ProviderId): string {
 
 type Messages = { messages: Array<{ turnId: string; role: string }> };
 
+/** Both providers' contexts, their general mode offering `create_file` too. */
+const BRANCHES_CATALOG = {
+  ...PROVIDERS_CATALOG,
+  modes: CREATE_FILE_CATALOG.modes,
+  serverTools: CREATE_FILE_CATALOG.serverTools,
+};
+
+/** The names of the tools the latest request of `provider` offered the model. */
+function toolsOffered(providers: BothProviders, provider: ProviderId): string[] {
+  const body = JSON.parse(providers.rigs[provider].rawBodies().at(-1) ?? "{}") as {
+    tools?: Array<{ name: string }>;
+  };
+  return (body.tools ?? []).map((tool) => tool.name);
+}
+
 describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
-  const providers = setUpBothProviders({ store });
+  const providers = setUpBothProviders({ store, catalog: BRANCHES_CATALOG });
   const service = () => providers.service;
   const rewind = (sessionId: string, beforeTurnId: unknown, as?: "alice" | "bob") =>
     service().send<SessionSummaryJson>("POST", `/v1/sessions/${sessionId}/rewind`, { beforeTurnId }, as);
@@ -221,6 +238,86 @@ describe.each(["pglite", "postgres"] as const)("branches on %s", (store) => {
       const later = userTurn(forkId, "f2", "And if not there?", { conversationContextId });
       expect(expectFinal(await service().post(later)).primaryOutputText).toBe("Then the cellar.");
       expect(seenByModel(providers, provider)).toContain("Check the attic.");
+    },
+  );
+
+  it("a file a copied turn made downloads while any session holding it exists: the source, its forks, a fork deleted first", async () => {
+    const sessionId = uniqueId("branch-files");
+    const conversationContextId = PROVIDER_CONTEXTS.openai;
+    const content = "red: under the mat\n";
+    const input = { name: "keys.txt", mimeType: "text/plain", content, encoding: null, description: null };
+    providers.rigs.openai.enqueue(
+      { toolCalls: [{ id: "call_file", name: "create_file", input }], usage: { input: 40, output: 5 } },
+      { text: ["Written down."], usage: { input: 40, output: 5 } },
+      { text: ["You are welcome."], usage: { input: 40, output: 5 } },
+    );
+    const made = expectFinal(
+      await service().post(userTurn(sessionId, "t1", "Note the keys", { conversationContextId })),
+    );
+    expectFinal(await service().post(userTurn(sessionId, "t2", "Thanks", { conversationContextId })));
+    const url = made.files?.[0]?.url ?? "";
+    const download = async () => {
+      const answer = await fetch(url, { headers: { authorization: `Bearer ${API_KEYS.alice}` } });
+      return [answer.status, await answer.text()];
+    };
+    const fork = async (newSessionId: string, atTurnId?: string) => {
+      const body = { newSessionId, ...(atTurnId === undefined ? {} : { atTurnId }) };
+      const forked = await service().send("POST", `/v1/sessions/${sessionId}/fork`, body);
+      expect(forked.status).toBe(201);
+    };
+    const remove = async (id: string) => expectOk(await service().send("DELETE", `/v1/sessions/${id}`));
+    expect(await download()).toEqual([200, content]);
+
+    // A fork deleted first leaves the source's file.
+    const first = uniqueId("fork-first");
+    await fork(first);
+    await remove(first);
+    expect(await download()).toEqual([200, content]);
+    // The source deleted, its forks still download it, until the last of them goes.
+    const whole = uniqueId("fork-whole");
+    const before = uniqueId("fork-before-t2");
+    await fork(whole);
+    await fork(before, "t2");
+    await remove(sessionId);
+    expect(await download()).toEqual([200, content]);
+    await remove(whole);
+    expect(await download()).toEqual([200, content]);
+    await remove(before);
+    expect((await download())[0]).toBe(404);
+  });
+
+  it.each(["openai", "anthropic"] as const)(
+    "%s: a rewind before the turn that changed the mode brings the earlier mode and its tools back",
+    async (provider) => {
+      const sessionId = uniqueId(`branch-mode-${provider}`);
+      const conversationContextId = PROVIDER_CONTEXTS[provider];
+      const toReview = { mode: "review", reason: "The user wants a review.", branch: false };
+      providers.rigs[provider].enqueue(
+        { text: ["Hello."], usage: { input: 40, output: 5 } },
+        {
+          toolCalls: [{ id: "call_mode", name: "agent_change_mode", input: toReview }],
+          usage: { input: 40, output: 5 },
+        },
+        { text: ["Show me the diff."], usage: { input: 40, output: 5 } },
+        { text: ["What else?"], usage: { input: 40, output: 5 } },
+      );
+      const turn = (turnId: string, text: string) =>
+        userTurn(sessionId, turnId, text, { conversationContextId });
+      expectFinal(await service().post(turn("t1", "Hi")));
+      expectFinal(await service().post(turn("t2", "Review this")));
+      expect(expectOk(await service().session(sessionId)).mode).toBe("review");
+
+      const rewound = expectOk(await rewind(sessionId, "t2"));
+      expect(rewound.mode).toBe("general");
+      expect(rewound.modeHistory.map((entry) => [entry.turnId, entry.previousMode, entry.newMode])).toEqual([
+        ["t2", "general", "review"],
+        ["t2", "review", "general"],
+      ]);
+      expect(rewound.modeHistory[1]?.reason).toContain("Rewound before turn t2");
+      expectFinal(await service().post(turn("t3", "Never mind")));
+      const offered = toolsOffered(providers, provider);
+      expect(offered).toEqual(expect.arrayContaining(["read_file", "create_file"]));
+      expect(offered).not.toContain("submit_review");
     },
   );
 

@@ -85,8 +85,9 @@ export function decideCancel(state: TurnState, now: Date): CancelTurn | undefine
 /**
  * A rewind before `turn` of `session`, whose turns are `turns`: `turn` and every later turn the table lets take
  * `rewind` are superseded, and the cursor returns to `turn`'s start (a compaction made since then no longer
- * applies: the cursor it restores predates it). `busy` while the session holds an open turn; `undefined` when
- * `turn` is superseded already (a rewind sent again: nothing to do).
+ * applies: the cursor it restores predates it), the mode to the one `turn` began in (with its ModeHistory row,
+ * when that differs). `busy` while the session holds an open turn; `undefined` when `turn` is superseded already
+ * (a rewind sent again: nothing to do).
  */
 export function decideRewind(
   session: SessionRecord,
@@ -102,7 +103,24 @@ export function decideRewind(
       turnId: later.turnId,
       patch: { status: nextStatus(later.status, "rewind"), completedAt: later.completedAt ?? now },
     }));
-  return { type: "rewind_session", superseded, sessionPatch: { cursor: turn.startCursor } };
+  const sessionPatch = { cursor: turn.startCursor };
+  if (turn.mode === session.mode) return { type: "rewind_session", superseded, sessionPatch };
+  const modeChange = {
+    principal: session.principal,
+    sessionId: session.sessionId,
+    turnId: turn.turnId,
+    previousMode: session.mode,
+    newMode: turn.mode,
+    reason: `Rewound before turn ${turn.turnId}, which began in mode ${turn.mode}.`,
+    changedBy: session.principal,
+    changedAt: now,
+  };
+  return {
+    type: "rewind_session",
+    superseded,
+    sessionPatch: { ...sessionPatch, mode: turn.mode },
+    modeChange,
+  };
 }
 
 function userTurn(input: TurnRequestInput, request: UserTurnRequest): TurnDecision {

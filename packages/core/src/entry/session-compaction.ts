@@ -4,7 +4,7 @@ import type { ConversationContext } from "../catalog/conversation-context.js";
 import type { CompositionStep } from "../composition/composition-step.js";
 import { countItemTokens } from "../composition/context-window.js";
 import { storedProgress } from "../lifecycle/turn-endings.js";
-import { type Decision, transact } from "../persistence/transact.js";
+import type { Decision } from "../persistence/transact.js";
 import type { SessionLease, TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { LlmProvider } from "../ports/llm-provider.js";
@@ -14,9 +14,7 @@ import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import type { Budgets } from "../usage/budgets.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
-
-/** Reads that find the session changed between their read and the claim before it answers busy. */
-const CLAIM_ATTEMPTS = 3;
+import { transactSession } from "./transact-session.js";
 
 /**
  * `POST /v1/sessions/:sessionId/compact` (docs/context-window.md): the conversation compacted now, between turns, under the
@@ -42,14 +40,7 @@ export class SessionCompaction {
   ) {}
 
   compact(key: SessionKey): Promise<InvokeResult<SessionCompacted>> {
-    const { persistence } = this;
-    return transact({
-      persistence,
-      key,
-      attempts: CLAIM_ATTEMPTS,
-      lostRace: sessionBusy(key.sessionId),
-      decide: () => this.#decide(key),
-    });
+    return transactSession(this.persistence, key, () => this.#decide(key));
   }
 
   /** Whether there is anything to compact, and the claim of the session's lease that compacts it. */

@@ -1,14 +1,11 @@
 import { type InvokeResult, ok, type SessionDeleted } from "@aptix/contracts";
-import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { FileStore } from "../ports/file-store.js";
 import type { SessionDirectory } from "../ports/session-directory.js";
 import type { TurnEventLog } from "../ports/turn-event-log.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import { sessionBusy, sessionNotFound } from "./entry-failures.js";
-
-/** Reads that find the session changed between their read and the delete before the delete answers busy. */
-const DELETE_ATTEMPTS = 3;
+import { transactSession } from "./transact-session.js";
 
 /** Where a produced file's id stands in its `FileRef.url` (FileKeeper mints `…/v1/files/<fileId>`). */
 const FILE_URL = /\/v1\/files\/([^/?#]+)$/;
@@ -29,36 +26,30 @@ export class SessionDeletion {
 
   delete(key: SessionKey): Promise<InvokeResult<SessionDeleted>> {
     const { persistence } = this;
-    return transact({
-      persistence,
-      key,
-      attempts: DELETE_ATTEMPTS,
-      lostRace: sessionBusy(key.sessionId),
-      decide: async () => {
-        const session = await persistence.getSession(key);
-        if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
-        const turns = await this.directory.listTurns(key);
-        const fileIds = turns.flatMap((turn) =>
-          turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
-        );
-        const storedBy = this.responsesStoredBy(session);
-        return {
-          type: "delete",
-          remove: () =>
-            this.directory.deleteSession({
-              key,
-              expectVersion: session.version,
-              fileIds,
-              ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
-            }),
-          busy: sessionBusy(key.sessionId),
-          deleted: async () => {
-            await this.files.deleteFiles?.(key.principal, fileIds);
-            await this.events.deleteSession?.(key);
-            return ok({ deleted: true });
-          },
-        };
-      },
+    return transactSession(persistence, key, async () => {
+      const session = await persistence.getSession(key);
+      if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
+      const turns = await this.directory.listTurns(key);
+      const fileIds = turns.flatMap((turn) =>
+        turn.files.flatMap((file) => FILE_URL.exec(file.url)?.slice(1, 2) ?? []),
+      );
+      const storedBy = this.responsesStoredBy(session);
+      return {
+        type: "delete",
+        remove: () =>
+          this.directory.deleteSession({
+            key,
+            expectVersion: session.version,
+            fileIds,
+            ...(storedBy === undefined ? {} : { responsesStoredBy: storedBy }),
+          }),
+        busy: sessionBusy(key.sessionId),
+        deleted: async () => {
+          await this.files.deleteFiles?.(key.principal, fileIds);
+          await this.events.deleteSession?.(key);
+          return ok({ deleted: true });
+        },
+      };
     });
   }
 }

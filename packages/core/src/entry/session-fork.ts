@@ -1,15 +1,12 @@
 import { fail, type InvokeResult } from "@aptix/contracts";
-import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { SessionDirectory } from "../ports/session-directory.js";
 import type { SessionKey } from "../records/session-record.js";
 import { sessionBusy, sessionNotFound, turnNotFound } from "./entry-failures.js";
 import type { ReadModels } from "./read-models.js";
+import { transactSession } from "./transact-session.js";
 import type { SessionSummary } from "./views.js";
-
-/** Reads that find the source changed between their read and the copy before the fork answers busy. */
-const FORK_ATTEMPTS = 3;
 
 /**
  * `POST /v1/sessions/:sessionId/fork`: a new session of the same principal whose conversation is the source's up
@@ -34,47 +31,41 @@ export class SessionFork {
     const forkKey = { principal: key.principal, sessionId: to.newSessionId };
     const forkedFrom = { sessionId: key.sessionId, turnId: to.atTurnId ?? null };
     const view = () => this.reads.getSession(key.principal, to.newSessionId);
-    return transact({
-      persistence,
-      key,
-      attempts: FORK_ATTEMPTS,
-      lostRace: sessionBusy(key.sessionId),
-      decide: async () => {
-        const [source, existing] = await Promise.all([
-          persistence.getSession(key),
-          persistence.getSession(forkKey),
-        ]);
-        if (!source) return { type: "answer", answer: sessionNotFound(key.sessionId) };
-        if (existing) {
-          const same =
-            existing.forkedFrom?.sessionId === forkedFrom.sessionId &&
-            existing.forkedFrom.turnId === forkedFrom.turnId;
-          return { type: "answer", answer: same ? await view() : existingSession() };
-        }
-        if (source.openTurnId !== null) return { type: "answer", answer: sessionBusy(key.sessionId) };
-        const turns = await this.directory.listTurns(key);
-        const at = to.atTurnId === undefined ? undefined : turns.find((turn) => turn.turnId === to.atTurnId);
-        if (to.atTurnId !== undefined && !at) {
-          return { type: "answer", answer: turnNotFound(key, to.atTurnId, true) };
-        }
-        const { chainTokens: _chain, ...from } = at?.startCursor ?? source.cursor;
-        return {
-          type: "copy",
-          copy: () =>
-            this.directory.forkSession({
-              source: key,
-              expectVersion: source.version,
-              sessionId: to.newSessionId,
-              beforeSequence: at?.sequence ?? source.turnCount + 1,
-              mode: at?.mode ?? source.mode,
-              // Nothing the provider stores: the fork's first call replays what was copied.
-              cursor: { ...from, responseId: null },
-              forkedFrom,
-              now: this.clock.now(),
-            }),
-          copied: view,
-        };
-      },
+    return transactSession(persistence, key, async () => {
+      const [source, existing] = await Promise.all([
+        persistence.getSession(key),
+        persistence.getSession(forkKey),
+      ]);
+      if (!source) return { type: "answer", answer: sessionNotFound(key.sessionId) };
+      if (existing) {
+        const same =
+          existing.forkedFrom?.sessionId === forkedFrom.sessionId &&
+          existing.forkedFrom.turnId === forkedFrom.turnId;
+        return { type: "answer", answer: same ? await view() : existingSession() };
+      }
+      if (source.openTurnId !== null) return { type: "answer", answer: sessionBusy(key.sessionId) };
+      const turns = await this.directory.listTurns(key);
+      const at = to.atTurnId === undefined ? undefined : turns.find((turn) => turn.turnId === to.atTurnId);
+      if (to.atTurnId !== undefined && !at) {
+        return { type: "answer", answer: turnNotFound(key, to.atTurnId, true) };
+      }
+      const { chainTokens: _chain, ...from } = at?.startCursor ?? source.cursor;
+      return {
+        type: "copy",
+        copy: () =>
+          this.directory.forkSession({
+            source: key,
+            expectVersion: source.version,
+            sessionId: to.newSessionId,
+            beforeSequence: at?.sequence ?? source.turnCount + 1,
+            mode: at?.mode ?? source.mode,
+            // Nothing the provider stores: the fork's first call replays what was copied.
+            cursor: { ...from, responseId: null },
+            forkedFrom,
+            now: this.clock.now(),
+          }),
+        copied: view,
+      };
     });
   }
 }

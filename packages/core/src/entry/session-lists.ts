@@ -8,6 +8,7 @@ import {
   type SessionMessages,
 } from "@aptix/contracts";
 import type { ModeCatalog } from "../catalog/mode-catalog.js";
+import { isSuperseded } from "../lifecycle/turn-lifecycle.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { SessionDirectory, SessionListing } from "../ports/session-directory.js";
 import { sessionTitle } from "../records/session-title.js";
@@ -85,9 +86,7 @@ export class SessionLists {
     const messages = turns.flatMap(turnMessages).slice(skip);
     const shown = messages.slice(0, page.limit);
     // Positions count every turn, so a cursor holds whichever turns a page leaves out.
-    const superseded = new Set(
-      turns.filter((turn) => turn.status === "superseded").map((turn) => turn.turnId),
-    );
+    const superseded = new Set(turns.filter((turn) => isSuperseded(turn.status)).map((turn) => turn.turnId));
     return ok({
       messages: page.includeSuperseded ? shown : shown.filter((message) => !superseded.has(message.turnId)),
       ...(messages.length > page.limit ? { nextCursor: String(from + page.limit) } : {}),

@@ -5,7 +5,6 @@ import {
   ok,
   type UserTurnRequest,
 } from "@aptix/contracts";
-import { transact } from "../persistence/transact.js";
 import type { TurnPersistence } from "../persistence/turn-persistence.js";
 import type { Clock } from "../ports/clock.js";
 import type { SessionDirectory } from "../ports/session-directory.js";
@@ -13,11 +12,9 @@ import type { SessionKey } from "../records/session-record.js";
 import { decideRewind } from "./decide-turn.js";
 import { sessionBusy, sessionNotFound, turnNotFound } from "./entry-failures.js";
 import type { ReadModels } from "./read-models.js";
+import { transactSession } from "./transact-session.js";
 import { decisionWrite } from "./turn-decision.js";
 import type { SessionSummary } from "./views.js";
-
-/** Reads that find the session changed between their read and the rewind's write before it answers busy. */
-const REWIND_ATTEMPTS = 3;
 
 /**
  * `POST /v1/sessions/:sessionId/rewind`: the session goes back to before a turn (`decideRewind`), in one store
@@ -36,28 +33,22 @@ export class SessionRewind {
   rewind(key: SessionKey, beforeTurnId: string): Promise<InvokeResult<SessionSummary>> {
     const { persistence } = this;
     const view = () => this.reads.getSession(key.principal, key.sessionId);
-    return transact({
-      persistence,
-      key,
-      attempts: REWIND_ATTEMPTS,
-      lostRace: sessionBusy(key.sessionId),
-      decide: async () => {
-        const session = await persistence.getSession(key);
-        if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
-        const turns = await this.directory.listTurns(key);
-        const turn = turns.find((candidate) => candidate.turnId === beforeTurnId);
-        if (!turn) return { type: "answer", answer: turnNotFound(key, beforeTurnId, true) };
-        const now = this.clock.now();
-        const rewind = decideRewind(session, turns, turn, now);
-        if (rewind === "busy") return { type: "answer", answer: sessionBusy(key.sessionId) };
-        if (!rewind) return { type: "answer", answer: await view() };
-        return {
-          type: "apply",
-          change: decisionWrite({ session }, rewind, now),
-          busy: sessionBusy(key.sessionId),
-          applied: view,
-        };
-      },
+    return transactSession(persistence, key, async () => {
+      const session = await persistence.getSession(key);
+      if (!session) return { type: "answer", answer: sessionNotFound(key.sessionId) };
+      const turns = await this.directory.listTurns(key);
+      const turn = turns.find((candidate) => candidate.turnId === beforeTurnId);
+      if (!turn) return { type: "answer", answer: turnNotFound(key, beforeTurnId, true) };
+      const now = this.clock.now();
+      const rewind = decideRewind(session, turns, turn, now);
+      if (rewind === "busy") return { type: "answer", answer: sessionBusy(key.sessionId) };
+      if (!rewind) return { type: "answer", answer: await view() };
+      return {
+        type: "apply",
+        change: decisionWrite({ session }, rewind, now),
+        busy: sessionBusy(key.sessionId),
+        applied: view,
+      };
     });
   }
 

@@ -111,13 +111,15 @@ export interface CancelTurn {
 
 /**
  * A rewind before a turn: it and every later turn not superseded yet become `superseded`, and the session's
- * cursor goes back to where that turn began. Claims the lease (so it is refused while a turn runs) and gives it
- * back in the same step.
+ * cursor and mode go back to where that turn began. Claims the lease (so it is refused while a turn runs) and
+ * gives it back in the same step.
  */
 export interface RewindSession {
   type: "rewind_session";
   superseded: TurnWrite[];
   sessionPatch: SessionPatch;
+  /** The mode the turn began in, when the session has changed it since. */
+  modeChange?: ModeHistoryEntry;
 }
 
 /** A decision that claims the session's lease and writes, in one store step. */
@@ -180,14 +182,17 @@ export function decisionWrite(state: TurnState, decision: LeasedDecision, now: D
         sessionPatch: decision.sessionPatch,
         releaseLease: true,
       };
-    case "rewind_session":
+    case "rewind_session": {
+      const { superseded, sessionPatch, modeChange } = decision;
       return {
         now,
         ...versioned,
-        turnPatches: decision.superseded,
-        sessionPatch: decision.sessionPatch,
+        turnPatches: superseded,
+        sessionPatch,
+        ...(modeChange ? { modeChange } : {}),
         releaseLease: true,
       };
+    }
     case "cancel_turn":
       return {
         now,

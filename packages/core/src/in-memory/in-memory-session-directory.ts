@@ -108,6 +108,11 @@ export class InMemorySessionDirectory implements SessionDirectory {
     );
     const turns = [...source.turns.values()].filter((turn) => turn.sequence < input.beforeSequence);
     for (const turn of turns) fork.turns.set(turn.turnId, { ...copy(turn), sessionId: input.sessionId });
+    const copiedTurnIds = new Set(turns.map((turn) => turn.turnId));
+    fork.compactions = source.compactions
+      .filter((compaction) => copiedTurnIds.has(compaction.turnId))
+      .map((compaction) => ({ ...copy(compaction), sessionId: input.sessionId }));
+    this.#shared.shareFiles(input.source, input.sessionId, copiedTurnIds);
     for (const [position, item] of source.transcript)
       if (position < input.cursor.transcriptLength) fork.transcript.set(position, copy(item));
     Object.assign(fork.record, {
@@ -135,6 +140,7 @@ export class InMemorySessionDirectory implements SessionDirectory {
         this.#shared.responseDeletions.set(nameOfDeletion(deletion), { ...deletion, dueAt: new Date(0) });
       }
     }
+    this.#shared.releaseFiles(key);
     this.#shared.delete(key);
     return "deleted";
   }

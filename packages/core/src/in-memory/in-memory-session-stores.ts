@@ -1,14 +1,19 @@
 import type { Clock } from "../ports/clock.js";
 import type { SessionStores } from "../ports/session-stores.js";
+import { InMemoryFileStore } from "./in-memory-file-store.js";
 import { InMemorySessionDirectory } from "./in-memory-session-directory.js";
 import { InMemorySessions } from "./in-memory-sessions.js";
 import { InMemoryTranscriptStore } from "./in-memory-transcript-store.js";
 import { InMemoryTurnStore } from "./in-memory-turn-store.js";
 import { InMemoryUsageStore } from "./in-memory-usage-store.js";
 
-/** The in-memory session stores; `turns` also tells an `InMemoryTurnEventLog` who holds a lease. */
+/**
+ * The in-memory session stores; `turns` also tells an `InMemoryTurnEventLog` who holds a lease, and `files` is
+ * a file store sharing their state, as a SQL store's file store shares its database.
+ */
 export interface InMemorySessionStores extends SessionStores {
   turns: InMemoryTurnStore;
+  files: InMemoryFileStore;
 }
 
 /**
@@ -34,5 +39,6 @@ export function inMemorySessionStores(clock?: Clock): InMemorySessionStores {
     transcripts: new InMemoryTranscriptStore(shared),
     directory: new InMemorySessionDirectory(shared),
     usage: new InMemoryUsageStore(shared),
+    files: new InMemoryFileStore(clock, shared),
   };
 }

@@ -1,5 +1,6 @@
 import { systemClock } from "../defaults/system-clock.js";
 import type { Clock } from "../ports/clock.js";
+import type { StoredFile } from "../ports/file-store.js";
 import type { ResponseDeletion } from "../ports/session-directory.js";
 import type { LlmCallWrite, NewSession } from "../ports/turn-store.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
@@ -34,15 +35,25 @@ export interface SessionState {
   compactions: CompactionRecord[];
 }
 
+/** A file kept, and the sessions besides its producer's whose turns, copied by a fork, name it. */
+export interface KeptFile {
+  file: StoredFile;
+  content: Uint8Array;
+  heldBy: Set<string>;
+}
+
 /**
  * What the in-memory domain stores share, as tables of one database: a session's lease, read by the turns'
- * writes and by its deletion, and every call's usage, kept by the turns' writes and summed by the usage store.
+ * writes and by its deletion, every call's usage, kept by the turns' writes and summed by the usage store, and
+ * the files of the `InMemoryFileStore` made with them, which a fork shares and a deletion gives up.
  */
 export class InMemorySessions {
   readonly sessions = new Map<string, SessionState>();
   readonly responseDeletions = new Map<string, ResponseDeletion & { dueAt: Date }>();
   /** Every call's usage, by its `callId`, kept once: kept when its session is deleted. */
   readonly usage = new Map<string, UsageEntry>();
+  /** By `fileKeyOf`. */
+  readonly files = new Map<string, KeptFile>();
   /** The store's clock: it judges leases and stamps `updatedAt` on writes that are not given a time. */
   readonly clock: Clock;
 
@@ -102,6 +113,38 @@ export class InMemorySessions {
     this.sessions.delete(keyOf(key));
   }
 
+  /**
+   * A fork's share of its source's files: those of the copied turns that the source produced or holds are held
+   * by the fork too.
+   */
+  shareFiles(source: SessionKey, forkId: string, copiedTurnIds: ReadonlySet<string>): void {
+    for (const { file, heldBy } of this.files.values()) {
+      const by = file.producedBy;
+      if (file.principal !== source.principal || by === undefined || !copiedTurnIds.has(by.turnId)) continue;
+      if (by.sessionId === source.sessionId || heldBy.has(source.sessionId)) heldBy.add(forkId);
+    }
+  }
+
+  /**
+   * A deleted session's files: those it produced go to a session that holds them (its turn has the same id
+   * there), or are deleted when none does; those it held are held no more.
+   */
+  releaseFiles(key: SessionKey): void {
+    for (const [name, kept] of this.files) {
+      const by = kept.file.producedBy;
+      if (kept.file.principal !== key.principal) continue;
+      kept.heldBy.delete(key.sessionId);
+      if (by?.sessionId !== key.sessionId) continue;
+      const [heir] = [...kept.heldBy].sort();
+      if (heir === undefined) {
+        this.files.delete(name);
+        continue;
+      }
+      kept.heldBy.delete(heir);
+      kept.file.producedBy = { sessionId: heir, turnId: by.turnId };
+    }
+  }
+
   /** Keeps a call's trace (replacing one of the same index), its usage and its transcript progress. */
   keepCall(state: SessionState, write: LlmCallWrite): void {
     const stored = copy(write.call);
@@ -138,6 +181,11 @@ export class InMemorySessions {
 /** JSON of the pair, so no principal or session id can collide with another through a separator. */
 function keyOf({ principal, sessionId }: SessionKey): string {
   return JSON.stringify([principal, sessionId]);
+}
+
+/** JSON of the pair, as `keyOf`. */
+export function fileKeyOf(principal: string, fileId: string): string {
+  return JSON.stringify([principal, fileId]);
 }
 
 export function copy<T>(value: T): T {

@@ -88,6 +88,19 @@ export function isOpen(status: TurnStatus): boolean {
   return canTake(status, "cancel");
 }
 
+/** The statuses the table's `rewind` column leads to. */
+const REWOUND: ReadonlySet<TurnStatus | null> = new Set(
+  Object.values(TURN_LIFECYCLE).map((row) => row.rewind),
+);
+
+/**
+ * Whether a turn in `status` is one a rewind went back before: kept in the session, no longer in its
+ * conversation. The table's `rewind` column is the definition.
+ */
+export function isSuperseded(status: TurnStatus): boolean {
+  return REWOUND.has(status);
+}
+
 /** The status `event` moves a turn in `from` to; a pair the table refuses is a bug of the caller's decision. */
 export function nextStatus(from: TurnStatusOrNew, event: LifecycleEvent): TurnStatus {
   const to = TURN_LIFECYCLE[from][event];

@@ -10,7 +10,8 @@ export interface StoredFile {
   expiresAt: Date | null;
   /**
    * The turn whose server tool produced it: served only while that turn has not failed or been cancelled
-   * (docs/security.md, delete means gone), and deleted with its session. Absent for files kept otherwise.
+   * (docs/security.md, delete means gone), and deleted with its session. Absent for files kept otherwise. When
+   * that session is deleted while a fork of it holds the file, the fork's copy of the turn (same id) takes over.
    */
   producedBy?: { sessionId: string; turnId: string };
 }
@@ -32,8 +33,9 @@ export interface FileStore {
    */
   deleteExpired(limit: number): Promise<number>;
   /**
-   * Deletes the principal's files of these ids: a deleted session's. A store that shares one database with the
-   * session store leaves it out, since `SessionDirectory.deleteSession` deletes them in its own transaction.
+   * Deletes the principal's files of these ids: a deleted session's, but for those a session that still exists
+   * produced or took over from it. A store that shares one database with the session store may leave it out,
+   * since `SessionDirectory.deleteSession` deletes them in its own transaction.
    */
   deleteFiles?(principal: string, fileIds: readonly string[]): Promise<void>;
   /**

@@ -47,7 +47,8 @@ export interface MessageTurn
 /**
  * What `deleteSession` removes: the session and everything of it the store keeps (turns, transcript, traces,
  * mode history; a store sharing one database with the turn event log and the file store also the session's
- * events and the files named here), in one atomic step, while its version is `expectVersion`.
+ * events and the files named here), in one atomic step, while its version is `expectVersion`. A file another
+ * session holds (a fork's copied turns name it) is not deleted: it becomes that session's, its turn of the same id.
  */
 export interface DeleteSessionInput {
   key: SessionKey;
@@ -86,9 +87,11 @@ export interface FinishResponseDeletionsInput {
 
 /**
  * What `forkSession` makes, in one atomic step: a session `sessionId` of the source's principal, with the source's
- * context, its turns before `beforeSequence` (same ids, same records) and its transcript up to
- * `cursor.transcriptLength`, in `mode`, at `cursor` (which names nothing the provider stores: its first call
- * replays). Its version is 1 and it holds no open turn nor lease. Nothing is shared with the source afterwards.
+ * context, its turns before `beforeSequence` (same ids, same records), the compactions made in them and its
+ * transcript up to `cursor.transcriptLength`, in `mode`, at `cursor` (which names nothing the provider stores: its
+ * first call replays). Its version is 1 and it holds no open turn nor lease. The files the copied turns produced are shared,
+ * not copied (the copied records name them by id): a store sharing one database with the file store counts the
+ * fork among their holders in the same step, so deleting either session leaves the other's downloads whole.
  */
 export interface ForkSessionInput {
   source: SessionKey;

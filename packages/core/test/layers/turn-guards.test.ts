@@ -115,6 +115,17 @@ describe("guards derived from the lifecycle table", () => {
           { turnId: "t1", patch: expect.objectContaining({ status: TURN_LIFECYCLE[status].rewind }) },
         ]);
         expect(rewind.sessionPatch.cursor).toStrictEqual(turn.startCursor);
+        // In the mode the turn began in: nothing to change.
+        const sameMode = decideRewind({ ...idle, mode: turn.mode }, [turn], turn, now);
+        expect(sameMode !== "busy" && [sameMode?.sessionPatch.mode, sameMode?.modeChange]).toEqual([
+          undefined,
+          undefined,
+        ]);
+        const changedSince = decideRewind({ ...idle, mode: "elsewhere" }, [turn], turn, now);
+        expect(changedSince !== "busy" && changedSince).toMatchObject({
+          sessionPatch: { cursor: turn.startCursor, mode: turn.mode },
+          modeChange: { turnId: "t1", previousMode: "elsewhere", newMode: turn.mode, changedAt: now },
+        });
       }
       // While the session holds an open turn, a rewind is busy whatever the turn.
       expect(decideRewind(session, [turn], turn, now)).toBe("busy");

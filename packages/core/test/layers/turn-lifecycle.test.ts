@@ -1,6 +1,7 @@
 import { TURN_STATUSES, type TurnStatus } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import {
+  isSuperseded,
   LIFECYCLE_EVENTS,
   type LifecycleEvent,
   nextStatus,
@@ -55,6 +56,10 @@ describe("the turn lifecycle table", () => {
     const rewindable = FROM.filter((from) => TURN_LIFECYCLE[from].rewind !== null);
     expect(rewindable).toEqual(["completed", "failed", "abandoned", "cancelled"]);
     for (const from of rewindable) expect(nextStatus(from, "rewind")).toBe("superseded");
+  });
+
+  it("calls superseded only the status a rewind leads to", () => {
+    expect(TURN_STATUSES.filter(isSuperseded)).toEqual(["superseded"]);
   });
 
   it("cancels every open turn, and only open ones", () => {

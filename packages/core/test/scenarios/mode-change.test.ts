@@ -123,6 +123,43 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
     expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns[1]?.mode).toBe("review");
   });
 
+  it("goes back to the mode a turn began in when rewound before it, with a history row, and offers that mode's tools next", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { text: "Hello." },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "Send me the diff." },
+      { text: "Something else, then." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Please review" }));
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).mode).toBe("review");
+
+    const rewoundAt = agent.clock.now();
+    const rewound = resultOf(await agent.service.rewindSession(PRINCIPAL, "s", "t2"));
+    expect(rewound.mode).toBe("general");
+    expect(rewound.modeHistory.map((entry) => [entry.previousMode, entry.newMode])).toEqual([
+      ["general", "review"],
+      ["review", "general"],
+    ]);
+    expect(rewound.modeHistory[1]).toEqual({
+      turnId: "t2",
+      previousMode: "review",
+      newMode: "general",
+      reason: "Rewound before turn t2, which began in mode general.",
+      changedBy: PRINCIPAL,
+      changedAt: rewoundAt,
+    });
+    // Sent again, nothing more is written.
+    expect(resultOf(await agent.service.rewindSession(PRINCIPAL, "s", "t2"))).toStrictEqual(rewound);
+
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t3", instruction: "Never mind" }));
+    expect(agent.provider.requests[3]?.tools.map((tool) => tool.name)).toEqual(GENERAL_TOOLS);
+    // A rewind before a turn of the mode the session is in changes no mode and writes no row.
+    const again = resultOf(await agent.service.rewindSession(PRINCIPAL, "s", "t3"));
+    expect([again.mode, again.modeHistory.length]).toEqual(["general", 2]);
+  });
+
   it("shows the new mode on a client tool continuation and keeps the old tools for the turn's continuation round", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

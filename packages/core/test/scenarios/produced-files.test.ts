@@ -153,6 +153,27 @@ describe("create_file and produced files (AGN-033 §6)", () => {
   });
 });
 
+describe("files of a forked session's copied turns", () => {
+  it("stay downloadable once the source is deleted, and once the fork is, from the source", async () => {
+    const agent = await fileAgent();
+    agent.provider.enqueue({ toolCalls: [createFile("f1")] }, { text: "Made it." }, { text: "Fine." });
+    const made = responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Write" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Thanks" }));
+    const fileId = fileIdIn((made.kind === "final" && made.files?.[0]?.url) || "");
+    const fork = (newSessionId: string) => agent.service.forkSession(PRINCIPAL, "s", { newSessionId });
+    const served = async () => (await agent.service.getFile(PRINCIPAL, fileId)).successful;
+
+    resultOf(await fork("first"));
+    resultOf(await agent.service.deleteSession(PRINCIPAL, "first"));
+    expect(await served()).toBe(true);
+    resultOf(await fork("second"));
+    resultOf(await agent.service.deleteSession(PRINCIPAL, "s"));
+    expect(await served()).toBe(true);
+    resultOf(await agent.service.deleteSession(PRINCIPAL, "second"));
+    expect(resultCode(await agent.service.getFile(PRINCIPAL, fileId))).toBe("FILE_NOT_FOUND");
+  });
+});
+
 describe("files of turns that fail or are cancelled (docs/security.md, delete means gone)", () => {
   /** The FileRef the model got for its `create_file` call, from the output the next LLM call carried. */
   const keptFileId = (agent: Awaited<ReturnType<typeof fileAgent>>, request: number) => {

@@ -22,7 +22,7 @@ import {
   type TurnWrite,
 } from "../../src/index.js";
 import { ManualClock } from "../../src/testing/manual-clock.js";
-import "../../src/testing/scenario-stores.js";
+import type { ScenarioStoreFactory } from "../../src/testing/scenario-stores.js";
 import { ScriptedLlmProvider } from "../../src/testing/scripted-llm-provider.js";
 
 export const PRINCIPAL = "alice";
@@ -199,7 +199,7 @@ export async function createTestAgent(
   const clock = new ManualClock(new Date("2026-01-01T00:00:00Z"));
   const stores = options.store
     ? { store: options.store }
-    : ((await globalThis.aptixScenarioStores?.(clock)) ?? { store: inMemorySessionStores(clock) });
+    : ((await globalThis.aptixScenarioStores?.(clock)) ?? inMemoryStores(clock));
   const created = AgentCatalog.create(
     options.config ?? TEST_CATALOG,
     options.serverTools ?? [lookupTool as ServerTool],
@@ -237,6 +237,12 @@ export async function createTestAgent(
       return service.execute(valid.result, principal);
     },
   };
+}
+
+/** The in-memory session stores and the file store sharing their state. */
+function inMemoryStores(clock: ManualClock): Awaited<ReturnType<ScenarioStoreFactory>> {
+  const store = inMemorySessionStores(clock);
+  return { store, files: store.files };
 }
 
 /** Every event of a stream (or follower), once it has ended. */

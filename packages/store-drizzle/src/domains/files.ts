@@ -1,6 +1,7 @@
 import { type Clock, type FileStore, QuotaExceededError, type StoredFile, systemClock } from "@aptix/core";
 import { and, eq, inArray, lte, ne, type SQLWrapper, sql } from "drizzle-orm";
-import { files, turns } from "../schema.js";
+import { rowsOf } from "../rows-of.js";
+import { fileHolders, files, turns } from "../schema.js";
 import type { StoreDatabase } from "./rows.js";
 
 /** First key of the advisory lock that makes one principal's quota-checked puts take turns ("AptF"). */
@@ -121,12 +122,19 @@ export class DrizzleFileStore implements FileStore {
     return this.#deleteBatch(batch);
   }
 
-  /** Deletes the files a select of (principal, fileId) names: Postgres has no DELETE … LIMIT. */
+  /**
+   * Deletes the files a select of (principal, fileId) names, and the sessions' holdings of them, in one
+   * statement: Postgres has no DELETE … LIMIT.
+   */
   async #deleteBatch(batch: SQLWrapper): Promise<number> {
-    const deleted = await this.#db
-      .delete(files)
-      .where(inArray(sql`(${files.principal}, ${files.fileId})`, batch))
-      .returning({ fileId: files.fileId });
-    return deleted.length;
+    const result = await this.#db.execute(sql`with deleted as (
+        delete from ${files} where (${files.principal}, ${files.fileId}) in (${batch})
+        returning ${files.principal}, ${files.fileId}
+      ), released as (
+        delete from ${fileHolders} h using deleted
+        where h.principal = deleted.principal and h.file_id = deleted.file_id
+      )
+      select count(*)::int as deleted from deleted`);
+    return Number(rowsOf(result)[0]?.deleted ?? 0);
   }
 }

@@ -16,9 +16,10 @@ import type {
   TurnRecord,
   TurnStatus,
 } from "@aptix/core";
-import { and, asc, desc, eq, gte, inArray, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import {
   compactions,
+  fileHolders,
   files,
   llmCalls,
   modeHistory,
@@ -29,7 +30,15 @@ import {
   turns,
 } from "../schema.js";
 import type { LeaseClock } from "./lease.js";
-import { keyOf, keyWhere, type StoreDatabase, toModeHistoryEntry, toSession, toTurn } from "./rows.js";
+import {
+  keyOf,
+  keyWhere,
+  type StoreDatabase,
+  type StoreTransaction,
+  toModeHistoryEntry,
+  toSession,
+  toTurn,
+} from "./rows.js";
 
 // Core names a fork's input and outcome only in its port.
 type ForkSessionInput = Parameters<SessionDirectory["forkSession"]>[0];
@@ -262,6 +271,11 @@ export class DrizzleSessionDirectory implements SessionDirectory {
           .insert(transcriptItems)
           .values(items.map((item) => ({ ...item, sessionId: input.sessionId })));
       }
+      if (copied.length > 0) {
+        const copiedTurnIds = copied.map((turn) => turn.turnId);
+        await copyCompactions(tx, source, input.sessionId, copiedTurnIds);
+        await shareFiles(tx, source, input.sessionId, copiedTurnIds);
+      }
       return "forked";
     });
   }
@@ -305,6 +319,7 @@ export class DrizzleSessionDirectory implements SessionDirectory {
           )
           .onConflictDoNothing();
       }
+      await releaseFiles(tx, key);
       await Promise.all([
         tx.delete(turns).where(keyWhere(turns, key)),
         tx.delete(transcriptItems).where(keyWhere(transcriptItems, key)),
@@ -312,13 +327,19 @@ export class DrizzleSessionDirectory implements SessionDirectory {
         tx.delete(modeHistory).where(keyWhere(modeHistory, key)),
         tx.delete(compactions).where(keyWhere(compactions, key)),
         tx.delete(turnEvents).where(keyWhere(turnEvents, key)),
-        // The files its turns produced, listed on them or not (a failed round's).
+        // The files its turns produced, listed on them or not (a failed round's), but none another session took.
         tx.delete(files).where(and(eq(files.principal, key.principal), eq(files.sessionId, key.sessionId))),
         ...(fileIds.length > 0
           ? [
               tx
                 .delete(files)
-                .where(and(eq(files.principal, key.principal), inArray(files.fileId, [...fileIds]))),
+                .where(
+                  and(
+                    eq(files.principal, key.principal),
+                    inArray(files.fileId, [...fileIds]),
+                    isNull(files.sessionId),
+                  ),
+                ),
             ]
           : []),
       ]);
@@ -326,6 +347,77 @@ export class DrizzleSessionDirectory implements SessionDirectory {
       return "deleted";
     });
   }
+}
+
+/** The compactions made in the turns a fork copies, as the fork's: its view lists what its cursor went through. */
+async function copyCompactions(
+  tx: StoreTransaction,
+  source: SessionKey,
+  forkId: string,
+  copiedTurnIds: string[],
+): Promise<void> {
+  const made = await tx
+    .select()
+    .from(compactions)
+    .where(and(keyWhere(compactions, source), inArray(compactions.turnId, copiedTurnIds)));
+  if (made.length > 0) {
+    await tx.insert(compactions).values(made.map((compaction) => ({ ...compaction, sessionId: forkId })));
+  }
+}
+
+/**
+ * A fork's share of its source's files: those of the copied turns that the source produced or holds are held by
+ * the fork too (`file_holders`). Shared rather than copied: the copied turns name them by id.
+ */
+async function shareFiles(
+  tx: StoreTransaction,
+  source: SessionKey,
+  forkId: string,
+  copiedTurnIds: string[],
+): Promise<void> {
+  const heldBySource = tx
+    .select({ fileId: fileHolders.fileId })
+    .from(fileHolders)
+    .where(keyWhere(fileHolders, source));
+  await tx
+    .insert(fileHolders)
+    .select(
+      tx
+        .select({
+          principal: files.principal,
+          fileId: files.fileId,
+          sessionId: sql<string>`${forkId}::text`.as("session_id"),
+        })
+        .from(files)
+        .where(
+          and(
+            eq(files.principal, source.principal),
+            inArray(files.turnId, copiedTurnIds),
+            or(eq(files.sessionId, source.sessionId), inArray(files.fileId, heldBySource)),
+          ),
+        ),
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * A deleted session's files, before its own are deleted: it holds none any more, and each one it produced that
+ * another session holds becomes that session's (the first by id; its turn has the same id there).
+ */
+async function releaseFiles(tx: StoreTransaction, key: SessionKey): Promise<void> {
+  await tx.delete(fileHolders).where(keyWhere(fileHolders, key));
+  await tx.execute(sql`with heirs as (
+      select distinct on (h.file_id) h.file_id, h.session_id from ${fileHolders} h
+      join ${files} f on f.principal = h.principal and f.file_id = h.file_id
+      where h.principal = ${key.principal} and f.session_id = ${key.sessionId}
+      order by h.file_id, h.session_id collate "C"
+    ), taken as (
+      update ${files} f set session_id = heirs.session_id from heirs
+      where f.principal = ${key.principal} and f.file_id = heirs.file_id
+      returning f.file_id, f.session_id
+    )
+    delete from ${fileHolders} h using taken
+    where h.principal = ${key.principal} and h.file_id = taken.file_id and h.session_id = taken.session_id`);
 }
 
 /**

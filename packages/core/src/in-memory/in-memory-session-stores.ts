@@ -5,6 +5,7 @@ import { InMemorySessions } from "./in-memory-sessions.js";
 import { InMemoryTranscriptStore } from "./in-memory-transcript-store.js";
 import { InMemoryTurnStore } from "./in-memory-turn-store.js";
 import { InMemoryUsageStore } from "./in-memory-usage-store.js";
+import { InMemoryWebhookOutbox } from "./in-memory-webhook-outbox.js";
 
 /** The in-memory session stores; `turns` also tells an `InMemoryTurnEventLog` who holds a lease. */
 export interface InMemorySessionStores extends SessionStores {
@@ -34,5 +35,6 @@ export function inMemorySessionStores(clock?: Clock): InMemorySessionStores {
     transcripts: new InMemoryTranscriptStore(shared),
     directory: new InMemorySessionDirectory(shared),
     usage: new InMemoryUsageStore(shared),
+    webhooks: new InMemoryWebhookOutbox(shared),
   };
 }

@@ -9,7 +9,7 @@ import { webhookSignature } from "./webhook-signature.js";
 /** An answer later than this is a failed attempt. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt with its row's update: a claim expires only when its instance stopped. */
-const CLAIM_MS = 60_000;
+const CLAIM_MS = 30_000;
 
 export interface WebhookDispatcherOptions {
   outbox: WebhookOutbox;

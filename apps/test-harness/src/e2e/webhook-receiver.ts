@@ -20,10 +20,12 @@ export interface WebhookReceiver {
   url: string;
   /** Its signing secret, `whsec_<base64>`. */
   secret: string;
-  /** Every request so far, in the order they came. */
+  /** Every request answered so far, in the order they were answered. */
   received: ReceivedWebhook[];
-  /** Decides each answer's status (default 200 to all). */
-  answer: (request: Omit<ReceivedWebhook, "answered">) => number;
+  /** Requests come and not answered yet. */
+  answering: number;
+  /** Decides each answer's status (default 200 to all), at once or later (a slow receiver). */
+  answer: (request: Omit<ReceivedWebhook, "answered">) => number | Promise<number>;
   close(): Promise<void>;
 }
 
@@ -49,13 +51,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: "",
     secret,
     received: [],
+    answering: 0,
     answer: () => 200,
     close: async () => {},
   };
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
+    request.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8");
       const got = {
         id: String(request.headers["webhook-id"]),
@@ -65,7 +68,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         headers: request.headers,
         verified: verifyWebhook(secret, request.headers, body),
       };
-      const answered = receiver.answer(got);
+      receiver.answering += 1;
+      const answered = await receiver.answer(got);
+      receiver.answering -= 1;
       receiver.received.push({ ...got, answered });
       response.statusCode = answered;
       response.end();

@@ -100,12 +100,7 @@ export type {
   TurnStatus,
 } from "./records/turn-record.js";
 export { type UsageEntry, usageOf } from "./records/usage-entry.js";
-export {
-  WEBHOOK_EVENT_TYPES,
-  type WebhookEvent,
-  type WebhookEventType,
-  type WebhookSubscription,
-} from "./records/webhook-event.js";
+export { WEBHOOK_EVENT_TYPES, type WebhookSubscription } from "./records/webhook-event.js";
 export { codeSearchText } from "./retrieval/code-search-text.js";
 export { prepareDocument } from "./retrieval/prepare-document.js";
 export { WorkspaceKnowledge } from "./retrieval/workspace-knowledge.js";

@@ -33,7 +33,7 @@ export interface WebhookReceiver {
  * The verification of docs/operations.md, with `node:crypto` only: the HMAC-SHA256 of `<id>.<timestamp>.<body>`
  * under the secret's key, compared in constant time with each `v1,` signature of the header.
  */
-export function verifyWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+function verifyWebhook(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
   const key = Buffer.from(secret.slice("whsec_".length), "base64");
   const signed = `${headers["webhook-id"]}.${headers["webhook-timestamp"]}.${body}`;
   const expected = createHmac("sha256", key).update(signed).digest();

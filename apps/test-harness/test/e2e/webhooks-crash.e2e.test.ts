@@ -17,6 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   databaseFor,
+  documentedWebhookVerification,
   E2E_CATALOG,
   e2eServerEnv,
   expectFinal,
@@ -67,11 +68,15 @@ async function instanceEnv(receiver: WebhookReceiver, database: TestDatabase, da
   };
 }
 
-/** Each id's bodies: a delivery made twice is the same id with the same body, never another. */
-function expectOneBodyPerId(received: readonly ReceivedWebhook[]): void {
+/**
+ * Each delivery signed with the receiver's secret, and each id's bodies: a delivery made twice is the same id with
+ * the same body, never another.
+ */
+async function expectOneBodyPerId(receiver: WebhookReceiver): Promise<void> {
+  const verify = await documentedWebhookVerification();
   const bodies = new Map<string, Set<string>>();
-  for (const delivery of received) {
-    expect(delivery.verified).toBe(true);
+  for (const delivery of receiver.received) {
+    expect(verify(receiver.secret, delivery.headers, delivery.body)).toBe(true);
     bodies.set(delivery.id, (bodies.get(delivery.id) ?? new Set()).add(delivery.body));
   }
   expect([...bodies.entries()].filter(([, each]) => each.size > 1)).toEqual([]);
@@ -130,7 +135,7 @@ describe.each(["pglite", "postgres"] as TestStoreKind[])("%s store, an instance 
       type: "turn.completed",
       data: { sessionId, turnId: "t1", status: "completed" },
     });
-    expectOneBodyPerId(receiver.received);
+    await expectOneBodyPerId(receiver);
 
     // Stopped (SIGTERM) while a delivery is under way: it waits for the answer and records it, then exits.
     const slow = uniqueId("hook-sigterm");
@@ -256,7 +261,7 @@ describe("postgres store, two instances delivering, one killed (SIGKILL) mid-del
       90_000,
     );
     expect(ended.size).toBeGreaterThanOrEqual(ROUNDS * CHAOS_SCENARIOS.length);
-    expectOneBodyPerId(receiver.received);
+    await expectOneBodyPerId(receiver);
     // One event per turn and status: written once, with its transition.
     const events = new Map<string, Set<string>>();
     for (const delivery of receiver.received) {

@@ -9,6 +9,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   checkAndResetHarness,
+  documentedWebhookVerification,
   E2E_CATALOG,
   E2E_STORES,
   expectContinuation,
@@ -21,6 +22,7 @@ import {
   uniqueId,
   userTurn,
   type WebhookReceiver,
+  type WebhookVerification,
   waitFor,
   writeCatalog,
 } from "../../src/e2e/index.js";
@@ -49,9 +51,15 @@ async function awaitDeliveries(receiver: WebhookReceiver, sessionId: string, cou
   return deliveriesOf(receiver, sessionId);
 }
 
-/** Checks a delivery's signature with the `standardwebhooks` package: an implementation other than ours. */
+let verifyAsDocumented: WebhookVerification;
+
+/**
+ * Checks a delivery's signature two ways: with the snippet of docs/operations.md, and with the `standardwebhooks`
+ * package, an implementation other than ours.
+ */
 function expectSigned(receiver: WebhookReceiver, delivery: ReceivedWebhook): void {
-  expect(delivery.verified).toBe(true);
+  expect(verifyAsDocumented(receiver.secret, delivery.headers, delivery.body)).toBe(true);
+  expect(verifyAsDocumented(receiver.secret, delivery.headers, `${delivery.body} `)).toBe(false);
   const verified = new Webhook(receiver.secret).verify(delivery.body, {
     "webhook-id": delivery.id,
     "webhook-timestamp": delivery.timestamp,
@@ -69,6 +77,7 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
   let bobsCompleted: WebhookReceiver;
 
   beforeAll(async () => {
+    verifyAsDocumented = await documentedWebhookVerification();
     harness = await startScriptedOpenAI();
     [everything, bobsCompleted] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
     const config = await writeCatalog({

@@ -6,7 +6,6 @@ import { ReadinessMonitor } from "./health/readiness-monitor.js";
 import { DocumentPreparationPool } from "./knowledge/document-preparation-pool.js";
 import { loggingFaults } from "./telemetry/logging-faults.js";
 import { startTelemetry } from "./telemetry/start-telemetry.js";
-import { WebhookDispatcher } from "./webhooks/webhook-dispatcher.js";
 import { agentServiceFromEnv } from "./wiring/agent-service-from-env.js";
 import { appFromEnv } from "./wiring/app-from-env.js";
 import { cacheKeySecretFromEnv } from "./wiring/cache-key-secret-from-env.js";
@@ -18,6 +17,7 @@ import { openStoreFromEnv } from "./wiring/open-store-from-env.js";
 import { providersFromEnv } from "./wiring/providers-from-env.js";
 import { serviceDescriptionFromEnv } from "./wiring/service-description-from-env.js";
 import { startHousekeeping } from "./wiring/start-housekeeping.js";
+import { startWebhookDeliveries } from "./wiring/start-webhook-deliveries.js";
 import { warnShortApiKeys } from "./wiring/warn-short-api-keys.js";
 import { warnUnsetProviderKeys } from "./wiring/warn-unset-provider-keys.js";
 import { webhooksFromConfig } from "./wiring/webhooks-from-config.js";
@@ -94,14 +94,7 @@ export async function startServer(
   });
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);
-  const deliveries = new WebhookDispatcher({
-    outbox: store.sessions.webhooks,
-    webhooks,
-    metrics: telemetry.metrics,
-    logger,
-  });
-  // With no webhook configured, no instance writes to the outbox: nothing to deliver here.
-  if (webhooks.length > 0) deliveries.start();
+  const deliveries = startWebhookDeliveries(webhooks, { store, metrics: telemetry.metrics, logger });
   logListening(logger, env, {
     url: listening.url,
     config: source,

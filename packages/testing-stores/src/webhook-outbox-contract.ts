@@ -145,6 +145,15 @@ export function describeWebhookOutboxContract(
       expect(rest.map(({ deliveryId }) => deliveryId).sort()).toEqual(["msg_b", "msg_c"]);
     });
 
+    it("hands each delivery to one of the claimants claiming at once", async () => {
+      const ids = Array.from({ length: 20 }, (_, index) => `msg_${index}`);
+      await store.webhooks.enqueue(ids.map((id) => delivery(id)));
+      const claims = await Promise.all(["c1", "c2", "c3"].map((claimant) => claimAll(claimant, 8)));
+      const claimed = claims.flat().map(({ deliveryId }) => deliveryId);
+      expect(claimed).toHaveLength(new Set(claimed).size);
+      expect(claimed.sort()).toEqual([...ids].sort());
+    });
+
     it("hands a delivery to another claimant once its claim expired, and then only that one settles it", async () => {
       await store.webhooks.enqueue([delivery("msg_1")]);
       expect(await claimAll("claimant-1")).toHaveLength(1);

@@ -17,8 +17,10 @@ import { openStoreFromEnv } from "./wiring/open-store-from-env.js";
 import { providersFromEnv } from "./wiring/providers-from-env.js";
 import { serviceDescriptionFromEnv } from "./wiring/service-description-from-env.js";
 import { startHousekeeping } from "./wiring/start-housekeeping.js";
+import { startWebhookDeliveries } from "./wiring/start-webhook-deliveries.js";
 import { warnShortApiKeys } from "./wiring/warn-short-api-keys.js";
 import { warnUnsetProviderKeys } from "./wiring/warn-unset-provider-keys.js";
+import { webhooksFromConfig } from "./wiring/webhooks-from-config.js";
 import { workspaceKnowledgeFromEnv } from "./wiring/workspace-knowledge-from-env.js";
 
 export interface RunningServer {
@@ -41,6 +43,7 @@ export async function startServer(
     // The index opens with the store, below; the tool searches only once turns run.
     search: (input) => knowledge.search(input),
   });
+  const webhooks = await webhooksFromConfig(config, env, tools);
   const { store, cacheKeySecret } = await openStoreWithSecret(env, tools, {
     vectors: config.embeddings !== undefined,
     logger,
@@ -67,6 +70,7 @@ export async function startServer(
     publicUrl: () => publicUrl,
     observer: loggingFaults(telemetry.observer, logger),
     cacheKeySecret,
+    webhooks: webhooks.map(({ key: _key, ...subscription }) => subscription),
   });
   // Before listening: the first `/readyz` already answers from a check (ready once the database is migrated).
   const readiness = await ReadinessMonitor.start(
@@ -90,6 +94,7 @@ export async function startServer(
   });
   publicUrl = env.APTIX_PUBLIC_URL ?? listening.url;
   const housekeeping = startHousekeeping(service, logger, env.APTIX_LEASE_MS);
+  const deliveries = startWebhookDeliveries(webhooks, { store, metrics: telemetry.metrics, logger });
   logListening(logger, env, {
     url: listening.url,
     config: source,
@@ -104,7 +109,10 @@ export async function startServer(
     url: listening.url,
     port: listening.port,
     close: () =>
-      stopInOrder({ readiness, housekeeping, listening, preparation, tools, store, telemetry }, logger),
+      stopInOrder(
+        { readiness, housekeeping, listening, deliveries, preparation, tools, store, telemetry },
+        logger,
+      ),
   };
 }
 
@@ -141,6 +149,7 @@ async function stopInOrder(
     readiness: { stop(): Promise<void> };
     housekeeping: { stop(): Promise<void> };
     listening: Closable;
+    deliveries: { stop(): Promise<void> };
     preparation: Closable;
     tools: Closable;
     store: Closable;
@@ -151,6 +160,8 @@ async function stopInOrder(
   await parts.readiness.stop();
   await parts.housekeeping.stop();
   await parts.listening.close();
+  // After the turns that finish as the server stops wrote their events; what is left waits in the outbox.
+  await parts.deliveries.stop();
   await parts.preparation.close();
   await parts.tools.close();
   await parts.store.close();

@@ -63,6 +63,13 @@ export type {
 } from "./ports/turn-store.js";
 export type { SumSessionUsageInput, SumUsageInput, UsageStore, UsageSum } from "./ports/usage-store.js";
 export type {
+  ClaimDeliveriesInput,
+  ClaimedDelivery,
+  DeliveryClaim,
+  WebhookDelivery,
+  WebhookOutbox,
+} from "./ports/webhook-outbox.js";
+export type {
   ChunkEmbedding,
   IndexDocumentInput,
   LexicalSearchInput,
@@ -93,6 +100,7 @@ export type {
   TurnStatus,
 } from "./records/turn-record.js";
 export { type UsageEntry, usageOf } from "./records/usage-entry.js";
+export { WEBHOOK_EVENT_TYPES, type WebhookSubscription } from "./records/webhook-event.js";
 export { codeSearchText } from "./retrieval/code-search-text.js";
 export { prepareDocument } from "./retrieval/prepare-document.js";
 export { WorkspaceKnowledge } from "./retrieval/workspace-knowledge.js";

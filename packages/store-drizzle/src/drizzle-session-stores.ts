@@ -6,6 +6,7 @@ import { DrizzleSessionDirectory } from "./domains/session-directory.js";
 import { DrizzleTranscriptStore } from "./domains/transcript-store.js";
 import { DrizzleTurnStore } from "./domains/turn-store.js";
 import { DrizzleUsageStore } from "./domains/usage-store.js";
+import { DrizzleWebhookOutbox } from "./domains/webhook-outbox.js";
 
 export interface DrizzleSessionStoresOptions {
   /** Stamps `updatedAt` on writes that are not given a time (`recordLlmCall`). Default: the system clock. */
@@ -32,5 +33,6 @@ export function drizzleSessionStores(
     transcripts: new DrizzleTranscriptStore(db),
     directory: new DrizzleSessionDirectory(db, leaseClock),
     usage: new DrizzleUsageStore(db),
+    webhooks: new DrizzleWebhookOutbox(db, leaseClock),
   };
 }

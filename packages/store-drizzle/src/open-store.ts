@@ -224,6 +224,7 @@ function reportingEach(stores: SessionStores, wrap: <T extends object>(part: T) 
     transcripts: wrap(stores.transcripts),
     directory: wrap(stores.directory),
     usage: wrap(stores.usage),
+    webhooks: wrap(stores.webhooks),
   };
 }
 

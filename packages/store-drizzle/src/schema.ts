@@ -540,3 +540,22 @@ export const workspaceTerms = pgTable(
   },
   (table) => [primaryKey({ name: "workspace_terms_pkey", columns: [table.workspace, table.term] })],
 );
+
+/**
+ * The webhook outbox: one row per event and webhook, written in the same statement as the transition that made
+ * the event; taken by any instance when due (`due_at`) and not claimed (or its claim expired), removed once
+ * delivered or given up. `body` is the exact JSON every attempt sends.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    deliveryId: text("delivery_id").primaryKey(),
+    target: text("target").notNull(),
+    body: text("body").notNull(),
+    attempts: integer("attempts").notNull(),
+    dueAt: timestamptz("due_at").notNull(),
+    claimant: text("claimant"),
+    claimedUntil: timestamptz("claimed_until"),
+  },
+  (table) => [index("webhook_deliveries_due_idx").on(table.dueAt)],
+);

@@ -8,6 +8,7 @@ import {
   describeTurnStoreContract,
   describeTurnTransitionTable,
   describeUsageStoreContract,
+  describeWebhookOutboxContract,
   type SessionStoresHarness,
 } from "@aptix/testing-stores";
 import { afterAll, describe, it } from "vitest";
@@ -56,6 +57,7 @@ describeTurnStoreContract("drizzle on PGlite (in memory)", sessionStores);
 describeTranscriptStoreContract("drizzle on PGlite (in memory)", sessionStores);
 describeSessionDirectoryContract("drizzle on PGlite (in memory)", sessionStores);
 describeUsageStoreContract("drizzle on PGlite (in memory)", sessionStores);
+describeWebhookOutboxContract("drizzle on PGlite (in memory)", sessionStores);
 
 describeTurnTransitionTable("drizzle on PGlite (in memory)", sessionStores);
 

@@ -8,6 +8,7 @@ import {
   describeTurnStoreContract,
   describeTurnTransitionTable,
   describeUsageStoreContract,
+  describeWebhookOutboxContract,
   type SessionStoresHarness,
 } from "@aptix/testing-stores";
 import { afterAll } from "vitest";
@@ -62,6 +63,7 @@ describeTurnStoreContract("drizzle on Postgres (postgres.js)", sessionStores, {
 describeTranscriptStoreContract("drizzle on Postgres (postgres.js)", sessionStores);
 describeSessionDirectoryContract("drizzle on Postgres (postgres.js)", sessionStores);
 describeUsageStoreContract("drizzle on Postgres (postgres.js)", sessionStores);
+describeWebhookOutboxContract("drizzle on Postgres (postgres.js)", sessionStores);
 
 describeTurnTransitionTable("drizzle on Postgres (postgres.js)", sessionStores);
 

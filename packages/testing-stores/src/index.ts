@@ -11,4 +11,5 @@ export { describeTurnEventLogContract } from "./turn-event-log-contract.js";
 export { describeTurnStoreContract } from "./turn-store-contract.js";
 export { describeTurnTransitionTable } from "./turn-transition-table.js";
 export { describeUsageStoreContract } from "./usage-store-contract.js";
+export { describeWebhookOutboxContract } from "./webhook-outbox-contract.js";
 export { describeWorkspaceIndexContract } from "./workspace-index-contract.js";

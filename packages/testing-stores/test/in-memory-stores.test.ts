@@ -13,6 +13,7 @@ import {
   describeTurnEventLogContract,
   describeTurnStoreContract,
   describeUsageStoreContract,
+  describeWebhookOutboxContract,
 } from "../src/index.js";
 
 async function inMemory() {
@@ -25,6 +26,7 @@ describeTurnStoreContract("in memory", inMemory);
 describeTranscriptStoreContract("in memory", inMemory);
 describeSessionDirectoryContract("in memory", inMemory);
 describeUsageStoreContract("in memory", inMemory);
+describeWebhookOutboxContract("in memory", inMemory);
 
 // The in-memory store has no connections; handing the same store out as the "other connection" still runs
 // the suite's `newConnection` path.

@@ -1,3 +1,4 @@
+import { WEBHOOK_EVENT_TYPES } from "@aptix/core";
 import { z } from "zod";
 
 const id = z
@@ -95,6 +96,26 @@ const usageConfig = {
     .optional(),
 };
 
+/**
+ * `webhooks` (docs/operations.md, Webhooks): where events are posted, which ones (all when absent), for which
+ * principals (all when absent), signed with the secret in the variable `secretEnv` names.
+ */
+const webhooksConfig = {
+  webhooks: z
+    .array(
+      z.strictObject({
+        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+        events: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1, "must name an event, or be left out").optional(),
+        secretEnv: z
+          .string()
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be the name of an environment variable"),
+        principals: z.array(z.string().min(1)).min(1, "must name a principal, or be left out").optional(),
+      }),
+    )
+    .superRefine(uniqueBy("url"))
+    .optional(),
+};
+
 /** A refinement refusing two entries with the same `key`, naming the later one. */
 function uniqueBy<K extends string>(key: K) {
   return (entries: Array<Record<K, string>>, context: z.RefinementCtx) => {
@@ -166,6 +187,7 @@ export const catalogConfigSchema = (providerIds: readonly string[]) =>
     ),
     ...serverToolsConfig,
     ...usageConfig,
+    ...webhooksConfig,
     /** Embeds workspace chunks for vector search beside the lexical one (docs/knowledge.md). */
     embeddings: z
       .strictObject({

@@ -146,6 +146,8 @@ const ServerEnvSchema = z.object({
    * a random secret made once and kept in the database.
    */
   APTIX_CACHE_KEY_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Lets webhooks go to loopback and private addresses (a receiver on the same host or network): off by default. */
+  APTIX_WEBHOOK_ALLOW_PRIVATE: z.enum(["0", "1"], { error: "must be 1 (on) or 0 (off)" }).default("0"),
   /** Lets callers other than loopback read `GET /metrics` with `Authorization: Bearer <token>`. */
   APTIX_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   // OpenTelemetry's standard variables (docs/operations.md, Traces): traces are exported only when they say so.
@@ -165,6 +167,8 @@ export type ServerEnv = Omit<z.infer<typeof ServerEnvSchema>, "DATABASE_URL"> & 
   apiKeys: Map<string, string>;
   /** APTIX_DEMO is on: the demo model answers every turn. */
   demo: boolean;
+  /** The environment as read: the variables `APTIX_CONFIG` names (a webhook's `secretEnv`) are looked up in it. */
+  variables: Readonly<Record<string, string | undefined>>;
 };
 
 /** The schemes DATABASE_URL may start with; anything else with a scheme is a typo, not a directory to create. */
@@ -245,6 +249,7 @@ export function readServerEnv(env: NodeJS.ProcessEnv): ServerEnv {
     DATABASE_URL: resolveDatabasePath(databaseUrl, env.INIT_CWD),
     apiKeys,
     demo,
+    variables: env,
   };
 }
 

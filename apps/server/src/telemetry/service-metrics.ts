@@ -19,6 +19,7 @@ export class ServiceMetrics {
   readonly observer: TurnObserver;
   readonly #rateLimited: Counter;
   readonly #requestSeconds: Histogram;
+  readonly #webhookDeliveries: Counter;
 
   constructor(options: ServiceMetricsOptions) {
     const registers = [this.registry];
@@ -35,6 +36,12 @@ export class ServiceMetrics {
     this.#rateLimited = new Counter({
       name: "aptix_rate_limited_total",
       help: "Requests refused with 429 RATE_LIMITED (request rate, running turns or failed authentications).",
+      registers,
+    });
+    this.#webhookDeliveries = new Counter({
+      name: "aptix_webhook_deliveries_total",
+      help: "Attempts to deliver a webhook event, by outcome: delivered, retried (failed, tried again later) or dropped (failed its last attempt).",
+      labelNames: ["outcome"],
       registers,
     });
     new Gauge({
@@ -57,6 +64,11 @@ export class ServiceMetrics {
       },
       seconds,
     );
+  }
+
+  /** One more attempt to deliver a webhook event, by what came of it. */
+  countWebhookDelivery(outcome: "delivered" | "retried" | "dropped"): void {
+    this.#webhookDeliveries.inc({ outcome });
   }
 
   /** One more request refused with 429 RATE_LIMITED. */

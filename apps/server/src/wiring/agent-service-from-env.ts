@@ -4,6 +4,7 @@ import {
   type ContextRetriever,
   type LlmProvider,
   type TurnObserver,
+  type WebhookSubscription,
 } from "@aptix/core";
 import type { AptixStore } from "@aptix/store-drizzle";
 import type { CatalogConfig } from "../config/catalog-config-schema.js";
@@ -25,6 +26,8 @@ export interface AgentServiceParts {
   observer: TurnObserver;
   /** Keys sessions' prompt-cache keys (see `cacheKeySecretFromEnv`). */
   cacheKeySecret: Uint8Array;
+  /** The webhooks told of turns' ends, compactions and budget refusals (`APTIX_CONFIG` `webhooks`). */
+  webhooks: readonly WebhookSubscription[];
 }
 
 const DAY_MS = 24 * 3_600_000;
@@ -42,6 +45,7 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     publicUrl,
     observer,
     cacheKeySecret,
+    webhooks,
   } = parts;
   const defaults = {
     ...(env.APTIX_BUDGET_USD_MONTHLY === undefined ? {} : { usdMonthly: env.APTIX_BUDGET_USD_MONTHLY }),
@@ -64,6 +68,7 @@ export function agentServiceFromEnv(env: ServerEnv, parts: AgentServiceParts): A
     // A principal without a budget has nothing read before its turns, rounds and compactions.
     budgets: { defaults, principals: budgets ?? {} },
     maxRunningTurns: env.APTIX_MAX_RUNNING_TURNS,
+    webhooks,
     eventRetentionMs: env.APTIX_EVENT_RETENTION_MS,
     traceRetentionMs: env.APTIX_TRACE_RETENTION_DAYS * DAY_MS,
     ...(env.APTIX_SESSION_RETENTION_DAYS === undefined

@@ -12,3 +12,4 @@ export * from "./test-catalog.js";
 export * from "./test-database.js";
 export * from "./test-service.js";
 export * from "./tool-outputs.js";
+export * from "./webhook-receiver.js";

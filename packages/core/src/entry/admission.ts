@@ -102,7 +102,10 @@ export class TurnAdmission {
       if (decision.type === "refuse") return { type: "answer", answer: decision.failure };
       if (decision.type === "start_turn" && !underBudget) {
         const refused = await this.#budgetRefusal(key);
-        if (refused) return { type: "answer", answer: refused };
+        if (refused) {
+          await persistence.announceRefusal(key, refused, request.turnId);
+          return { type: "answer", answer: refused };
+        }
         underBudget = true;
       }
       return {

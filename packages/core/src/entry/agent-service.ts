@@ -24,6 +24,7 @@ import { storedProgress } from "../lifecycle/turn-endings.js";
 import { LlmCallStep } from "../llm-call/llm-call-step.js";
 import { TurnPersistence } from "../persistence/turn-persistence.js";
 import { TurnSettlement } from "../persistence/turn-settlement.js";
+import { WebhookEvents } from "../persistence/webhook-events.js";
 import type { Clock } from "../ports/clock.js";
 import type { ContentHashService } from "../ports/content-hash-service.js";
 import type { ContextRetriever } from "../ports/context-retriever.js";
@@ -37,6 +38,7 @@ import { Compactor } from "../reasoner/compactor.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
 import { resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
+import type { WebhookSubscription } from "../records/webhook-event.js";
 import { FileKeeper, type FileKeeperOptions } from "../server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
 import { TurnEventQueue } from "../streaming/turn-event-queue.js";
@@ -123,6 +125,11 @@ export interface AgentServiceOptions {
    * fails BUDGET_EXCEEDED before its next round, and a compaction asked for is refused. None when absent.
    */
   budgets?: BudgetsOptions;
+  /**
+   * The webhooks told of turns' ends, compactions and budget refusals: each event is written to the store's
+   * outbox in the same step as what made it (`WebhookOutbox`); delivering it is the server's. None when absent.
+   */
+  webhooks?: readonly WebhookSubscription[];
 }
 
 export interface ExecuteOptions {
@@ -197,6 +204,7 @@ export class AgentService {
       ids,
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       maxRunningTurns: options.maxRunningTurns ?? DEFAULT_MAX_RUNNING_TURNS,
+      ...(options.webhooks?.length ? { webhookEvents: new WebhookEvents(options.webhooks, ids) } : {}),
     });
     this.#settlement = new TurnSettlement(catalog.modes, clock);
     this.#usage = new UsageReports(options.store.usage, new PriceList(options.prices));

@@ -57,7 +57,10 @@ export class SessionCompaction {
     const provider = context && this.providers.get(context.provider);
     if (!turn || !context || !provider) return notCompacted;
     const refused = await this.limits.budgets?.refusal(key.principal, "the conversation was not compacted.");
-    if (refused) return { type: "answer", answer: refused };
+    if (refused) {
+      await this.persistence.announceRefusal(key, refused);
+      return { type: "answer", answer: refused };
+    }
     return {
       type: "apply",
       change: { guard: "version", now: this.clock.now(), expectVersion: session.version },

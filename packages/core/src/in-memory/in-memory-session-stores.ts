@@ -6,6 +6,7 @@ import { InMemorySessions } from "./in-memory-sessions.js";
 import { InMemoryTranscriptStore } from "./in-memory-transcript-store.js";
 import { InMemoryTurnStore } from "./in-memory-turn-store.js";
 import { InMemoryUsageStore } from "./in-memory-usage-store.js";
+import { InMemoryWebhookOutbox } from "./in-memory-webhook-outbox.js";
 
 /**
  * The in-memory session stores; `turns` also tells an `InMemoryTurnEventLog` who holds a lease, and `files` is
@@ -40,5 +41,6 @@ export function inMemorySessionStores(clock?: Clock): InMemorySessionStores {
     directory: new InMemorySessionDirectory(shared),
     usage: new InMemoryUsageStore(shared),
     files: new InMemoryFileStore(clock, shared),
+    webhooks: new InMemoryWebhookOutbox(shared),
   };
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock.js";
 import type { StoredFile } from "../ports/file-store.js";
 import type { ResponseDeletion } from "../ports/session-directory.js";
 import type { LlmCallWrite, NewSession } from "../ports/turn-store.js";
+import type { WebhookDelivery } from "../ports/webhook-outbox.js";
 import type { CompactionRecord } from "../records/compaction-record.js";
 import { EMPTY_CURSOR } from "../records/conversation-cursor.js";
 import type { LlmCallRecord } from "../records/llm-call-record.js";
@@ -19,6 +20,14 @@ const SESSION_PATCH_KEYS = [
   "cursor",
   "openTurnId",
 ] as const satisfies readonly (keyof SessionPatch)[];
+
+/** A delivery in the outbox: due from `dueAt`, claimed by one claimant until its claim expires. */
+export interface OutboxEntry {
+  delivery: WebhookDelivery;
+  attempts: number;
+  dueAt: Date;
+  claim: { claimant: string; until: Date } | null;
+}
 
 /** Everything kept for one (principal, sessionId). */
 export interface SessionState {
@@ -54,6 +63,8 @@ export class InMemorySessions {
   readonly usage = new Map<string, UsageEntry>();
   /** By `fileKeyOf`. */
   readonly files = new Map<string, KeptFile>();
+  /** The webhook outbox, in the order deliveries were written. */
+  readonly webhooks = new Map<string, OutboxEntry>();
   /** The store's clock: it judges leases and stamps `updatedAt` on writes that are not given a time. */
   readonly clock: Clock;
 
@@ -169,6 +180,18 @@ export class InMemorySessions {
         ...state.compactions.filter((kept) => kept.fromPosition !== compaction.fromPosition),
         compaction,
       ].sort((a, b) => a.fromPosition - b.fromPosition);
+    }
+  }
+
+  /** Adds deliveries to the outbox, due now. */
+  keepWebhooks(deliveries: readonly WebhookDelivery[] = []): void {
+    for (const delivery of deliveries) {
+      this.webhooks.set(delivery.deliveryId, {
+        delivery: copy(delivery),
+        attempts: 0,
+        dueAt: this.clock.now(),
+        claim: null,
+      });
     }
   }
 

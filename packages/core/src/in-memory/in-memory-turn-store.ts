@@ -110,6 +110,7 @@ export class InMemoryTurnStore implements TurnStore {
     if (insertTurn !== undefined || sessionPatch !== undefined || claim?.modeChange !== undefined) {
       written.record.updatedAt = new Date(now);
     }
+    this.#shared.keepWebhooks(write.webhooks);
     return { outcome: "applied", session: copy(written.record) };
   }
 
@@ -129,6 +130,7 @@ export class InMemoryTurnStore implements TurnStore {
       state.record.updatedAt = new Date(now);
     }
     if (write.releaseLease === true) state.lease = null;
+    this.#shared.keepWebhooks(write.webhooks);
     return { outcome: "applied", session: copy(state.record) };
   }
 
@@ -139,10 +141,11 @@ export class InMemoryTurnStore implements TurnStore {
     state.record.version += 1;
   }
 
-  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
+  async recordLlmCall({ lease, webhooks, ...write }: RecordLlmCallInput): Promise<boolean> {
     const state = this.#shared.leased(write.call, lease.owner);
     if (state === undefined) return false;
     this.#shared.keepCall(state, write);
+    this.#shared.keepWebhooks(webhooks);
     state.lease = this.#shared.lease(lease.owner, lease.durationMs);
     state.record.version += 1;
     return true;

@@ -17,6 +17,7 @@ import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
+import type { WebhookEvents } from "./webhook-events.js";
 
 /**
  * What a write answers once this instance has lost the session's lease (it ran past its lease, and another
@@ -47,6 +48,8 @@ export interface TurnPersistenceOptions {
    * absent: no cap.
    */
   maxRunningTurns?: number;
+  /** Decides the webhook events each write makes, written with it; none when absent. */
+  webhookEvents?: WebhookEvents;
 }
 
 type ClaimingWrite = Exclude<TurnWrite, { guard: "lease" }>;
@@ -70,10 +73,12 @@ export class TurnPersistence {
   private readonly ids: IdGenerator;
   private readonly leaseMs: number;
   private readonly cap: { maxRunningTurns?: number };
+  private readonly webhookEvents: WebhookEvents | undefined;
 
   constructor(options: TurnPersistenceOptions) {
     ({ stores: this.stores, clock: this.clock, ids: this.ids, leaseMs: this.leaseMs } = options);
     this.cap = options.maxRunningTurns === undefined ? {} : { maxRunningTurns: options.maxRunningTurns };
+    this.webhookEvents = options.webhookEvents;
   }
 
   // An id that breaks the contracts' identifier rule (a NUL, which Postgres cannot even compare; an escape
@@ -110,9 +115,12 @@ export class TurnPersistence {
   > {
     const owner = this.ids.newId("lease");
     const applied = await this.stores.turns.write(
-      change.guard === "override"
-        ? change
-        : { ...change, lease: { owner, durationMs: this.leaseMs }, ...(runsTurn ? this.cap : {}) },
+      withWebhooks(
+        this.webhookEvents,
+        change.guard === "override"
+          ? change
+          : { ...change, lease: { owner, durationMs: this.leaseMs }, ...(runsTurn ? this.cap : {}) },
+      ),
     );
     switch (applied.outcome) {
       case "applied": {
@@ -122,6 +130,7 @@ export class TurnPersistence {
           key: change.key,
           owner,
           leaseMs: this.leaseMs,
+          ...(this.webhookEvents ? { webhookEvents: this.webhookEvents } : {}),
         });
         return { outcome: "applied", session: applied.session, lease };
       }
@@ -130,6 +139,21 @@ export class TurnPersistence {
       default:
         return { outcome: applied.outcome };
     }
+  }
+
+  /**
+   * Tells the webhooks of a request refused before any write (a budget spent): the event is the only thing
+   * written, so it is its own atomic step.
+   */
+  async announceRefusal(key: SessionKey, failure: InvokeFailure, turnId?: string): Promise<void> {
+    if (this.webhookEvents === undefined || failure.errors[0]?.code !== "BUDGET_EXCEEDED") return;
+    const data = { principal: key.principal, sessionId: key.sessionId, ...(turnId ? { turnId } : {}) };
+    const deliveries = this.webhookEvents.of(
+      "budget.exceeded",
+      { ...data, result: failure },
+      this.clock.now(),
+    );
+    if (deliveries.length > 0) await this.stores.webhooks.enqueue(deliveries);
   }
 
   #rateLimited(): InvokeFailure {
@@ -157,6 +181,7 @@ export class SessionLease implements RoundLease {
   readonly key: SessionKey;
   readonly owner: string;
   private readonly leaseMs: number;
+  private readonly webhookEvents: WebhookEvents | undefined;
   /** Calls recorded and not written yet, in order. */
   #unwritten: LlmCallWrite[] = [];
 
@@ -166,6 +191,7 @@ export class SessionLease implements RoundLease {
     key: SessionKey;
     owner: string;
     leaseMs: number;
+    webhookEvents?: WebhookEvents;
   }) {
     ({
       stores: this.stores,
@@ -173,6 +199,7 @@ export class SessionLease implements RoundLease {
       key: this.key,
       owner: this.owner,
       leaseMs: this.leaseMs,
+      webhookEvents: this.webhookEvents,
     } = options);
   }
 
@@ -187,16 +214,18 @@ export class SessionLease implements RoundLease {
     sessionPatch?: SessionPatch,
   ): Promise<InvokeResult<void>> {
     const llmCalls = this.#unwritten;
-    const settled = await this.stores.turns.write({
-      guard: "lease",
-      key: this.key,
-      owner: this.owner,
-      now: this.clock.now(),
-      turnPatches: [{ turnId, patch: turnPatch }],
-      ...(sessionPatch ? { sessionPatch } : {}),
-      releaseLease: true,
-      ...(llmCalls.length > 0 ? { llmCalls } : {}),
-    });
+    const settled = await this.stores.turns.write(
+      withWebhooks(this.webhookEvents, {
+        guard: "lease",
+        key: this.key,
+        owner: this.owner,
+        now: this.clock.now(),
+        turnPatches: [{ turnId, patch: turnPatch }],
+        ...(sessionPatch ? { sessionPatch } : {}),
+        releaseLease: true,
+        ...(llmCalls.length > 0 ? { llmCalls } : {}),
+      }),
+    );
     if (settled.outcome !== "applied") return leaseLost();
     this.#unwritten = [];
     return ok(undefined);
@@ -247,15 +276,23 @@ export class SessionLease implements RoundLease {
   async #writeUnwritten(): Promise<InvokeResult<void>> {
     while (this.#unwritten.length > 0) {
       const [write] = this.#unwritten as [LlmCallWrite];
+      const webhooks = this.webhookEvents?.ofCall(this.key, write, this.clock.now()) ?? [];
       const recorded = await this.stores.turns.recordLlmCall({
         ...write,
         lease: { owner: this.owner, durationMs: this.leaseMs },
+        ...(webhooks.length > 0 ? { webhooks } : {}),
       });
       if (!recorded) return leaseLost();
       this.#unwritten.shift();
     }
     return ok(undefined);
   }
+}
+
+/** `write` with the deliveries of the webhook events it makes, kept in its atomic step. */
+function withWebhooks<W extends TurnWrite>(events: WebhookEvents | undefined, write: W): W {
+  const webhooks = events?.ofWrite(write) ?? [];
+  return webhooks.length > 0 ? { ...write, webhooks } : write;
 }
 
 /** Whether `id` follows the identifier rule every id a client or core mints follows (`file_…` included). */

@@ -2,6 +2,7 @@ import type { SessionDirectory } from "./session-directory.js";
 import type { TranscriptStore } from "./transcript-store.js";
 import type { TurnStore } from "./turn-store.js";
 import type { UsageStore } from "./usage-store.js";
+import type { WebhookOutbox } from "./webhook-outbox.js";
 
 /**
  * The stores of sessions, one per domain, over one database: a write that spans domains (a turn's settlement
@@ -13,4 +14,5 @@ export interface SessionStores {
   transcripts: TranscriptStore;
   directory: SessionDirectory;
   usage: UsageStore;
+  webhooks: WebhookOutbox;
 }

@@ -5,6 +5,7 @@ import type { ModeHistoryEntry } from "../records/mode-history-entry.js";
 import type { SessionKey, SessionPatch, SessionRecord, TurnKey } from "../records/session-record.js";
 import type { TranscriptItem } from "../records/transcript-item.js";
 import type { TurnPatch, TurnRecord } from "../records/turn-record.js";
+import type { WebhookDelivery } from "./webhook-outbox.js";
 
 /**
  * A claim on a session's lease: one turn runs per session at a time, across every server instance. The store
@@ -39,6 +40,8 @@ interface TurnWriteBase {
   /** Patches of turns the session has, applied in order. */
   turnPatches?: readonly { turnId: string; patch: TurnPatch }[];
   sessionPatch?: SessionPatch;
+  /** Deliveries of the webhook events the write makes: kept in its atomic step, only when it applies. */
+  webhooks?: readonly WebhookDelivery[];
 }
 
 /** A write that claims the session's lease: taken with it when free or expired by the store's clock. */
@@ -118,6 +121,8 @@ export interface LlmCallWrite {
 export interface RecordLlmCallInput extends LlmCallWrite {
   /** The holder, and how long from the store's now its renewed lease lasts. */
   lease: Lease;
+  /** Deliveries of the webhook events the call makes (a compaction's): kept only when the lease holds. */
+  webhooks?: readonly WebhookDelivery[];
 }
 
 export interface FindExpiredLeasesInput {

@@ -36,6 +36,7 @@ import {
   turnRow,
   type Write,
 } from "./rows.js";
+import { webhookValues, webhookWrite } from "./webhook-outbox.js";
 
 type LeaseGuarded = Extract<TurnWrite, { guard: "lease" }>;
 
@@ -188,8 +189,9 @@ export class DrizzleTurnStore implements TurnStore {
   }
 
   /** One statement: renews the lease (the write's guard), and writes the call, its catalogs and its transcript. */
-  async recordLlmCall({ lease, ...write }: RecordLlmCallInput): Promise<boolean> {
+  async recordLlmCall({ lease, webhooks, ...write }: RecordLlmCallInput): Promise<boolean> {
     const { call, progress } = write;
+    const events = webhookValues(webhooks);
     const session = placeholders(
       sessions,
       "session_",
@@ -197,12 +199,12 @@ export class DrizzleTurnStore implements TurnStore {
     );
     const calls = this.#calls.callWrites([write]);
     const rows = await this.#shapes.send(
-      `${session.shape}/${calls.shape}`,
+      `${session.shape}/${calls.shape}/${events.shape}`,
       () =>
         whileLeaseHeld(
           this.#db,
           { set: { ...session.set, leaseExpiresAt: this.#leaseClock.now("leaseMs") } },
-          calls.writes,
+          (held) => [...calls.writes(held), ...this.#webhookWrites(events, held)],
         ),
       {
         ...keyOf(call),
@@ -211,6 +213,7 @@ export class DrizzleTurnStore implements TurnStore {
         ...this.#leaseClock.values(),
         ...session.values,
         ...calls.values,
+        ...events.values,
       },
     );
     if (rows.length > 0) calls.committed();
@@ -277,6 +280,7 @@ export class DrizzleTurnStore implements TurnStore {
     const judged = { ...keyOf(key), maxRunningTurns: claim?.maxRunningTurns, ...this.#leaseClock.values() };
     const session = placeholders(sessions, "session_", write.guard === "create" ? {} : sessionColumns(write));
     const patches = turnPatchParts(turnPatches, now);
+    const events = webhookValues(write.webhooks);
     const shape = {
       creates: write.guard === "create",
       // An override gives the lease back in the same step.
@@ -285,6 +289,7 @@ export class DrizzleTurnStore implements TurnStore {
       overridesLease: write.guard === "override",
       insertsTurn: insertTurn !== undefined,
       changesMode: modeChange !== undefined,
+      tellsWebhooks: events.shape !== "",
     };
     let row: typeof sessions.$inferSelect | undefined;
     try {
@@ -302,6 +307,7 @@ export class DrizzleTurnStore implements TurnStore {
             : { turn: rowsJson(turns, [turnRow(insertTurn)]), ...listedOf(insertTurn) }),
           ...patches.values,
           ...(modeChange === undefined ? {} : { modeChange: modeHistoryJson(modeChange) }),
+          ...events.values,
         },
       );
     } catch (error) {
@@ -325,6 +331,7 @@ export class DrizzleTurnStore implements TurnStore {
     sessionPatch,
     releaseLease,
     llmCalls = [],
+    webhooks,
   }: LeaseGuarded): Promise<TurnWriteResult> {
     // The calls' progress first, then the patch: a failed turn's restored cursor wins over its calls'.
     const sessionSet: Partial<typeof sessions.$inferInsert> = {};
@@ -336,8 +343,11 @@ export class DrizzleTurnStore implements TurnStore {
     const session = placeholders(sessions, "session_", sessionSet);
     const patches = turnPatchParts(turnPatches, now);
     const calls = this.#calls.callWrites(llmCalls);
+    const events = webhookValues(webhooks);
     const [row] = await this.#shapes.send(
-      ["held", session.shape, ...patches.parts.map((patch) => patch.shape), calls.shape].join("/"),
+      ["held", session.shape, ...patches.parts.map((patch) => patch.shape), calls.shape, events.shape].join(
+        "/",
+      ),
       () => {
         const db = this.#db;
         const patchedExist = patches.parts.map((_, index) =>
@@ -346,6 +356,7 @@ export class DrizzleTurnStore implements TurnStore {
         return whileLeaseHeld(db, { set: session.set, also: and(...patchedExist) }, (held) => [
           ...patches.parts.map((patch, index) => turnPatchWrite(db, patch, index, held)),
           ...calls.writes(held),
+          ...this.#webhookWrites(events, held),
         ]);
       },
       {
@@ -354,6 +365,8 @@ export class DrizzleTurnStore implements TurnStore {
         ...session.values,
         ...patches.values,
         ...calls.values,
+        ...events.values,
+        ...(events.shape === "" ? {} : this.#leaseClock.values()),
       },
     );
     if (row === undefined) return { outcome: "stale" };
@@ -373,6 +386,7 @@ export class DrizzleTurnStore implements TurnStore {
       overridesLease: boolean;
       insertsTurn: boolean;
       changesMode: boolean;
+      tellsWebhooks: boolean;
     },
     session: Placeholders,
     patches: readonly Placeholders[],
@@ -430,6 +444,7 @@ export class DrizzleTurnStore implements TurnStore {
         : []),
       ...patches.map((patch, index) => turnPatchWrite(db, patch, index, claimed)),
       ...(shape.changesMode ? [modeHistoryWrite(db, "modeChange", claimed)] : []),
+      ...(shape.tellsWebhooks ? [webhookWrite(db, this.#leaseClock, claimed)] : []),
     ];
     // It commits without waiting for the disk (`synchronous_commit` off for its own transaction, set as its row
     // is read): what it writes matters to a client only once the round's settlement, which waits, has flushed it
@@ -440,6 +455,11 @@ export class DrizzleTurnStore implements TurnStore {
       .select()
       .from(claim)
       .where(sql`set_config('synchronous_commit', 'off', true) is not null`);
+  }
+
+  /** The outbox insert of a write's webhook deliveries, when it has any, guarded by `held`. */
+  #webhookWrites(events: { shape: string }, held: SQL) {
+    return events.shape === "" ? [] : [webhookWrite(this.#db, this.#leaseClock, held)];
   }
 
   /** Whether the principal runs `maxRunningTurns` turns already (migration 0007's `aptix_at_running_cap`). */

@@ -1,13 +1,7 @@
 import type { SessionStores, WebhookDelivery } from "@aptix/core";
-import { type ManualClock, newCallRecord, newLease, newSessionKey } from "@aptix/core/testing";
+import { type ManualClock, newCallRecord, newLease } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
-import {
-  CREATE,
-  LEASE_MS,
-  type SessionStoresHarness,
-  sessionWrites,
-  withSessionStores,
-} from "./session-stores-harness.js";
+import { CREATE, LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
 const CLAIM_MS = 30_000;
 
@@ -29,11 +23,9 @@ export function describeWebhookOutboxContract(
   describe(`WebhookOutbox contract: ${name}`, () => {
     let store: SessionStores;
     let clock: ManualClock;
-    const current = withSessionStores(makeStore, (ready) => {
+    const { key, claim, start } = sessionSuite(makeStore, (ready) => {
       ({ store, clock } = ready);
     });
-    const key = newSessionKey("session-1", "principal-a");
-    const { claim, start } = sessionWrites(current, key);
     const claimAll = (claimant: string, limit = 10) =>
       store.webhooks.claimDue({ claimant, limit, claimMs: CLAIM_MS });
 

@@ -110,7 +110,8 @@ export class TurnPersistence {
   > {
     const owner = this.ids.newId("lease");
     const applied = await this.stores.turns.write(
-      change.guard === "override"
+      // A cancel takes the lease whoever holds it; a queued turn's change leaves it alone.
+      change.guard === "override" || change.guard === "queue"
         ? change
         : { ...change, lease: { owner, durationMs: this.leaseMs }, ...(runsTurn ? this.cap : {}) },
     );

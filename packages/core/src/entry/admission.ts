@@ -125,35 +125,35 @@ export class TurnAdmission {
 
   /**
    * The session's first queued turn, started when no turn holds the session (read along with `turnId`, any turn
-   * of it): the round to run under the lease its start claimed, or undefined when none starts now (a turn holds
-   * the session, none is queued, another instance started it first, the principal runs its most turns).
+   * of it): the round to run under the lease its start claimed, if it started (not while a turn holds the
+   * session, nor when another instance started it first or the principal runs its most turns), and whether
+   * turns are still queued.
    */
-  async startQueued(key: SessionKey, turnId: string): Promise<RunningRound | undefined> {
+  async startQueued(key: SessionKey, turnId: string): Promise<{ round?: RunningRound; queued: boolean }> {
     const { catalog, persistence, clock } = this.#options;
-    const none = ok(undefined);
-    const started = await transact<RunningRound | undefined>({
+    const started = await transact<{ round?: RunningRound; queued: boolean }>({
       persistence,
       key,
       attempts: MAX_ATTEMPTS,
-      lostRace: none,
+      lostRace: ok({ queued: true }),
       decide: async () => {
         const state = await persistence.readTurnState(key, turnId);
         const now = clock.now();
         const dequeue = decideDequeue(state, catalog, now);
-        if (!dequeue) return { type: "answer", answer: none };
+        if (!dequeue) return { type: "answer", answer: ok({ queued: state.queued !== undefined }) };
         const { turn, context, request, warnings } = dequeue;
         const opening = { type: "user_turn", request } as const;
         return {
           type: "apply",
           change: decisionWrite(state, dequeue, now),
           runsTurn: runsTurn(dequeue),
-          busy: none,
+          busy: ok({ queued: true }),
           applied: async ({ session, lease }) =>
-            ok({ round: 0, lease, session, turn, context, opening, warnings }),
+            ok({ round: { round: 0, lease, session, turn, context, opening, warnings }, queued: true }),
         };
       },
     });
-    return started.successful ? started.result : undefined;
+    return started.successful ? started.result : { queued: true };
   }
 
   /**

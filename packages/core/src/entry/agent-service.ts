@@ -183,6 +183,12 @@ export class AgentService {
   readonly #compaction: SessionCompaction;
   readonly #catalog: AgentCatalog;
   readonly #turns: SessionStores["turns"];
+  /**
+   * Sessions this instance queued turns in, or started one from its queue: only those are read again when a
+   * round ends here, so a session that never queued costs its turns nothing. Queued elsewhere, a turn is
+   * started by the poll (`startQueuedTurns`).
+   */
+  readonly #queuing = new Set<string>();
 
   constructor(options: AgentServiceOptions) {
     const { catalog } = options;
@@ -385,6 +391,7 @@ export class AgentService {
    */
   async #admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
     const admitted = await this.#admission.admit(key, request);
+    if (admitted.successful && admitted.result.type === "follow") this.#queuing.add(queueKey(key));
     const interrupts = !isToolContinuationRequest(request) && request.multitask === "interrupt";
     if (!interrupts || admitted.successful || admitted.errors[0].code !== "SESSION_BUSY") return admitted;
     const openTurnId = (await this.#persistence.getSession(key))?.openTurnId;
@@ -419,7 +426,9 @@ export class AgentService {
    * request, wherever it waits, follows it). Read along with `turnId`, any turn of the session. Whether it started.
    */
   async #startQueued(key: SessionKey, turnId: string): Promise<boolean> {
-    const round = await this.#admission.startQueued(key, turnId);
+    const { round, queued } = await this.#admission.startQueued(key, turnId);
+    if (queued) this.#queuing.add(queueKey(key));
+    else this.#queuing.delete(queueKey(key));
     if (!round) return false;
     this.#runUnattended(key, round.turn.turnId, { type: "run_round", ...round });
     return true;
@@ -473,7 +482,8 @@ export class AgentService {
     onEvent?.(resultEvent(admission.round, result));
     this.#wakeups.notify(key, turnId);
     // A round that ran here and ended its turn lets the session's next queued turn start, here and now.
-    if (admission.type === "run_round" || admission.type === "settle_failure") {
+    const ran = admission.type === "run_round" || admission.type === "settle_failure";
+    if (ran && this.#queuing.has(queueKey(key))) {
       await this.#startQueued(key, turnId).catch(() => false);
     }
     return result;
@@ -698,6 +708,11 @@ export class AgentService {
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
     return this.#reads.getFile(principal, fileId);
   }
+}
+
+/** A session's key as one string, for the sessions this instance queues turns in. */
+function queueKey({ principal, sessionId }: SessionKey): string {
+  return JSON.stringify([principal, sessionId]);
 }
 
 /** `retriever` with each retrieval watched by `observer`. */

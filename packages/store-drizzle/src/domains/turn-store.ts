@@ -12,7 +12,19 @@ import {
   type TurnWrite,
   type TurnWriteResult,
 } from "@aptix/core";
-import { and, asc, eq, exists, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  exists,
+  getTableColumns,
+  isNotNull,
+  isNull,
+  lte,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { sessions, turns } from "../schema.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
@@ -136,6 +148,24 @@ export class DrizzleTurnStore implements TurnStore {
       )
       .limit(1)
       .as("open_turn");
+    // The session's first queued turn, with how many are queued (counted before the limit), from the partial
+    // index of queued turns: none read when none waits.
+    const queued = db
+      .select({
+        ...getTableColumns(turns),
+        queuedCount: sql<number>`(count(*) over ())::int`.as("queued_count"),
+      })
+      .from(turns)
+      .where(
+        and(
+          eq(turns.principal, sessions.principal),
+          eq(turns.sessionId, sessions.sessionId),
+          eq(turns.status, "queued"),
+        ),
+      )
+      .orderBy(asc(turns.sequence))
+      .limit(1)
+      .as("queued_turn");
     this.#read = db
       .select()
       .from(sessions)
@@ -148,6 +178,7 @@ export class DrizzleTurnStore implements TurnStore {
         ),
       )
       .leftJoinLateral(open, sql`true`)
+      .leftJoinLateral(queued, sql`true`)
       .where(
         and(
           eq(sessions.principal, sql.placeholder("principal")),
@@ -160,11 +191,12 @@ export class DrizzleTurnStore implements TurnStore {
   async readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
     const [row] = await this.#read.execute({ ...key, turnId });
     if (row === undefined) return {};
-    const { sessions: session, named_turn: turn, open_turn: openTurn } = row;
+    const { sessions: session, named_turn: turn, open_turn: openTurn, queued_turn: queued } = row;
     return {
       session: toSession(session),
       ...(turn ? { turn: toTurn(turn) } : {}),
       ...(openTurn && openTurn.turnId !== turnId ? { openTurn: toTurn(openTurn) } : {}),
+      ...(queued ? { queued: { count: queued.queuedCount, next: toTurn(queued) } } : {}),
     };
   }
 
@@ -266,11 +298,36 @@ export class DrizzleTurnStore implements TurnStore {
     );
   }
 
+  async findStartableQueued(limit: number): Promise<TurnKey[]> {
+    const count = Math.ceil(limit);
+    if (!(count > 0)) return [];
+    return this.#shapes.send(
+      "find_startable_queued",
+      // From the queued turns (a partial index holds them alone) to their sessions, the first of each session.
+      () =>
+        this.#db
+          .selectDistinctOn([turns.principal, turns.sessionId], {
+            principal: turns.principal,
+            sessionId: turns.sessionId,
+            turnId: turns.turnId,
+          })
+          .from(turns)
+          .innerJoin(
+            sessions,
+            and(eq(sessions.principal, turns.principal), eq(sessions.sessionId, turns.sessionId)),
+          )
+          .where(and(eq(turns.status, "queued"), isNull(sessions.openTurnId)))
+          .orderBy(asc(turns.principal), asc(turns.sessionId), asc(turns.sequence))
+          .limit(sql.placeholder("limit")),
+      { limit: count },
+    );
+  }
+
   async write(write: TurnWrite): Promise<TurnWriteResult> {
     if (write.guard === "lease") return this.#writeWhileLeaseHeld(write);
-    const claim = write.guard === "override" ? undefined : write;
+    const claim = write.guard === "override" || write.guard === "queue" ? undefined : write;
     const { key, now, turnPatches = [] } = write;
-    const insertTurn = claim?.insertTurn;
+    const insertTurn = write.guard === "queue" ? write.insertTurn : claim?.insertTurn;
     const modeChange = claim?.modeChange;
     const expectVersion = write.guard === "create" ? undefined : write.expectVersion;
     const capping = claim?.maxRunningTurns !== undefined;
@@ -283,6 +340,7 @@ export class DrizzleTurnStore implements TurnStore {
       claims: claim !== undefined && claim.releaseLease !== true,
       capping,
       overridesLease: write.guard === "override",
+      keepsLease: write.guard === "queue",
       insertsTurn: insertTurn !== undefined,
       changesMode: modeChange !== undefined,
     };
@@ -310,8 +368,8 @@ export class DrizzleTurnStore implements TurnStore {
       throw error;
     }
     if (row !== undefined) return { outcome: "applied", session: toSession(row) };
-    // Taking the lease whoever holds it, only the version can have stopped it.
-    if (shape.overridesLease) return { outcome: "stale" };
+    // Taking the lease whoever holds it, or leaving it alone, only the version can have stopped it.
+    if (shape.overridesLease || shape.keepsLease) return { outcome: "stale" };
     // Why the session row was not written: the cap first, then a held lease, else the session moved on.
     const why = await this.#judge(capping ? "why_not_capped" : "why_not", judged);
     return { outcome: why.capped ? "rate_limited" : why.held ? "busy" : "stale" };
@@ -371,6 +429,7 @@ export class DrizzleTurnStore implements TurnStore {
       claims: boolean;
       capping: boolean;
       overridesLease: boolean;
+      keepsLease: boolean;
       insertsTurn: boolean;
       changesMode: boolean;
     },
@@ -394,7 +453,7 @@ export class DrizzleTurnStore implements TurnStore {
             .update(sessions)
             .set({
               ...session.set,
-              leaseExpiresAt: deadline,
+              ...(shape.keepsLease ? {} : { leaseExpiresAt: deadline }),
               ...(shape.insertsTurn
                 ? {
                     turnCount: sql`${sessions.turnCount} + 1`,
@@ -410,7 +469,7 @@ export class DrizzleTurnStore implements TurnStore {
                 eq(sessions.principal, sql.placeholder("principal")),
                 eq(sessions.sessionId, sql.placeholder("sessionId")),
                 eq(sessions.version, sql.placeholder("expectVersion")),
-                shape.overridesLease
+                shape.overridesLease || shape.keepsLease
                   ? undefined
                   : or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now())),
                 shape.capping ? sql`not ${this.#capped()}` : undefined,
@@ -522,6 +581,13 @@ function listedOf(turn: TurnRecord): { firstInstruction: string | null; workspac
 /** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */
 function sessionColumns(write: Exclude<TurnWrite, { guard: "create" | "lease" }>) {
   const { now, sessionPatch } = write;
+  if (write.guard === "queue") {
+    const changes = write.insertTurn !== undefined || sessionPatch !== undefined;
+    return {
+      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+      ...(changes ? { updatedAt: now } : {}),
+    };
+  }
   const claim = write.guard === "override" ? undefined : write;
   const changes =
     claim?.insertTurn !== undefined || sessionPatch !== undefined || claim?.modeChange !== undefined;

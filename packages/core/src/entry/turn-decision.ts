@@ -51,7 +51,7 @@ export interface StartTurn {
  * A user turn sent while its session's turn runs, with `multitask: "enqueue"`: kept `queued` behind the turns
  * before it, its request stored with it so any instance can start it once they end (`DequeueTurn`).
  */
-export interface EnqueueTurn {
+interface EnqueueTurn {
   type: "enqueue_turn";
   turn: TurnRecord;
 }

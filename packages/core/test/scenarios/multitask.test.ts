@@ -1,6 +1,13 @@
 import { type UserTurnRequest, validateAgentExecuteRequest } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
-import { createTestAgent, errorsOf, PRINCIPAL, resultOf, type TestAgent } from "../support/test-agent.js";
+import {
+  collect,
+  createTestAgent,
+  errorsOf,
+  PRINCIPAL,
+  resultOf,
+  type TestAgent,
+} from "../support/test-agent.js";
 
 /**
  * A user turn sent while its session's turn runs: refused (the default), queued behind it in order, or
@@ -114,6 +121,26 @@ describe("double texting", () => {
       ["t1", "cancelled"],
       ["t2", "completed"],
     ]);
+  });
+
+  it("streams a queued turn's events once it runs, ending with its result", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "one" }, { text: "two, streamed" });
+    const { first, release } = await runningFirst(agent);
+    const streamed = await agent.service.stream(
+      userTurn("t2", { multitask: "enqueue", stream: true }),
+      PRINCIPAL,
+    );
+    release();
+    await first;
+    const events = await collect(resultOf(streamed));
+    const text = events.flatMap((event) => (event.event === "output_text.delta" ? [event.data.delta] : []));
+    expect(text.join("")).toBe("two, streamed");
+    expect(events.at(-1)).toMatchObject({
+      id: "0-result",
+      event: "result",
+      data: { successful: true, result: { turnId: "t2" } },
+    });
   });
 
   it("keeps a rewind off a session with queued turns: it is busy", async () => {

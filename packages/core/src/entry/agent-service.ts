@@ -481,11 +481,10 @@ export class AgentService {
     const result = await this.#resultOf(admission, onEvent);
     onEvent?.(resultEvent(admission.round, result));
     this.#wakeups.notify(key, turnId);
-    // A round that ran here and ended its turn lets the session's next queued turn start, here and now.
+    // A round that ran here and ended its turn lets the session's next queued turn start, here and now, without
+    // keeping this round's client waiting for it (a failed start is the poll's to retry).
     const ran = admission.type === "run_round" || admission.type === "settle_failure";
-    if (ran && this.#queuing.has(queueKey(key))) {
-      await this.#startQueued(key, turnId).catch(() => false);
-    }
+    if (ran && this.#queuing.has(queueKey(key))) void this.#startQueued(key, turnId).catch(() => false);
     return result;
   }
 
@@ -641,8 +640,8 @@ export class AgentService {
   async cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
     const key = { principal, sessionId };
     const cancelled = await this.#cancellation.cancel(key, turnId);
-    // The session is free at once: its next queued turn starts here.
-    if (cancelled.successful) await this.#startQueued(key, turnId).catch(() => false);
+    // The session is free at once: its next queued turn starts here (a failed start is the poll's to retry).
+    if (cancelled.successful) void this.#startQueued(key, turnId).catch(() => false);
     return cancelled;
   }
 

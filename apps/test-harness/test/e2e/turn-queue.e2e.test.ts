@@ -11,6 +11,7 @@ import {
   API_KEYS,
   checkAndResetHarness,
   E2E_STORES,
+  expectContinuation,
   expectFailure,
   expectFinal,
   expectOk,
@@ -19,6 +20,7 @@ import {
   startTestService,
   type TestService,
   type TestStoreKind,
+  toolContinuation,
   uniqueId,
   userTurn,
   waitFor,
@@ -217,6 +219,30 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
       ["t1", "cancelled"],
       ["t2", "completed"],
     ]);
+  });
+
+  it("queues a turn behind one awaiting client tools, and runs it once that turn's results end it", async () => {
+    const sessionId = uniqueId("queue-awaiting");
+    harness.enqueue(
+      step.functionCalls({ name: "read_file", arguments: { path: "src/a.ts" }, callId: "call_1" }),
+    );
+    const asked = expectContinuation(await client().post(userTurn(sessionId, "t1", "Read it first.")));
+    // The continuation is asked first, then the queued turn.
+    harness.enqueue("The file is fine.", "Queued answer.");
+    const queued = client().post(userTurn(sessionId, "t2", "Then this.", { multitask: "enqueue" }));
+    await stored(client(), sessionId, 2);
+    expect(await statuses(client(), sessionId)).toEqual([
+      ["t1", "awaiting_client_tools"],
+      ["t2", "queued"],
+    ]);
+    const results = [{ toolCallId: asked.toolCalls[0]?.toolCallId ?? "", resultJson: '"export {}"' }];
+    expect(
+      expectFinal(await client().post(toolContinuation(sessionId, "t1", results))).primaryOutputText,
+    ).toBe("The file is fine.");
+    expect(expectFinal(await queued).primaryOutputText).toBe("Queued answer.");
+    // The queued turn was asked after the continuation, last.
+    expect(JSON.stringify(harness.responseRequests().at(-1)?.body)).toContain("Then this.");
+    expect(callsFor("Then this.")).toBe(1);
   });
 
   it("keeps 8 turns queued at most (the 9th is 429), and a queued turn cancelled never runs", async () => {

@@ -31,7 +31,9 @@ const TURN_PATCH_KEYS = [
  *
  * - `write` judges, in order, the running-turn cap (`rate_limited`), the lease (`busy`), then the version and
  *   the turns it names (`stale`: the version is not `expectVersion`, the session exists though the write creates
- *   it, the turn to insert exists or a turn to patch does not); refused, it writes nothing.
+ *   it, the turn to insert exists or a turn to patch does not); refused, it writes nothing. A `queue` write is
+ *   judged by the version and the turns alone, and leaves the lease as it is.
+ * - `readTurnState` and `findStartableQueued` order a session's queued turns by sequence.
  * - `version` goes up by one with every write (a session's creating write sets it to 1); a refused write and
  *   a release by someone other than the holder leave it.
  * - Lease-guarded writes (`write` guarded by `lease`, `recordLlmCall`, `changeMode`) check only that the

@@ -101,7 +101,9 @@ function prepared(db: StoreDatabase) {
  * sends a fixed number of statements whatever the session's length:
  *
  * - `readTurnState` is one prepared statement: the session row, joined to the turn the request names and to its
- *   open turn (primary-key lookups only, so the rows read stay flat in the session's length).
+ *   open turn (primary-key lookups only, so the rows read stay flat in the session's length), and to its first
+ *   queued turn with how many are queued (migration 0015's partial index of queued turns: none read when none
+ *   waits).
  * - `write` (a claim) is one statement, atomic without a transaction: first the session row, written only while
  *   its lease is free (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns`
  *   is given, the principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session,
@@ -109,7 +111,8 @@ function prepared(db: StoreDatabase) {
  *   turn patches and the mode history row. Every write of a session's turns bumps the session's version, so a
  *   version that matched means the turns are as read; a turn insert that conflicts anyway fails the statement
  *   and answers stale. When the session row was not written, one select tells rate_limited from busy from
- *   stale. Statements are built once per shape (`PreparedShapes`).
+ *   stale. Statements are built once per shape (`PreparedShapes`). A `queue` write is the same statement without
+ *   the lease: its session row is written while the version is the one read, whoever holds the lease.
  * - A write guarded by the lease (a running turn's settlement) is one statement too: the session row written
  *   while the owner holds its lease and every turn to patch exists, then the turn patches and the LLM calls it
  *   carries (`LlmCallWrites`). It waits for the disk: a client is answered from it.

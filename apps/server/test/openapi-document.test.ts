@@ -172,6 +172,27 @@ describe("the OpenAPI document", () => {
     ).not.toEqual([]);
   });
 
+  it("describes a background turn's 202 and the turn read back by its id", async () => {
+    const { app, post, get, provider } = setup();
+    const check = await openApiValidator(app);
+    provider.enqueue({ text: "Done alone." });
+    const accepted = await post({ sessionId: "s1", turnId: "t1", instruction: "Work", background: true });
+    expect(accepted.status).toBe(202);
+    expect(check("/v1/agent/execute", "post", 202, await accepted.json())).toEqual([]);
+    const readTurn = async () =>
+      (await (await get("/v1/sessions/s1/turns/t1")).json()) as { result?: { status?: string } };
+    let read = await readTurn();
+    for (let reads = 0; read.result?.status !== "completed" && reads < 100; reads++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      read = await readTurn();
+    }
+    expect(read.result).toMatchObject({ status: "completed", result: { primaryOutputText: "Done alone." } });
+    expect(check("/v1/sessions/{sessionId}/turns/{turnId}", "get", 200, read)).toEqual([]);
+    const unknown = await get("/v1/sessions/s1/turns/t9");
+    expect(unknown.status).toBe(404);
+    expect(check("/v1/sessions/{sessionId}/turns/{turnId}", "get", 404, await unknown.json())).toEqual([]);
+  });
+
   it("describes the bodies the workspace routes really answer", async () => {
     const { app, send, get } = setup();
     const check = await openApiValidator(app);

@@ -7,6 +7,8 @@ import {
   type InvokeWarning,
   isToolContinuationRequest,
   type ModeList,
+  type TurnAccepted,
+  type TurnStateView,
   type UsageQuery,
   type UsageReport,
 } from "@aptix/contracts";
@@ -24,6 +26,8 @@ import {
   readModeListResult,
   readSessionResult,
   readTraceResult,
+  readTurnAcceptedResult,
+  readTurnStateResult,
   readTurnSummaryResult,
   readUsageResult,
   type SessionSummaryJson,
@@ -124,9 +128,14 @@ export class AptixClient {
   /**
    * Runs a user turn to its end: for each `client_tool_continuation` it runs the named handlers in the calls'
    * order, sends their results, and goes on until the final response (or a failure, which is returned). The
-   * answer's `warnings` are every round's, in order.
+   * answer's `warnings` are every round's, in order. With `background: true` it only starts the turn: the
+   * service's 202 answer (`{ sessionId, turnId, status }`), the turn read later with `getTurn`. `multitask`
+   * says what the turn does while its session's turn runs (`reject`, `enqueue`, `interrupt`).
    */
-  async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>> {
+  runTurn(options: RunTurnOptions & { background: true }): Promise<AptixResult<TurnAccepted>>;
+  runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse>>;
+  async runTurn(options: RunTurnOptions): Promise<AptixResult<FinalResponse | TurnAccepted>> {
+    if (options.background === true) return this.#startInBackground(options);
     const {
       tools,
       approve,
@@ -154,6 +163,35 @@ export class AptixClient {
     } finally {
       stop();
     }
+  }
+
+  /** A background turn's start: nothing runs here, so neither tools nor text callbacks apply. */
+  #startInBackground(options: RunTurnOptions): Promise<AptixResult<TurnAccepted>> {
+    const {
+      tools: _tools,
+      approve: _approve,
+      onTextDelta: _onTextDelta,
+      onTextReset: _onTextReset,
+      onCompacted: _onCompacted,
+      onResponse: _onResponse,
+      signal,
+      turnId = crypto.randomUUID(),
+      ...turn
+    } = options;
+    const body = { ...turn, turnId };
+    return callJson(this.#transport, "POST", "/v1/agent/execute", readTurnAcceptedResult, { body, signal });
+  }
+
+  /**
+   * A turn's status and, once its latest round has ended, the answer a waiting client got
+   * (`GET …/turns/:turnId`): how a background turn is polled.
+   */
+  getTurn(
+    turn: { sessionId: string; turnId: string },
+    options: CallOptions = {},
+  ): Promise<AptixResult<TurnStateView>> {
+    const path = `/v1/sessions/${encodeURIComponent(turn.sessionId)}/turns/${encodeURIComponent(turn.turnId)}`;
+    return callJson(this.#transport, "GET", path, readTurnStateResult, { signal: options.signal });
   }
 
   async #runRounds(

@@ -9,6 +9,8 @@ import type {
   SessionListSchema,
   SessionMessagesSchema,
   SessionSummarySchema,
+  TurnAccepted,
+  TurnStateView,
   TurnSummarySchema,
   TurnTraceSchema,
   UsageReport,
@@ -94,6 +96,14 @@ const usageSchema = z.looseObject({
 
 const traceSchema = z.looseObject({ turnId: z.string(), rounds: z.array(z.unknown()) });
 
+const turnAcceptedSchema = z.looseObject({ sessionId: z.string(), turnId: z.string(), status: z.string() });
+const turnStateSchema = z.looseObject({
+  turnId: z.string(),
+  status: z.string(),
+  result: responseSchema.optional(),
+  errors: z.array(errorSchema).optional(),
+});
+
 const putDocumentsSchema = z.looseObject({
   workspaceId: z.string(),
   upserted: count,
@@ -153,6 +163,8 @@ export const readCompactedResult = resultReader<SessionCompacted>(compactedSchem
 export const readModeListResult = resultReader<ModeList>(modeListSchema);
 export const readTurnSummaryResult = resultReader<TurnSummaryJson>(turnSummarySchema);
 export const readTraceResult = resultReader<TurnTraceJson>(traceSchema);
+export const readTurnAcceptedResult = resultReader<TurnAccepted>(turnAcceptedSchema);
+export const readTurnStateResult = resultReader<TurnStateView>(turnStateSchema);
 export const readUsageResult = resultReader<UsageReport>(usageSchema);
 export const readPutDocumentsResult = resultReader<PutWorkspaceDocumentsResponse>(putDocumentsSchema);
 export const readDeleteDocumentsResult =

@@ -524,3 +524,36 @@ describe("sessions, traces and files", () => {
     );
   });
 });
+
+describe("background turns", () => {
+  it("starts a turn in the background with runTurn and reads it back with getTurn, once it has ended", async () => {
+    server.openai.script(step.text("Done while nobody waited."));
+    const sessionId = uniqueId("background");
+    const client = clientWith();
+    const accepted = await client.runTurn({
+      sessionId,
+      turnId: "t1",
+      instruction: "Work alone",
+      background: true,
+      tools: {},
+    });
+    expect(accepted).toMatchObject({ successful: true, result: { sessionId, turnId: "t1" } });
+    let turn = await client.getTurn({ sessionId, turnId: "t1" });
+    for (let reads = 0; turn.successful && turn.result.status !== "completed" && reads < 200; reads++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      turn = await client.getTurn({ sessionId, turnId: "t1" });
+    }
+    expect(turn).toMatchObject({
+      successful: true,
+      result: {
+        turnId: "t1",
+        status: "completed",
+        result: { primaryOutputText: "Done while nobody waited." },
+      },
+    });
+    expect(await client.getTurn({ sessionId, turnId: "t9" })).toMatchObject({
+      successful: false,
+      errors: [{ code: "TURN_NOT_FOUND" }],
+    });
+  });
+});

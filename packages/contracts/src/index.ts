@@ -13,7 +13,11 @@ export type { InputArtifact } from "./request/input-artifact.js";
 export { RAG_SCOPE_OPERATORS, type RagScopeCondition } from "./request/rag-scope-condition.js";
 export type { ToolContinuationRequest } from "./request/tool-continuation-request.js";
 export type { ToolResult } from "./request/tool-result.js";
-export { USER_TURN_INPUT_FIELDS, type UserTurnRequest } from "./request/user-turn-request.js";
+export {
+  MULTITASK_STRATEGIES,
+  USER_TURN_INPUT_FIELDS,
+  type UserTurnRequest,
+} from "./request/user-turn-request.js";
 export {
   type AgentExecuteResponse,
   AgentExecuteResponseSchema,
@@ -88,6 +92,12 @@ export {
   TurnTraceSchema,
 } from "./session/session-views.js";
 export { type TurnEvent, TurnEventSchema } from "./session/turn-event.js";
+export {
+  type TurnAccepted,
+  TurnAcceptedSchema,
+  type TurnStateView,
+  TurnStateViewSchema,
+} from "./session/turn-state-view.js";
 export { IdentifierSchema } from "./text/identifier.js";
 export {
   APPROVAL_TOOL_NAME,

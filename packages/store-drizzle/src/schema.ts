@@ -142,6 +142,10 @@ export const turns = pgTable(
     index("turns_running_principal_idx")
       .on(sql`(${table.principal} || '')`)
       .where(sql`${table.status} = 'running'`),
+    // A session's queued turns in order (the next to start, how many wait), and the sessions that have any.
+    index("turns_queued_idx")
+      .on(table.principal, table.sessionId, table.sequence)
+      .where(sql`${table.status} = 'queued'`),
   ],
 );
 

@@ -186,6 +186,77 @@ export function describeTurnStoreContract(
       expect((await transition("owner-2")).outcome).toBe("applied");
     });
 
+    it("queues turns while the lease is held, guarded by the version alone, leaving the lease as it is", async () => {
+      await start("owner-1", "turn-1");
+      const queue = async (
+        write: { insertTurn?: TurnRecord; turnPatches?: { turnId: string; patch: TurnPatch }[] },
+        expectVersion?: number,
+      ) => {
+        const read = await store.directory.getSession(key);
+        return store.turns.write({
+          guard: "queue",
+          key,
+          now: clock.now(),
+          expectVersion: expectVersion ?? read?.version ?? 0,
+          ...write,
+        });
+      };
+      const queued = (turnId: string, sequence: number) =>
+        newTurnRecord(key, turnId, { status: "queued", sequence, createdAt: clock.now() });
+      const before = await store.directory.getSession(key);
+      expect(await queue({ insertTurn: queued("turn-2", 2) }, (before?.version ?? 0) - 1)).toEqual({
+        outcome: "stale",
+      });
+      const second = queued("turn-2", 2);
+      expect(await queue({ insertTurn: second })).toMatchObject({
+        outcome: "applied",
+        session: { turnCount: 2, openTurnId: "turn-1", version: (before?.version ?? 0) + 1 },
+      });
+      const third = queued("turn-3", 3);
+      expect((await queue({ insertTurn: third })).outcome).toBe("applied");
+      expect((await queue({ insertTurn: queued("turn-3", 4) })).outcome).toBe("stale");
+      // The running turn's holder keeps its lease: its writes go on, and nobody else claims the session.
+      expect(await touchTurn("owner-1")).toBe(true);
+      expect(await transition("owner-2")).toEqual({ outcome: "busy" });
+      const read = await store.turns.readTurnState(key, "turn-9");
+      expect(read.queued).toStrictEqual({ count: 2, next: second });
+      expect(await store.turns.findStartableQueued(10)).toEqual([]);
+      // A queued turn ended: the next one is next.
+      expect(
+        (await queue({ turnPatches: [{ turnId: "turn-2", patch: { status: "cancelled" } }] })).outcome,
+      ).toBe("applied");
+      expect((await store.turns.readTurnState(key, "turn-1")).queued).toMatchObject({
+        count: 1,
+        next: { turnId: "turn-3" },
+      });
+      // Once no turn holds the session, its first queued turn can start; another session's is found too.
+      await writeTurnWhileLeaseHeld(store, clock.now(), {
+        key,
+        turnId: "turn-1",
+        turnPatch: { status: "completed" },
+        sessionPatch: { openTurnId: null },
+        leaseOwner: "owner-1",
+        releaseLease: true,
+      });
+      expect(await store.turns.findStartableQueued(10)).toEqual([{ ...key, turnId: "turn-3" }]);
+      expect(await store.turns.findStartableQueued(0)).toEqual([]);
+      const cursor = newCursor({ responseId: "resp-after-1" });
+      const started = await transition("owner-3", {
+        turnPatches: [
+          { turnId: "turn-3", patch: { status: "running", startCursor: cursor, mode: "review" } },
+        ],
+        sessionPatch: { openTurnId: "turn-3" },
+      });
+      expect(started).toMatchObject({ outcome: "applied", session: { openTurnId: "turn-3" } });
+      expect(await store.turns.getTurn(key, "turn-3")).toMatchObject({
+        status: "running",
+        startCursor: cursor,
+        mode: "review",
+      });
+      expect((await store.turns.readTurnState(key, "turn-3")).queued).toBeUndefined();
+      expect(await store.turns.findStartableQueued(10)).toEqual([]);
+    });
+
     it("answers stale when the version moved since the read, or the turn to insert exists, writing nothing", async () => {
       const created = await claim("owner-1");
       await store.turns.releaseLease(key, "owner-1");

@@ -63,6 +63,37 @@ export function startHousekeeping(
     });
   }, housekeepingIntervalMs(leaseMs));
   timer.unref();
+  const queue = pollQueuedTurns(service, logger);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all([running, queue.stop()]);
+    },
+  };
+}
+
+/**
+ * How often an instance starts the queued turns whose turns before them ended: the instance ending a turn starts
+ * the next one itself when it queued it, so this finds those queued on another instance (or left by one that
+ * stopped), as the cancel poll finds cancels: one indexed read of the few queued turns.
+ */
+const QUEUE_POLL_MS = 2_000;
+
+/** Starts the queued turns no instance started, every QUEUE_POLL_MS, one run at a time. */
+function pollQueuedTurns(service: AgentService, logger: Logger): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const timer = setInterval(() => {
+    running ??= service
+      .startQueuedTurns()
+      .then(
+        (count) => count > 0 && logger.info({ count }, "started queued turns"),
+        (error: unknown) => logger.error({ fault: faultSummary(error) }, "starting queued turns failed"),
+      )
+      .then(() => {
+        running = undefined;
+      });
+  }, QUEUE_POLL_MS);
+  timer.unref();
   return {
     async stop() {
       clearInterval(timer);

@@ -11,6 +11,9 @@ import { ragScopeConditionSchema } from "./rag-scope-condition.js";
 /** The fields that carry user input; a user turn needs at least one of them (AGN-034 §2.1). */
 export const USER_TURN_INPUT_FIELDS = ["instruction", "inputArtifacts", "clipboardImages"] as const;
 
+/** What a user turn does when its session's turn is running or awaiting client tools. */
+export const MULTITASK_STRATEGIES = ["reject", "enqueue", "interrupt"] as const;
+
 /** A new agent turn (AGN-034 §2.1). Mode, provider ids and tool definitions are server-owned and refused. */
 export function userTurnRequestSchema(limits: RequestLimits) {
   const { maxWorkspaceIdChars, maxRepoChars, maxLanguageChars } = FIELD_LENGTH_LIMITS;
@@ -40,6 +43,13 @@ export function userTurnRequestSchema(limits: RequestLimits) {
       repo: freeText({ maxChars: maxRepoChars }).optional(),
       language: freeText({ maxChars: maxLanguageChars }).optional(),
       stream: z.boolean().optional(),
+      /** Answered 202 at once; the turn runs with no client waiting (`GET …/turns/:turnId` reads it). Not with `stream`. */
+      background: z.boolean().optional(),
+      /**
+       * What the turn does when its session's turn is running or awaiting client tools: `reject` (the default)
+       * refuses it SESSION_BUSY; `enqueue` queues it behind that turn; `interrupt` cancels that turn and runs this one.
+       */
+      multitask: z.enum(MULTITASK_STRATEGIES).optional(),
       agentContextId: IdentifierSchema.optional(),
       conversationContextId: IdentifierSchema.optional(),
     })
@@ -48,6 +58,13 @@ export function userTurnRequestSchema(limits: RequestLimits) {
         request.instruction !== undefined ||
         (request.inputArtifacts?.length ?? 0) > 0 ||
         (request.clipboardImages?.length ?? 0) > 0;
+      if (request.background === true && request.stream === true) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["background"],
+          message: "a background turn has no client waiting for it, so it cannot stream: leave out stream",
+        });
+      }
       if (!hasInput) {
         ctx.addIssue({
           code: "custom",

@@ -11,6 +11,8 @@ import { RetrievalTraceSchema } from "./retrieval-trace.js";
  * `@aptix/core`, shown in docs/architecture.md ("Turn lifecycle").
  */
 export const TURN_STATUSES = [
+  // Waiting behind the session's turns before it (`multitask: "enqueue"`); runs when they have ended.
+  "queued",
   "running",
   "completed",
   "awaiting_client_tools",

@@ -4,6 +4,7 @@ import {
   type InvokeFailure,
   type InvokeResult,
   type InvokeWarning,
+  isToolContinuationRequest,
   ok,
 } from "@aptix/contracts";
 import type { AgentCatalog } from "../catalog/agent-catalog.js";
@@ -17,7 +18,7 @@ import type { TranscriptStore } from "../ports/transcript-store.js";
 import type { SessionKey, SessionRecord } from "../records/session-record.js";
 import type { TurnRecord } from "../records/turn-record.js";
 import type { Budgets } from "../usage/budgets.js";
-import { decideTurnRequest } from "./decide-turn.js";
+import { decideDequeue, decideTurnRequest } from "./decide-turn.js";
 import { sessionBusy, stillAnswering } from "./entry-failures.js";
 import { requestHash } from "./request-hash.js";
 import { decisionWrite, runsTurn, type TurnDecision } from "./turn-decision.js";
@@ -45,6 +46,8 @@ export interface RunningRound {
  * - `stored_answer`: the round was answered before; its answer, again.
  * - `run_round`: the round runs now, under the lease it holds.
  * - `settle_failure`: the round fails before it runs (its turn fails with it), under the lease it holds.
+ * - `follow`: the turn is queued (or under way, for a background request): its answer comes as it runs,
+ *   wherever that is, and is read from the store (`TurnFollower`).
  */
 export type Admission =
   | {
@@ -55,7 +58,8 @@ export type Admission =
       stream: boolean;
     }
   | ({ type: "run_round" } & RunningRound)
-  | { type: "settle_failure"; round: number; lease: SessionLease; turn: TurnRecord; failure: InvokeFailure };
+  | { type: "settle_failure"; round: number; lease: SessionLease; turn: TurnRecord; failure: InvokeFailure }
+  | { type: "follow"; round: number; turn: TurnRecord };
 
 export interface TurnAdmissionOptions {
   catalog: AgentCatalog;
@@ -100,7 +104,10 @@ export class TurnAdmission {
         return { type: "answer", answer: ok({ type: "stored_answer", round, result, stream }) };
       }
       if (decision.type === "refuse") return { type: "answer", answer: decision.failure };
-      if (decision.type === "start_turn" && !underBudget) {
+      if (decision.type === "follow") {
+        return { type: "answer", answer: ok({ type: "follow", round: 0, turn: decision.turn }) };
+      }
+      if ((decision.type === "start_turn" || decision.type === "enqueue_turn") && !underBudget) {
         const refused = await this.#budgetRefusal(key);
         if (refused) {
           await persistence.announceRefusal(key, refused, request.turnId);
@@ -112,11 +119,60 @@ export class TurnAdmission {
         type: "apply",
         change: decisionWrite(state, decision, now),
         runsTurn: runsTurn(decision),
-        busy: decision.busy === "session_busy" ? sessionBusy(key.sessionId) : stillAnswering(),
+        busy: this.#busy(key, request, decision),
         applied: ({ session, lease }) => this.#admitted(decision, session, lease),
       };
     };
     return transact({ persistence, key, decide, attempts: MAX_ATTEMPTS, lostRace: stillAnswering() });
+  }
+
+  /**
+   * The session's first queued turn, started when no turn holds the session (read along with `turnId`, any turn
+   * of it): the round to run under the lease its start claimed, if it started (not while a turn holds the
+   * session, nor when another instance started it first or the principal runs its most turns), and whether
+   * turns are still queued.
+   */
+  async startQueued(key: SessionKey, turnId: string): Promise<{ round?: RunningRound; queued: boolean }> {
+    const { catalog, persistence, clock } = this.#options;
+    const started = await transact<{ round?: RunningRound; queued: boolean }>({
+      persistence,
+      key,
+      attempts: MAX_ATTEMPTS,
+      lostRace: ok({ queued: true }),
+      decide: async () => {
+        const state = await persistence.readTurnState(key, turnId);
+        const now = clock.now();
+        const dequeue = decideDequeue(state, catalog, now);
+        if (!dequeue) return { type: "answer", answer: ok({ queued: state.queued !== undefined }) };
+        const { turn, context, request, warnings } = dequeue;
+        const opening = { type: "user_turn", request } as const;
+        return {
+          type: "apply",
+          change: decisionWrite(state, dequeue, now),
+          runsTurn: runsTurn(dequeue),
+          busy: ok({ queued: true }),
+          applied: async ({ session, lease }) =>
+            ok({ round: { round: 0, lease, session, turn, context, opening, warnings }, queued: true }),
+        };
+      },
+    });
+    return started.successful ? started.result : { queued: true };
+  }
+
+  /**
+   * What a decision answers when another owner holds the session's lease: a background request sent again
+   * follows its turn, which is under way; others are refused busy.
+   */
+  #busy(
+    key: SessionKey,
+    request: AgentExecuteRequest,
+    decision: Exclude<TurnDecision, { type: "answer" | "refuse" | "follow" }>,
+  ): InvokeResult<Admission> {
+    // A queued turn's write leaves the lease alone: never busy.
+    if (decision.type === "enqueue_turn" || decision.busy === "session_busy")
+      return sessionBusy(key.sessionId);
+    const background = !isToolContinuationRequest(request) && request.background === true;
+    return background ? ok({ type: "follow", round: decision.round, turn: decision.turn }) : stillAnswering();
   }
 
   /**
@@ -133,7 +189,7 @@ export class TurnAdmission {
 
   /** The round an applied decision lets in, under the lease it claimed. */
   async #admitted(
-    decision: Exclude<TurnDecision, { type: "answer" | "refuse" }>,
+    decision: Exclude<TurnDecision, { type: "answer" | "refuse" | "follow" }>,
     session: SessionRecord,
     lease: SessionLease,
   ): Promise<InvokeResult<Admission>> {
@@ -153,6 +209,8 @@ export class TurnAdmission {
           admittedUnderBudget: true,
         });
       }
+      case "enqueue_turn":
+        return ok({ type: "follow", round: 0, turn: decision.turn });
       case "resume_turn": {
         const { turn, context, request, pending } = decision;
         const opening = { type: "tool_results", toolResults: request.toolResults, pending } as const;

@@ -9,6 +9,8 @@ import {
   type SessionDeleted,
   type SessionList,
   type SessionMessages,
+  type TurnAccepted,
+  type TurnStateView,
   type TurnSummary,
   type UsageReport,
   type UserTurnRequest,
@@ -37,7 +39,8 @@ import { type TurnObserver, unobserved } from "../ports/turn-observer.js";
 import { Compactor } from "../reasoner/compactor.js";
 import { ReasonerStep } from "../reasoner/reasoner-step.js";
 import type { SessionKey } from "../records/session-record.js";
-import { resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
+import { parseEventId, resultEvent, storedAnswerEvents, type TurnEvent } from "../records/turn-event.js";
+import type { TurnRecord } from "../records/turn-record.js";
 import type { WebhookSubscription } from "../records/webhook-event.js";
 import { FileKeeper, type FileKeeperOptions } from "../server-tools/file-keeper.js";
 import { ServerToolExecutionStep } from "../server-tools/server-tool-execution-step.js";
@@ -61,7 +64,7 @@ import { type PageRequest, SessionLists } from "./session-lists.js";
 import { SessionRewind } from "./session-rewind.js";
 import { type StoredResponseDeletionRun, StoredResponseDeletions } from "./stored-response-deletions.js";
 import { TurnCancellation } from "./turn-cancellation.js";
-import type { SessionSummary, TurnTrace } from "./views.js";
+import { type SessionSummary, type TurnTrace, turnStateView } from "./views.js";
 
 export interface AgentServiceOptions {
   catalog: AgentCatalog;
@@ -151,6 +154,8 @@ export interface ExecuteOptions {
  */
 export type HandledRequest =
   | { type: "answer"; result: InvokeResult<AgentExecuteResponse>; replayed: boolean }
+  /** A background turn (`background: true`), accepted: it runs (or waits in its queue) with no client. */
+  | { type: "accepted"; accepted: TurnAccepted; replayed: boolean }
   | { type: "events"; events: AsyncIterable<TurnEvent>; replayed: boolean };
 
 const DEFAULT_MAX_LLM_CALLS_PER_REQUEST = 12;
@@ -184,10 +189,18 @@ export class AgentService {
   readonly #responseDeletions: StoredResponseDeletions;
   readonly #compaction: SessionCompaction;
   readonly #catalog: AgentCatalog;
+  readonly #turns: SessionStores["turns"];
+  /**
+   * Sessions this instance queued turns in, or started one from its queue: only those are read again when a
+   * round ends here, so a session that never queued costs its turns nothing. Queued elsewhere, a turn is
+   * started by the poll (`startQueuedTurns`).
+   */
+  readonly #queuing = new Set<string>();
 
   constructor(options: AgentServiceOptions) {
     const { catalog } = options;
     this.#catalog = catalog;
+    this.#turns = options.store.turns;
     const clock = options.clock ?? systemClock;
     const ids = options.ids ?? randomIdGenerator;
     const observer = options.observer ?? unobserved;
@@ -332,7 +345,7 @@ export class AgentService {
     options: ExecuteOptions = {},
   ): Promise<InvokeResult<AgentExecuteResponse>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request);
+    const admitted = await this.#admit(key, request);
     if (!admitted.successful) return admitted;
     return this.#answer(key, request.turnId, admitted.result, options.onEvent);
   }
@@ -347,7 +360,7 @@ export class AgentService {
     principal: string,
   ): Promise<InvokeResult<AsyncIterable<TurnEvent>>> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request);
+    const admitted = await this.#admit(key, request);
     if (!admitted.successful) return admitted;
     return ok(this.#answerAsEvents(key, request.turnId, admitted.result));
   }
@@ -358,10 +371,13 @@ export class AgentService {
    */
   async handle(request: AgentExecuteRequest, principal: string): Promise<HandledRequest> {
     const key = { principal, sessionId: request.sessionId };
-    const admitted = await this.#admission.admit(key, request);
+    const admitted = await this.#admit(key, request);
     if (!admitted.successful) return { type: "answer", result: admitted, replayed: false };
     const admission = admitted.result;
     const replayed = admission.type === "stored_answer";
+    if (!isToolContinuationRequest(request) && request.background === true) {
+      return { type: "accepted", accepted: await this.#accepted(key, request.turnId, admission), replayed };
+    }
     // A user turn streams when it asks to; a continuation when its turn did (admission read the turn anyway).
     const streams = !isToolContinuationRequest(request)
       ? request.stream === true
@@ -377,7 +393,71 @@ export class AgentService {
         };
   }
 
+  /**
+   * Admits a request; one that interrupts (`multitask: "interrupt"`) and finds a turn running cancels it, as the
+   * cancel route does, and is admitted again.
+   */
+  async #admit(key: SessionKey, request: AgentExecuteRequest): Promise<InvokeResult<Admission>> {
+    const admitted = await this.#admission.admit(key, request);
+    if (admitted.successful && admitted.result.type === "follow") this.#queuing.add(queueKey(key));
+    const interrupts = !isToolContinuationRequest(request) && request.multitask === "interrupt";
+    if (!interrupts || admitted.successful || admitted.errors[0].code !== "SESSION_BUSY") return admitted;
+    const openTurnId = (await this.#persistence.getSession(key))?.openTurnId;
+    if (!openTurnId || openTurnId === request.turnId) return admitted;
+    await this.#cancellation.cancel(key, openTurnId);
+    return this.#admission.admit(key, request);
+  }
+
+  /**
+   * A background turn's acceptance: the admitted round runs here with no client (its events kept for followers),
+   * a queued turn waits for its start; its status as it is now.
+   */
+  async #accepted(key: SessionKey, turnId: string, admission: Admission): Promise<TurnAccepted> {
+    if (admission.type === "run_round" || admission.type === "settle_failure") {
+      this.#runUnattended(key, turnId, admission);
+    }
+    const turn = await this.#persistence.getTurn(key, turnId);
+    return { sessionId: key.sessionId, turnId, status: turn?.status ?? "running" };
+  }
+
+  /**
+   * Runs an admitted round no client waits for: its events go to the log for any follower. The round runner
+   * fails the turn for whatever its round throws; what still escapes (the store gone) leaves the turn to the
+   * reaper.
+   */
+  #runUnattended(key: SessionKey, turnId: string, admission: Admission): void {
+    this.#answer(key, turnId, admission, () => undefined).catch(() => undefined);
+  }
+
+  /**
+   * Starts the session's first queued turn when no turn holds the session any more, here, unattended (its
+   * request, wherever it waits, follows it). Read along with `turnId`, any turn of the session. Whether it started.
+   */
+  async #startQueued(key: SessionKey, turnId: string): Promise<boolean> {
+    const { round, queued } = await this.#admission.startQueued(key, turnId);
+    if (queued) this.#queuing.add(queueKey(key));
+    else this.#queuing.delete(queueKey(key));
+    if (!round) return false;
+    this.#runUnattended(key, round.turn.turnId, { type: "run_round", ...round });
+    return true;
+  }
+
+  /**
+   * Starts the queued turns whose turns before them ended and that no instance started (their instance stopped
+   * before it could): one per such session, at most `limit`. The instance that ends a turn starts the next at
+   * once; this is the poll beside the reaper that catches the rest. Returns how many it started.
+   */
+  async startQueuedTurns(limit = 100): Promise<number> {
+    let started = 0;
+    for (const turn of await this.#turns.findStartableQueued(limit)) {
+      if (await this.#startQueued(turn, turn.turnId)) started++;
+    }
+    return started;
+  }
+
   #answerAsEvents(key: SessionKey, turnId: string, admission: Admission): AsyncIterable<TurnEvent> {
+    // A turn under way elsewhere (queued, or run unattended) is followed from its first event.
+    if (admission.type === "follow") return this.#eventsFromLog(key, turnId, undefined);
     // A reader that fell behind goes on from the log: after its last event, or from the round's start.
     const roundStart = admission.round === 0 ? undefined : `${admission.round - 1}-result`;
     const events = new TurnEventQueue({
@@ -409,6 +489,10 @@ export class AgentService {
     const result = await this.#resultOf(admission, onEvent);
     onEvent?.(resultEvent(admission.round, result));
     this.#wakeups.notify(key, turnId);
+    // A round that ran here and ended its turn lets the session's next queued turn start, here and now, without
+    // keeping this round's client waiting for it (a failed start is the poll's to retry).
+    const ran = admission.type === "run_round" || admission.type === "settle_failure";
+    if (ran && this.#queuing.has(queueKey(key))) void this.#startQueued(key, turnId).catch(() => false);
     return result;
   }
 
@@ -428,7 +512,22 @@ export class AgentService {
       }
       case "run_round":
         return this.#rounds.run(admission, onEvent);
+      case "follow":
+        return this.#awaitRound(admission.turn, admission.round);
     }
+  }
+
+  /** The answer of `round` of a turn under way elsewhere (queued, or run unattended), once it has it. */
+  async #awaitRound(turn: TurnRecord, round: number): Promise<InvokeResult<AgentExecuteResponse>> {
+    const followed = this.#follower.resume(turn, turn, undefined);
+    if (followed.successful) {
+      for await (const event of followed.result) {
+        if (event.event === "result" && parseEventId(event.id)?.round === round) break;
+      }
+    }
+    // The stored answer, as the store keeps it (the event is its wire form).
+    const answer = (await this.#persistence.getTurn(turn, turn.turnId))?.rounds[round]?.result;
+    return answer ?? turnNotFound(turn, turn.turnId, !!(await this.#persistence.getSession(turn)));
   }
 
   /**
@@ -449,9 +548,29 @@ export class AgentService {
     return this.#follower.resume(key, turn, lastEventId, signal);
   }
 
-  /** See Housekeeping.failExpiredTurns: the reaper of turns whose instance stopped. */
-  failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
-    return this.#housekeeping.failExpiredTurns(options);
+  /**
+   * See Housekeeping.failExpiredTurns: the reaper of turns whose instance stopped. The queued turn next in each
+   * session it freed starts here.
+   */
+  async failExpiredTurns(options: { expiredForMs?: number; limit?: number } = {}): Promise<number> {
+    const reaped = await this.#housekeeping.failExpiredTurns(options);
+    if (reaped > 0) await this.startQueuedTurns();
+    return reaped;
+  }
+
+  /**
+   * A turn as `GET …/turns/:turnId` shows it (see `turnStateView`): its status, and the answer its latest round
+   * got once it has one. Another principal's ids answer as unknown ones.
+   */
+  async getTurnState(
+    principal: string,
+    sessionId: string,
+    turnId: string,
+  ): Promise<InvokeResult<TurnStateView>> {
+    const key = { principal, sessionId };
+    const turn = await this.#persistence.getTurn(key, turnId);
+    if (!turn) return turnNotFound(key, turnId, !!(await this.#persistence.getSession(key)));
+    return ok(turnStateView(turn));
   }
 
   /**
@@ -526,8 +645,12 @@ export class AgentService {
    * Cancels a running or awaiting turn (see TurnCancellation): it ends `cancelled`, its round stops wherever it
    * runs, and the session is free at once. Answers the turn's summary; a turn already ended, as it is.
    */
-  cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
-    return this.#cancellation.cancel({ principal, sessionId }, turnId);
+  async cancelTurn(principal: string, sessionId: string, turnId: string): Promise<InvokeResult<TurnSummary>> {
+    const key = { principal, sessionId };
+    const cancelled = await this.#cancellation.cancel(key, turnId);
+    // The session is free at once: its next queued turn starts here (a failed start is the poll's to retry).
+    if (cancelled.successful) void this.#startQueued(key, turnId).catch(() => false);
+    return cancelled;
   }
 
   /**
@@ -592,6 +715,11 @@ export class AgentService {
   ): Promise<InvokeResult<{ file: StoredFile; content: Uint8Array }>> {
     return this.#reads.getFile(principal, fileId);
   }
+}
+
+/** A session's key as one string, for the sessions this instance queues turns in. */
+function queueKey({ principal, sessionId }: SessionKey): string {
+  return JSON.stringify([principal, sessionId]);
 }
 
 /** `retriever` with each retrieval watched by `observer`. */

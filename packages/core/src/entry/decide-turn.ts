@@ -20,7 +20,10 @@ import { NO_USAGE } from "../records/turn-progress.js";
 import type { TurnPatch, TurnRecord, TurnRound } from "../records/turn-record.js";
 import {
   contextGone,
+  MAX_QUEUED_TURNS,
   notAwaiting,
+  queueFull,
+  sessionBusy,
   stillAnswering,
   turnIdConflict,
   turnNotFound,
@@ -28,7 +31,9 @@ import {
 } from "./entry-failures.js";
 import { toolResultsMismatch } from "./tool-results-mismatch.js";
 import type {
+  CancelQueued,
   CancelTurn,
+  DequeueTurn,
   FailInterrupted,
   RewindSession,
   StartTurn,
@@ -75,9 +80,17 @@ export function decideReap(state: TurnState, now: Date): FailInterrupted | undef
  * A client's cancel of the turn `state.turn`: it ends `cancelled` when it is the session's open turn; undefined
  * when it has ended already (a cancel sent again changes nothing).
  */
-export function decideCancel(state: TurnState, now: Date): CancelTurn | undefined {
+export function decideCancel(state: TurnState, now: Date): CancelTurn | CancelQueued | undefined {
   const { session, turn } = state;
-  if (!session || !turn || session.openTurnId !== turn.turnId || !isOpen(turn.status)) return undefined;
+  if (!session || !turn) return undefined;
+  // A queued turn ends without touching the session: the turn before it runs on.
+  if (canTake(turn.status, "dequeue")) {
+    return {
+      type: "cancel_queued",
+      cancelled: { turnId: turn.turnId, patch: cancelledTurn(turn, now).turnPatch },
+    };
+  }
+  if (session.openTurnId !== turn.turnId || !isOpen(turn.status)) return undefined;
   const { turnPatch, sessionPatch } = cancelledTurn(turn, now);
   return { type: "cancel_turn", cancelled: { turnId: turn.turnId, patch: turnPatch }, sessionPatch };
 }
@@ -95,7 +108,8 @@ export function decideRewind(
   turn: TurnRecord,
   now: Date,
 ): RewindSession | "busy" | undefined {
-  if (session.openTurnId !== null) return "busy";
+  // Queued turns wait to continue the conversation as it is: the session is busy until they have run.
+  if (session.openTurnId !== null || turns.some((later) => canTake(later.status, "dequeue"))) return "busy";
   if (!canTake(turn.status, "rewind")) return undefined;
   const superseded = turns
     .filter((later) => later.sequence >= turn.sequence && canTake(later.status, "rewind"))
@@ -129,7 +143,7 @@ function userTurn(input: TurnRequestInput, request: UserTurnRequest): TurnDecisi
   // A turn sent again is judged as stored, even when its context has left the configuration since.
   if (session && turn) {
     if (turn.rounds[0]?.requestHash !== hash) return refuse(turnIdConflict(turn.turnId));
-    return sentAgain(session, turn, 0, catalog);
+    return sentAgain(session, turn, 0, catalog, request.background === true);
   }
   const requested = catalog.conversationContext(request.conversationContextId);
   if (!requested) return refuse(unconfiguredContext());
@@ -160,6 +174,13 @@ function nextUserTurn(
   const { state, catalog, now } = input;
   const context = catalog.conversationContext(session.conversationContextId);
   if (!context) return refuse(contextGone(session));
+  const { openTurn, queued } = state;
+  const multitask = request.multitask ?? "reject";
+  // Behind a running (or awaiting) turn, or turns queued already, a turn that asks to wait joins the queue.
+  if (multitask === "enqueue" && (openTurn || queued))
+    return enqueued(input, request, session, queued?.count ?? 0);
+  // Queued turns go first; only an interrupt starts before them.
+  if (queued && multitask !== "interrupt") return refuse(sessionBusy(session.sessionId));
   const warnings = contextKept(request, context);
   const { mode, modeChange, warning } = modeOfNewTurn(session, request.turnId, context, catalog, now);
   if (warning) warnings.push(warning);
@@ -177,6 +198,62 @@ function nextUserTurn(
     ...(closing ? { closeOpenTurn: closing.write } : {}),
     ...(modeChange ? { modeChange } : {}),
     context,
+    warnings,
+  };
+}
+
+/** A user turn kept `queued` behind the session's turns; refused once the session keeps MAX_QUEUED_TURNS. */
+function enqueued(
+  input: TurnRequestInput,
+  request: UserTurnRequest,
+  session: SessionRecord,
+  queuedCount: number,
+): TurnDecision {
+  if (queuedCount >= MAX_QUEUED_TURNS) return refuse(queueFull(session.sessionId));
+  // Its mode and cursor are placeholders until it starts, when the session's then are taken (`decideDequeue`).
+  const turn = newTurn({
+    ...input,
+    request,
+    status: nextStatus("new", "enqueue"),
+    sequence: session.turnCount + 1,
+    mode: session.mode,
+    cursor: session.cursor,
+  });
+  return { type: "enqueue_turn", turn };
+}
+
+/**
+ * The start of the session's first queued turn once no turn holds the session: from the session's cursor, in its
+ * mode (reset when no longer configured), latching its solution context, as a user turn starts. Undefined while
+ * a turn holds the session, or when none is queued.
+ */
+export function decideDequeue(state: TurnState, catalog: AgentCatalog, now: Date): DequeueTurn | undefined {
+  const { session, queued } = state;
+  if (!session || !queued || session.openTurnId !== null || !canTake(queued.next.status, "dequeue")) {
+    return undefined;
+  }
+  const request = queued.next.rounds[0]?.request as UserTurnRequest;
+  const context = catalog.conversationContext(session.conversationContextId);
+  if (!context) return undefined;
+  const warnings = contextKept(request, context);
+  const { mode, modeChange, warning } = modeOfNewTurn(session, request.turnId, context, catalog, now);
+  if (warning) warnings.push(warning);
+  const patch = { status: nextStatus(queued.next.status, "dequeue"), startCursor: session.cursor, mode };
+  const sessionPatch = {
+    openTurnId: request.turnId,
+    solutionContextText: latchedSolutionContext(request, session.solutionContextText),
+    cursor: session.cursor,
+    mode,
+  };
+  return {
+    type: "dequeue_turn",
+    busy: "session_busy",
+    turn: { ...queued.next, ...patch },
+    patch,
+    sessionPatch,
+    ...(modeChange ? { modeChange } : {}),
+    context,
+    request,
     warnings,
   };
 }
@@ -238,7 +315,7 @@ function continuation(input: TurnRequestInput, request: ToolContinuationRequest)
   const { session, turn } = state;
   if (!session || !turn) return refuse(turnNotFound(key, request.turnId, session !== undefined));
   const answered = turn.rounds.slice(1).findIndex((round) => round.requestHash === hash);
-  if (answered >= 0) return sentAgain(session, turn, answered + 1, catalog);
+  if (answered >= 0) return sentAgain(session, turn, answered + 1, catalog, false);
   if (!canTake(turn.status, "continuation") || !turn.pending) return refuse(notAwaiting(turn));
 
   // The request is the turn's next round from here on: even a mismatch is stored as that round's result. Its
@@ -286,6 +363,7 @@ function sentAgain(
   turn: TurnRecord,
   index: number,
   catalog: AgentCatalog,
+  background: boolean,
 ): TurnDecision {
   const round = turn.rounds[index] as TurnRound;
   const reopens = isReapedRound(turn, index) && nothingFollows(session, turn);
@@ -294,6 +372,8 @@ function sentAgain(
   }
   // Not reopened, it runs again only as the session's open turn, in a status the table lets run again.
   if (!reopens && (!canTake(turn.status, "rerun") || session.openTurnId !== turn.turnId)) {
+    // A queued turn is waited for; so is any turn under way when its request asks for no answer now.
+    if (canTake(turn.status, "dequeue") || background) return { type: "follow", turn };
     return refuse(stillAnswering());
   }
   // Reopened: running, the round's stored failure removed, the session's open turn again (its cursor is the
@@ -374,18 +454,41 @@ function turnStart(input: {
   cursor: ConversationCursor;
   now: Date;
 }): Pick<StartTurn, "type" | "busy" | "turn" | "sessionPatch" | "request"> {
+  const { request, mode, cursor } = input;
+  const turn = newTurn({ ...input, status: nextStatus("new", "start") });
+  const solutionContextText = latchedSolutionContext(request, input.solutionContextText);
+  return {
+    type: "start_turn",
+    busy: "session_busy",
+    turn,
+    sessionPatch: { openTurnId: turn.turnId, solutionContextText, cursor, mode },
+    request,
+  };
+}
+
+/** Latched by user turns (AGN-034 §4.5): absent keeps it, empty clears it. */
+function latchedSolutionContext(request: UserTurnRequest, stored: string | null): string | null {
+  return request.solutionContextText === undefined ? stored : request.solutionContextText || null;
+}
+
+/** A user turn's record as it is stored first: `running` as it starts, or `queued`. */
+function newTurn(input: {
+  key: SessionKey;
+  sequence: number;
+  request: UserTurnRequest;
+  hash: string;
+  status: TurnRecord["status"];
+  mode: string;
+  cursor: ConversationCursor;
+  now: Date;
+}): TurnRecord {
   const { key, request, hash, mode, cursor, now } = input;
-  // Latched by user turns (AGN-034 §4.5): absent keeps it, empty clears it.
-  const solutionContextText =
-    request.solutionContextText === undefined
-      ? input.solutionContextText
-      : request.solutionContextText || null;
-  const turn: TurnRecord = {
+  return {
     principal: key.principal,
     sessionId: key.sessionId,
     turnId: request.turnId,
     sequence: input.sequence,
-    status: nextStatus("new", "start"),
+    status: input.status,
     mode,
     stream: request.stream ?? false,
     rounds: [{ request, requestHash: hash }],
@@ -399,13 +502,6 @@ function turnStart(input: {
     createdAt: now,
     updatedAt: now,
     completedAt: null,
-  };
-  return {
-    type: "start_turn",
-    busy: "session_busy",
-    turn,
-    sessionPatch: { openTurnId: turn.turnId, solutionContextText, cursor, mode },
-    request,
   };
 }
 

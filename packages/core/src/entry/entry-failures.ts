@@ -60,3 +60,18 @@ export function turnNotFound(key: SessionKey, turnId: string, sessionExists: boo
     ? fail("TURN_NOT_FOUND", `No turn ${JSON.stringify(turnId)} in this session.`, { turnId })
     : sessionNotFound(key.sessionId);
 }
+
+/** The most turns a session keeps queued behind its running one (`multitask: "enqueue"`). */
+export const MAX_QUEUED_TURNS = 8;
+
+/**
+ * A turn to enqueue behind a session that keeps MAX_QUEUED_TURNS queued already: a limit that frees up as they
+ * run, so the answer says when to try again, as the other limits do.
+ */
+export function queueFull(sessionId: string): InvokeFailure {
+  return fail(
+    "RATE_LIMITED",
+    `Session ${JSON.stringify(sessionId)} has ${MAX_QUEUED_TURNS} turns queued, the most it keeps; retry when one has run.`,
+    { limit: "queuedTurns", max: MAX_QUEUED_TURNS, retryAfterSeconds: 1 },
+  );
+}

@@ -47,6 +47,38 @@ export interface StartTurn {
   warnings: InvokeWarning[];
 }
 
+/**
+ * A user turn sent while its session's turn runs, with `multitask: "enqueue"`: kept `queued` behind the turns
+ * before it, its request stored with it so any instance can start it once they end (`DequeueTurn`).
+ */
+interface EnqueueTurn {
+  type: "enqueue_turn";
+  turn: TurnRecord;
+}
+
+/**
+ * The session's first queued turn, started once the turns before it ended: running from the session's cursor
+ * and in its mode as they are now, as a user turn starts.
+ */
+export interface DequeueTurn {
+  type: "dequeue_turn";
+  busy: "session_busy";
+  /** The turn as started: `patch` applied. */
+  turn: TurnRecord;
+  patch: TurnPatch;
+  sessionPatch: SessionPatch;
+  modeChange?: ModeHistoryEntry;
+  context: ConversationContext;
+  request: UserTurnRequest;
+  warnings: InvokeWarning[];
+}
+
+/** A client's cancel of a queued turn: it ends `cancelled` and never runs; the session's running turn goes on. */
+export interface CancelQueued {
+  type: "cancel_queued";
+  cancelled: TurnWrite;
+}
+
 /** A continuation whose results match its turn's pending calls: the turn runs again, with them. */
 interface ResumeTurn {
   type: "resume_turn";
@@ -122,9 +154,12 @@ export interface RewindSession {
   modeChange?: ModeHistoryEntry;
 }
 
-/** A decision that claims the session's lease and writes, in one store step. */
+/** A decision that writes in one store step: claiming the session's lease, but for a queued turn's change. */
 export type LeasedDecision =
   | StartTurn
+  | EnqueueTurn
+  | DequeueTurn
+  | CancelQueued
   | ResumeTurn
   | RerunRound
   | FailRound
@@ -143,7 +178,9 @@ export type TurnDecision =
       stream: boolean;
     }
   | { type: "refuse"; failure: InvokeFailure }
-  | Exclude<LeasedDecision, FailInterrupted | CancelTurn | RewindSession>;
+  /** The turn is queued (or, for a background request, under way): the request waits for its answer. */
+  | { type: "follow"; turn: TurnRecord }
+  | Exclude<LeasedDecision, FailInterrupted | CancelTurn | RewindSession | DequeueTurn | CancelQueued>;
 
 /** What the store writes for `decision`, decided from `state`: applied only while the session is as read. */
 export function decisionWrite(state: TurnState, decision: LeasedDecision, now: Date): UnkeyedChange {
@@ -163,6 +200,25 @@ export function decisionWrite(state: TurnState, decision: LeasedDecision, now: D
     }
     case "resume_turn":
       return { now, ...versioned, turnPatches: [{ turnId: decision.turn.turnId, patch: decision.patch }] };
+    case "enqueue_turn":
+      return { now, guard: "queue", expectVersion: versioned.expectVersion, insertTurn: decision.turn };
+    case "cancel_queued":
+      return {
+        now,
+        guard: "queue",
+        expectVersion: versioned.expectVersion,
+        turnPatches: [decision.cancelled],
+      };
+    case "dequeue_turn": {
+      const { turn, patch, sessionPatch, modeChange } = decision;
+      return {
+        now,
+        ...versioned,
+        turnPatches: [{ turnId: turn.turnId, patch }],
+        sessionPatch,
+        ...(modeChange ? { modeChange } : {}),
+      };
+    }
     case "rerun_round":
     case "fail_round": {
       const { turn, reopen } = decision;
@@ -206,5 +262,7 @@ export function decisionWrite(state: TurnState, decision: LeasedDecision, now: D
 
 /** Whether the decision starts or resumes a running turn: only those count against the running-turn cap. */
 export function runsTurn(decision: LeasedDecision): boolean {
-  return decision.type === "start_turn" || decision.type === "resume_turn";
+  return (
+    decision.type === "start_turn" || decision.type === "resume_turn" || decision.type === "dequeue_turn"
+  );
 }

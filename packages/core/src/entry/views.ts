@@ -2,6 +2,7 @@ import type {
   TurnTrace as ContractTurnTrace,
   SessionSummary,
   SessionUsage,
+  TurnStateView,
   TurnSummary,
 } from "@aptix/contracts";
 import type { CompactionRecord } from "../records/compaction-record.js";
@@ -27,6 +28,19 @@ export interface TurnTrace extends Omit<ContractTurnTrace, "rounds" | "llmCalls"
 export function summarizeTurn(turn: TurnRecord): TurnSummary {
   const { turnId, sequence, status, mode, usage, error, createdAt, completedAt } = turn;
   return { turnId, sequence, status, mode, usage, error, createdAt, completedAt };
+}
+
+/**
+ * A turn as `GET …/turns/:turnId` shows it: its status and, once its latest round has its answer, that answer as
+ * the client waiting for the round got it (`result` or `errors`).
+ */
+export function turnStateView(turn: TurnRecord): TurnStateView {
+  const answer = turn.rounds.at(-1)?.result;
+  const { turnId, status } = turn;
+  if (!answer) return { turnId, status };
+  return answer.successful
+    ? { turnId, status, result: answer.result }
+    : { turnId, status, errors: answer.errors };
 }
 
 export function summarizeSession(input: {

@@ -22,6 +22,8 @@ const TURN_PATCH_KEYS = [
   "llmCallCount",
   "error",
   "completedAt",
+  "startCursor",
+  "mode",
 ] as const satisfies readonly (keyof TurnPatch)[];
 
 /**
@@ -29,7 +31,9 @@ const TURN_PATCH_KEYS = [
  *
  * - `write` judges, in order, the running-turn cap (`rate_limited`), the lease (`busy`), then the version and
  *   the turns it names (`stale`: the version is not `expectVersion`, the session exists though the write creates
- *   it, the turn to insert exists or a turn to patch does not); refused, it writes nothing.
+ *   it, the turn to insert exists or a turn to patch does not); refused, it writes nothing. A `queue` write is
+ *   judged by the version and the turns alone, and leaves the lease as it is.
+ * - `readTurnState` and `findStartableQueued` order a session's queued turns by sequence.
  * - `version` goes up by one with every write (a session's creating write sets it to 1); a refused write and
  *   a release by someone other than the holder leave it.
  * - Lease-guarded writes (`write` guarded by `lease`, `recordLlmCall`, `changeMode`) check only that the
@@ -66,16 +70,19 @@ export class InMemoryTurnStore implements TurnStore {
     const turn = turns.get(turnId);
     const open =
       record.openTurnId === null || record.openTurnId === turnId ? undefined : turns.get(record.openTurnId);
+    const queued = queuedOf(state);
     return {
       session: copy(record),
       ...(turn ? { turn: copy(turn) } : {}),
       ...(open ? { openTurn: copy(open) } : {}),
+      ...(queued[0] ? { queued: { count: queued.length, next: copy(queued[0]) } } : {}),
     };
   }
 
   async write(write: TurnWrite): Promise<TurnWriteResult> {
     if (write.guard === "lease") return this.#writeWhileLeaseHeld(write);
     const { key, now, turnPatches = [], sessionPatch } = write;
+    if (write.guard === "queue") return this.#writeQueue(write);
     // An override claims nothing: it gives the lease back in the same step.
     const claim = write.guard === "override" ? undefined : write;
     if (this.#atRunningCap(key.principal, claim?.maxRunningTurns)) return { outcome: "rate_limited" };
@@ -112,6 +119,25 @@ export class InMemoryTurnStore implements TurnStore {
     }
     this.#shared.keepWebhooks(write.webhooks);
     return { outcome: "applied", session: copy(written.record) };
+  }
+
+  /** A change of the session's queued turns: guarded by the version alone, the lease left as it is. */
+  #writeQueue(write: Extract<TurnWrite, { guard: "queue" }>): TurnWriteResult {
+    const { key, now, turnPatches = [], sessionPatch, insertTurn } = write;
+    const state = this.#shared.state(key);
+    if (state === undefined || state.record.version !== write.expectVersion) return { outcome: "stale" };
+    if (insertTurn !== undefined && state.turns.has(insertTurn.turnId)) return { outcome: "stale" };
+    if (turnPatches.some(({ turnId }) => !state.turns.has(turnId))) return { outcome: "stale" };
+    state.record.version += 1;
+    if (insertTurn !== undefined) {
+      state.turns.set(insertTurn.turnId, copy(insertTurn));
+      state.record.turnCount += 1;
+    }
+    for (const { turnId, patch } of turnPatches) patchTurn(state.turns.get(turnId) as TurnRecord, patch, now);
+    if (sessionPatch !== undefined) applySessionPatch(state.record, copy(sessionPatch));
+    if (insertTurn !== undefined || sessionPatch !== undefined) state.record.updatedAt = new Date(now);
+    this.#shared.keepWebhooks(write.webhooks);
+    return { outcome: "applied", session: copy(state.record) };
   }
 
   /** A write guarded by the lease: a running turn's. */
@@ -180,6 +206,16 @@ export class InMemoryTurnStore implements TurnStore {
     return found;
   }
 
+  async findStartableQueued(limit: number): Promise<TurnKey[]> {
+    const found: TurnKey[] = [];
+    for (const state of this.#shared.sessions.values()) {
+      if (found.length >= limit) break;
+      const next = state.record.openTurnId === null ? queuedOf(state)[0] : undefined;
+      if (next) found.push({ principal: next.principal, sessionId: next.sessionId, turnId: next.turnId });
+    }
+    return found;
+  }
+
   /** Whether `principal` runs `max` turns or more: turns `running` whose session's lease is held. */
   #atRunningCap(principal: string, max: number | undefined): boolean {
     if (max === undefined) return false;
@@ -189,6 +225,13 @@ export class InMemoryTurnStore implements TurnStore {
     }
     return running >= max;
   }
+}
+
+/** The session's queued turns, by sequence. */
+function queuedOf(state: SessionState): TurnRecord[] {
+  return [...state.turns.values()]
+    .filter((turn) => turn.status === "queued")
+    .sort((a, b) => a.sequence - b.sequence);
 }
 
 function isRunning(state: SessionState): boolean {

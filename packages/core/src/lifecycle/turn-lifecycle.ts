@@ -4,10 +4,14 @@ import type { TurnStatus } from "@aptix/contracts";
  * What changes a turn's status (docs/architecture.md): its start; the outcome of a round (final, awaiting client tools,
  * failed); a continuation answering its client calls; a cancel; its instance's lease lost (the reaper, or a
  * request taking the session over); a new user turn abandoning it; a round sent again after its instance
- * stopped (`rerun`, which also reopens a turn the reaper failed); a rewind going back before it (`rewind`).
+ * stopped (`rerun`, which also reopens a turn the reaper failed); a rewind going back before it (`rewind`); a
+ * new turn queued behind the session's running one (`enqueue`), and started once the turns before it ended
+ * (`dequeue`).
  */
 export const LIFECYCLE_EVENTS = [
   "start",
+  "enqueue",
+  "dequeue",
   "round_final",
   "round_awaiting",
   "round_failed",
@@ -26,6 +30,8 @@ export type TurnStatusOrNew = TurnStatus | "new";
 
 const none = {
   start: null,
+  enqueue: null,
+  dequeue: null,
   round_final: null,
   round_awaiting: null,
   round_failed: null,
@@ -45,7 +51,9 @@ const none = {
 export const TURN_LIFECYCLE: {
   readonly [S in TurnStatusOrNew]: { readonly [E in LifecycleEvent]: TurnStatus | null };
 } = {
-  new: { ...none, start: "running" },
+  new: { ...none, start: "running", enqueue: "queued" },
+  // Waits for the turns before it; a rewind cannot reach it (the session is busy while it waits).
+  queued: { ...none, dequeue: "running", cancel: "cancelled" },
   running: {
     ...none,
     round_final: "completed",
@@ -81,11 +89,12 @@ export function canTake(from: TurnStatusOrNew, event: LifecycleEvent): boolean {
 }
 
 /**
- * Whether a turn in `status` is still open: its session holds it (`openTurnId`) until it ends. The table's
- * `cancel` column is the definition: a client may cancel every open turn, and only those.
+ * Whether a turn in `status` is still open: its session holds it (`openTurnId`) until it ends. The table is the
+ * definition: a client may cancel every open turn, and only those, and a queued turn (which can be cancelled too)
+ * is not open yet: it is the one that can still be started.
  */
 export function isOpen(status: TurnStatus): boolean {
-  return canTake(status, "cancel");
+  return canTake(status, "cancel") && !canTake(status, "dequeue");
 }
 
 /** The statuses the table's `rewind` column leads to. */

@@ -115,9 +115,10 @@ export class TurnPersistence {
   > {
     const owner = this.ids.newId("lease");
     const applied = await this.stores.turns.write(
+      // A cancel takes the lease whoever holds it; a queued turn's change leaves it alone.
       withWebhooks(
         this.webhookEvents,
-        change.guard === "override"
+        change.guard === "override" || change.guard === "queue"
           ? change
           : { ...change, lease: { owner, durationMs: this.leaseMs }, ...(runsTurn ? this.cap : {}) },
       ),

@@ -27,6 +27,8 @@ export interface TurnState {
   turn?: TurnRecord;
   /** The session's open turn (`session.openTurnId`), when it has one other than `turn`. */
   openTurn?: TurnRecord;
+  /** The session's queued turns, when it has any: how many, and the first by sequence (the next to start). */
+  queued?: { count: number; next: TurnRecord };
 }
 
 /** What a session is created with. */
@@ -73,6 +75,9 @@ interface ClaimingWrite extends TurnWriteBase {
  * - `override`: a cancel, which ends the turn the holder runs: guarded by the version, it takes the lease even
  *   when another owner holds it, unexpired (never `busy`), and gives it back in the same step. The holder's
  *   later lease-guarded writes change nothing.
+ * - `queue`: a change of the session's queued turns, made while another turn may run: guarded by the version, it
+ *   neither claims nor touches the lease; `insertTurn` queues a turn (the session's `turnCount` goes up by one),
+ *   `turnPatches` end queued ones.
  * - `lease`: a running turn's write, applied while `owner` holds the session's lease, expired or not, until
  *   another claimant took it, however the holder's own writes moved the version. The lease is neither claimed
  *   nor renewed (`releaseLease` gives it back); every turn to patch must exist. `llmCalls` are kept first, in
@@ -83,6 +88,7 @@ export type TurnWrite =
   | (ClaimingWrite & { guard: "create"; create: NewSession })
   | (ClaimingWrite & { guard: "version"; expectVersion: number })
   | (TurnWriteBase & { guard: "override"; expectVersion: number })
+  | (TurnWriteBase & { guard: "queue"; expectVersion: number; insertTurn?: TurnRecord })
   | (TurnWriteBase & {
       guard: "lease";
       owner: string;
@@ -161,4 +167,9 @@ export interface TurnStore {
   changeMode(entry: ModeHistoryEntry, leaseOwner: string): Promise<boolean>;
   /** Sessions whose lease expired while their open turn was running: turns left running by a crashed instance. */
   findExpiredLeases(input: FindExpiredLeasesInput): Promise<SessionKey[]>;
+  /**
+   * The first queued turn (by sequence) of sessions that hold no open turn, at most `limit`: turns whose
+   * predecessors ended and that no instance started yet.
+   */
+  findStartableQueued(limit: number): Promise<TurnKey[]>;
 }

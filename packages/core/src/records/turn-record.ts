@@ -107,5 +107,8 @@ export type TurnPatch = Partial<
     | "llmCallCount"
     | "error"
     | "completedAt"
+    // Set as a queued turn starts: the session's cursor and mode then.
+    | "startCursor"
+    | "mode"
   >
 >;

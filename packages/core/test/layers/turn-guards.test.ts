@@ -1,7 +1,13 @@
 import { TURN_STATUSES, type TurnStatus } from "@aptix/contracts";
 import { describe, expect, it } from "vitest";
 import { AgentCatalog } from "../../src/catalog/agent-catalog.js";
-import { decideCancel, decideReap, decideRewind, decideTurnRequest } from "../../src/entry/decide-turn.js";
+import {
+  decideCancel,
+  decideDequeue,
+  decideReap,
+  decideRewind,
+  decideTurnRequest,
+} from "../../src/entry/decide-turn.js";
 import {
   canTake,
   isOpen,
@@ -54,14 +60,16 @@ function never(): never {
 }
 
 describe("guards derived from the lifecycle table", () => {
-  it("canTake answers the table's cell for every status × event, and isOpen its cancel column", () => {
+  it("canTake answers the table's cell for every status × event, and isOpen its cancel column less the queued", () => {
     const statuses: TurnStatusOrNew[] = ["new", ...TURN_STATUSES];
     for (const status of statuses) {
       for (const event of LIFECYCLE_EVENTS) {
         expect(canTake(status, event), `${status} × ${event}`).toBe(TURN_LIFECYCLE[status][event] !== null);
       }
     }
-    for (const status of TURN_STATUSES) expect(isOpen(status), status).toBe(canTake(status, "cancel"));
+    for (const status of TURN_STATUSES) {
+      expect(isOpen(status), status).toBe(canTake(status, "cancel") && !canTake(status, "dequeue"));
+    }
   });
 
   it.each(TURN_STATUSES)(
@@ -106,10 +114,17 @@ describe("guards derived from the lifecycle table", () => {
         : TURN_LIFECYCLE[status].lease_lost;
       expect(next.closeOpenTurn?.patch.status ?? null, "closed by a new user turn").toBe(closedAs);
 
-      // A rewind before the turn, once the session no longer holds it open: superseded where the table says so.
+      // Started from its queue once the session no longer holds a turn open, where the table says so.
       const idle = { ...session, openTurnId: null };
+      const dequeue = decideDequeue({ session: idle, queued: { count: 1, next: turn } }, catalog, now);
+      expect(dequeue !== undefined, "dequeue").toBe(canTake(status, "dequeue"));
+      if (dequeue) expect(dequeue.patch.status).toBe(TURN_LIFECYCLE[status].dequeue);
+
+      // A rewind before the turn, once the session no longer holds it open: superseded where the table says so;
+      // a queued turn keeps the session busy.
       const rewind = decideRewind(idle, [turn], turn, now);
-      expect(rewind !== undefined, "rewind").toBe(canTake(status, "rewind"));
+      if (canTake(status, "dequeue")) expect(rewind, "rewind").toBe("busy");
+      else expect(rewind !== undefined, "rewind").toBe(canTake(status, "rewind"));
       if (rewind && rewind !== "busy") {
         expect(rewind.superseded).toEqual([
           { turnId: "t1", patch: expect.objectContaining({ status: TURN_LIFECYCLE[status].rewind }) },

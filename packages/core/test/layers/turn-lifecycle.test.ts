@@ -62,14 +62,22 @@ describe("the turn lifecycle table", () => {
     expect(TURN_STATUSES.filter(isSuperseded)).toEqual(["superseded"]);
   });
 
-  it("cancels every open turn, and only open ones", () => {
+  it("cancels every open turn and every queued one, and only those", () => {
     const cancellable = FROM.filter((from) => TURN_LIFECYCLE[from].cancel !== null);
-    expect(cancellable).toEqual(["running", "awaiting_client_tools"]);
+    expect(cancellable).toEqual(["queued", "running", "awaiting_client_tools"]);
     for (const from of cancellable) expect(nextStatus(from, "cancel")).toBe("cancelled");
+  });
+
+  it("starts a queued turn only from its queue, and queues only a new one", () => {
+    expect(FROM.filter((from) => TURN_LIFECYCLE[from].dequeue !== null)).toEqual(["queued"]);
+    expect(FROM.filter((from) => TURN_LIFECYCLE[from].enqueue !== null)).toEqual(["new"]);
   });
 
   it.each([
     ["new", "start", "running"],
+    ["new", "enqueue", "queued"],
+    ["queued", "dequeue", "running"],
+    ["queued", "cancel", "cancelled"],
     ["running", "round_final", "completed"],
     ["running", "round_awaiting", "awaiting_client_tools"],
     ["running", "round_failed", "failed"],

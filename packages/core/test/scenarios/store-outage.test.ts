@@ -31,6 +31,7 @@ function outageStores(): SessionStores & { failNext(...methods: Array<"recordLlm
     releaseLease: (key, owner) => turns.releaseLease(key, owner),
     changeMode: (entry, owner) => turns.changeMode(entry, owner),
     findExpiredLeases: (input) => turns.findExpiredLeases(input),
+    findStartableQueued: (limit) => turns.findStartableQueued(limit),
     async recordLlmCall(input: RecordLlmCallInput): Promise<boolean> {
       outage("recordLlmCall");
       return turns.recordLlmCall(input);

@@ -174,6 +174,8 @@ export function turnPatchSet(patch: TurnPatch): Partial<typeof turns.$inferInser
   if (patch.error !== undefined) set.error = patch.error;
   if (patch.completedAt !== undefined)
     set.completedAt = patch.completedAt === null ? null : new Date(patch.completedAt);
+  if (patch.startCursor !== undefined) set.startCursor = patch.startCursor;
+  if (patch.mode !== undefined) set.mode = patch.mode;
   return set;
 }
 

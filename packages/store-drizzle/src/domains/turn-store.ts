@@ -12,7 +12,19 @@ import {
   type TurnWrite,
   type TurnWriteResult,
 } from "@aptix/core";
-import { and, asc, eq, exists, isNotNull, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  asc,
+  eq,
+  exists,
+  getTableColumns,
+  isNotNull,
+  isNull,
+  lte,
+  or,
+  type SQL,
+  sql,
+} from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import { sessions, turns } from "../schema.js";
 import { type LeaseClock, whileLeaseHeld } from "./lease.js";
@@ -90,7 +102,9 @@ function prepared(db: StoreDatabase) {
  * sends a fixed number of statements whatever the session's length:
  *
  * - `readTurnState` is one prepared statement: the session row, joined to the turn the request names and to its
- *   open turn (primary-key lookups only, so the rows read stay flat in the session's length).
+ *   open turn (primary-key lookups only, so the rows read stay flat in the session's length), and to its first
+ *   queued turn with how many are queued (migration 0015's partial index of queued turns: none read when none
+ *   waits).
  * - `write` (a claim) is one statement, atomic without a transaction: first the session row, written only while
  *   its lease is free (or expired by the leases' clock), its `version` the one read and, when `maxRunningTurns`
  *   is given, the principal below the cap (migration 0007's `aptix_at_running_cap`); or, for a new session,
@@ -98,7 +112,8 @@ function prepared(db: StoreDatabase) {
  *   turn patches and the mode history row. Every write of a session's turns bumps the session's version, so a
  *   version that matched means the turns are as read; a turn insert that conflicts anyway fails the statement
  *   and answers stale. When the session row was not written, one select tells rate_limited from busy from
- *   stale. Statements are built once per shape (`PreparedShapes`).
+ *   stale. Statements are built once per shape (`PreparedShapes`). A `queue` write is the same statement without
+ *   the lease: its session row is written while the version is the one read, whoever holds the lease.
  * - A write guarded by the lease (a running turn's settlement) is one statement too: the session row written
  *   while the owner holds its lease and every turn to patch exists, then the turn patches and the LLM calls it
  *   carries (`LlmCallWrites`). It waits for the disk: a client is answered from it.
@@ -137,6 +152,24 @@ export class DrizzleTurnStore implements TurnStore {
       )
       .limit(1)
       .as("open_turn");
+    // The session's first queued turn, with how many are queued (counted before the limit), from the partial
+    // index of queued turns: none read when none waits.
+    const queued = db
+      .select({
+        ...getTableColumns(turns),
+        queuedCount: sql<number>`(count(*) over ())::int`.as("queued_count"),
+      })
+      .from(turns)
+      .where(
+        and(
+          eq(turns.principal, sessions.principal),
+          eq(turns.sessionId, sessions.sessionId),
+          eq(turns.status, "queued"),
+        ),
+      )
+      .orderBy(asc(turns.sequence))
+      .limit(1)
+      .as("queued_turn");
     this.#read = db
       .select()
       .from(sessions)
@@ -149,6 +182,7 @@ export class DrizzleTurnStore implements TurnStore {
         ),
       )
       .leftJoinLateral(open, sql`true`)
+      .leftJoinLateral(queued, sql`true`)
       .where(
         and(
           eq(sessions.principal, sql.placeholder("principal")),
@@ -161,11 +195,12 @@ export class DrizzleTurnStore implements TurnStore {
   async readTurnState(key: SessionKey, turnId: string): Promise<TurnState> {
     const [row] = await this.#read.execute({ ...key, turnId });
     if (row === undefined) return {};
-    const { sessions: session, named_turn: turn, open_turn: openTurn } = row;
+    const { sessions: session, named_turn: turn, open_turn: openTurn, queued_turn: queued } = row;
     return {
       session: toSession(session),
       ...(turn ? { turn: toTurn(turn) } : {}),
       ...(openTurn && openTurn.turnId !== turnId ? { openTurn: toTurn(openTurn) } : {}),
+      ...(queued ? { queued: { count: queued.queuedCount, next: toTurn(queued) } } : {}),
     };
   }
 
@@ -269,11 +304,36 @@ export class DrizzleTurnStore implements TurnStore {
     );
   }
 
+  async findStartableQueued(limit: number): Promise<TurnKey[]> {
+    const count = Math.ceil(limit);
+    if (!(count > 0)) return [];
+    return this.#shapes.send(
+      "find_startable_queued",
+      // From the queued turns (a partial index holds them alone) to their sessions, the first of each session.
+      () =>
+        this.#db
+          .selectDistinctOn([turns.principal, turns.sessionId], {
+            principal: turns.principal,
+            sessionId: turns.sessionId,
+            turnId: turns.turnId,
+          })
+          .from(turns)
+          .innerJoin(
+            sessions,
+            and(eq(sessions.principal, turns.principal), eq(sessions.sessionId, turns.sessionId)),
+          )
+          .where(and(eq(turns.status, "queued"), isNull(sessions.openTurnId)))
+          .orderBy(asc(turns.principal), asc(turns.sessionId), asc(turns.sequence))
+          .limit(sql.placeholder("limit")),
+      { limit: count },
+    );
+  }
+
   async write(write: TurnWrite): Promise<TurnWriteResult> {
     if (write.guard === "lease") return this.#writeWhileLeaseHeld(write);
-    const claim = write.guard === "override" ? undefined : write;
+    const claim = write.guard === "override" || write.guard === "queue" ? undefined : write;
     const { key, now, turnPatches = [] } = write;
-    const insertTurn = claim?.insertTurn;
+    const insertTurn = write.guard === "queue" ? write.insertTurn : claim?.insertTurn;
     const modeChange = claim?.modeChange;
     const expectVersion = write.guard === "create" ? undefined : write.expectVersion;
     const capping = claim?.maxRunningTurns !== undefined;
@@ -287,6 +347,7 @@ export class DrizzleTurnStore implements TurnStore {
       claims: claim !== undefined && claim.releaseLease !== true,
       capping,
       overridesLease: write.guard === "override",
+      keepsLease: write.guard === "queue",
       insertsTurn: insertTurn !== undefined,
       changesMode: modeChange !== undefined,
       tellsWebhooks: events.shape !== "",
@@ -316,8 +377,8 @@ export class DrizzleTurnStore implements TurnStore {
       throw error;
     }
     if (row !== undefined) return { outcome: "applied", session: toSession(row) };
-    // Taking the lease whoever holds it, only the version can have stopped it.
-    if (shape.overridesLease) return { outcome: "stale" };
+    // Taking the lease whoever holds it, or leaving it alone, only the version can have stopped it.
+    if (shape.overridesLease || shape.keepsLease) return { outcome: "stale" };
     // Why the session row was not written: the cap first, then a held lease, else the session moved on.
     const why = await this.#judge(capping ? "why_not_capped" : "why_not", judged);
     return { outcome: why.capped ? "rate_limited" : why.held ? "busy" : "stale" };
@@ -384,6 +445,7 @@ export class DrizzleTurnStore implements TurnStore {
       claims: boolean;
       capping: boolean;
       overridesLease: boolean;
+      keepsLease: boolean;
       insertsTurn: boolean;
       changesMode: boolean;
       tellsWebhooks: boolean;
@@ -408,7 +470,7 @@ export class DrizzleTurnStore implements TurnStore {
             .update(sessions)
             .set({
               ...session.set,
-              leaseExpiresAt: deadline,
+              ...(shape.keepsLease ? {} : { leaseExpiresAt: deadline }),
               ...(shape.insertsTurn
                 ? {
                     turnCount: sql`${sessions.turnCount} + 1`,
@@ -424,7 +486,7 @@ export class DrizzleTurnStore implements TurnStore {
                 eq(sessions.principal, sql.placeholder("principal")),
                 eq(sessions.sessionId, sql.placeholder("sessionId")),
                 eq(sessions.version, sql.placeholder("expectVersion")),
-                shape.overridesLease
+                shape.overridesLease || shape.keepsLease
                   ? undefined
                   : or(isNull(sessions.leaseOwner), lte(sessions.leaseExpiresAt, this.#leaseClock.now())),
                 shape.capping ? sql`not ${this.#capped()}` : undefined,
@@ -542,6 +604,13 @@ function listedOf(turn: TurnRecord): { firstInstruction: string | null; workspac
 /** The columns an existing session row's write sets from values (the lease's deadline and counters are SQL). */
 function sessionColumns(write: Exclude<TurnWrite, { guard: "create" | "lease" }>) {
   const { now, sessionPatch } = write;
+  if (write.guard === "queue") {
+    const changes = write.insertTurn !== undefined || sessionPatch !== undefined;
+    return {
+      ...(sessionPatch === undefined ? {} : sessionPatchSet(sessionPatch)),
+      ...(changes ? { updatedAt: now } : {}),
+    };
+  }
   const claim = write.guard === "override" ? undefined : write;
   const changes =
     claim?.insertTurn !== undefined || sessionPatch !== undefined || claim?.modeChange !== undefined;

@@ -2,6 +2,7 @@ import {
   type AgentExecuteRequest,
   DEFAULT_REQUEST_LIMITS,
   type InvokeResult,
+  ok,
   validateTurnRegenerateRequest,
 } from "@aptix/contracts";
 import type { AgentService } from "@aptix/core";
@@ -11,7 +12,7 @@ import type { AppEnv } from "../app-env.js";
 import { readJsonBody } from "../json-body.js";
 import { TURN_PARAMS } from "../openapi/parameters.js";
 import { EVENT_STREAM, FAILURES, jsonAnswer, jsonBody, OWNER_ONLY, schemaRef } from "../openapi/responses.js";
-import { sendResult } from "../send-result.js";
+import { noted, sendResult } from "../send-result.js";
 import { sendEventStream } from "./event-stream.js";
 
 /** What the service answers a request (core names it only as `handle`'s result). */
@@ -92,6 +93,24 @@ const EXECUTED: RouteConfig["responses"][string] = {
   },
 };
 
+/** The 202 answer of a background turn: accepted, with where to read it. */
+const ACCEPTED: RouteConfig["responses"][string] = {
+  description:
+    "With `background: true`: the turn is accepted and runs (or waits in its session's queue) with no client " +
+    "waiting; `Location` is where to read it (`GET /v1/sessions/{sessionId}/turns/{turnId}`), and its events " +
+    "route follows it live. Sent again, the same answer with the turn's status as it is then " +
+    "(`Idempotent-Replayed: true` once it has ended).",
+  headers: {
+    Location: {
+      description: "The turn's URL: `/v1/sessions/{sessionId}/turns/{turnId}`.",
+      schema: { type: "string" },
+    },
+  },
+  content: {
+    "application/json": jsonAnswer("TurnAccepted", { sessionId: "s-42", turnId: "t-1", status: "running" }),
+  },
+};
+
 /**
  * The route's document. The body is described by its component and read by the route itself, not by the
  * library: `requestBody` reads it under the size limit, and the server's validator (with its limits) answers a
@@ -119,7 +138,12 @@ function executeDefinition(maxBodyBytes: number) {
       "One request is a user turn (an instruction, artifacts or images) or a tool continuation (the results of " +
       "the client tools the turn asked for), told apart by its fields. The answer is final, or asks the client " +
       "to run tools and send their results with the same ids. With `stream: true` a turn that runs answers as " +
-      "server-sent events; a request refused before its turn runs is answered as JSON with its status.\n\n" +
+      "server-sent events; a request refused before its turn runs is answered as JSON with its status. With " +
+      "`background: true` (not with `stream`) it is answered 202 at once and the turn runs with no client.\n\n" +
+      'While the session\'s turn runs, a user turn is refused 409 SESSION_BUSY (`multitask: "reject"`, the ' +
+      'default); `multitask: "enqueue"` keeps it `queued` until the turns before it end, then runs it (at ' +
+      'most 8 queued per session, then 429 RATE_LIMITED); `multitask: "interrupt"` cancels the running turn ' +
+      "and runs this one at once.\n\n" +
       `A body over ${maxBodyBytes} bytes (\`x-aptix-max-body-bytes\`) is refused with 413 PAYLOAD_TOO_LARGE ` +
       "before it is read as JSON. The request schema carries the size limits that JSON Schema can state; " +
       "`x-aptix-request-limits` holds all of them, as `createAgentExecuteRequestValidator` of " +
@@ -128,6 +152,7 @@ function executeDefinition(maxBodyBytes: number) {
     request: { body: requestBody },
     responses: {
       200: EXECUTED,
+      202: ACCEPTED,
       ...FAILURES,
     },
   });
@@ -157,6 +182,11 @@ function answerHandled(c: Context<AppEnv>, handled: HandledRequest, heartbeatMs:
   // The stored answer of a request sent before, as Stripe's API marks one: no model was called for it.
   if (handled.replayed) c.header("Idempotent-Replayed", "true");
   if (handled.type === "answer") return sendResult(c, handled.result);
+  if (handled.type === "accepted") {
+    const { sessionId, turnId } = handled.accepted;
+    c.header("Location", `/v1/sessions/${encodeURIComponent(sessionId)}/turns/${encodeURIComponent(turnId)}`);
+    return c.json(noted(c, ok(handled.accepted)), 202);
+  }
   return sendEventStream(c, heartbeatMs, () => handled.events);
 }
 

@@ -131,6 +131,34 @@ const listMessages = createRoute({
   },
 });
 
+const getTurn = createRoute({
+  method: "get",
+  path: "/v1/sessions/{sessionId}/turns/{turnId}",
+  operationId: "getTurn",
+  tags: ["Sessions"],
+  summary: "Read a turn's status and answer",
+  description:
+    "The turn's status (`queued`, `running`, `awaiting_client_tools`, `completed`, …) and, once its latest round " +
+    "has ended, the answer a client waiting for it got: `result` when it succeeded, `errors` when it failed. " +
+    "How a background turn is polled; another principal's ids answer as unknown ones (404).",
+  security: OWNER_ONLY,
+  request: { params: TURN_PARAMS },
+  responses: {
+    200: success("TurnState", "The turn's status, and its answer once it has one.", {
+      turnId: "t-1",
+      status: "completed",
+      result: {
+        kind: "final",
+        sessionId: "s-42",
+        turnId: "t-1",
+        modeDisplayName: "General",
+        primaryOutputText: "The build passes.",
+      },
+    }),
+    ...FAILURES,
+  },
+});
+
 const cancelTurn = createRoute({
   method: "post",
   path: "/v1/sessions/{sessionId}/turns/{turnId}/cancel",
@@ -139,7 +167,7 @@ const cancelTurn = createRoute({
   summary: "Cancel a turn",
   description:
     "Cancels a running turn, or one awaiting client tool results, on whichever instance runs it; nothing of it " +
-    "stays. A turn that has ended is answered as it is.",
+    "stays. A queued turn is cancelled too, and never runs. A turn that has ended is answered as it is.",
   security: OWNER_ONLY,
   request: { params: TURN_PARAMS },
   responses: {
@@ -437,6 +465,9 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>, service: AgentService, h
       }),
     );
   });
+  app.openapi(getTurn, async (c) =>
+    sendResult(c, await service.getTurnState(c.get("principal"), ...turnIds(c.req.valid("param")))),
+  );
   app.openapi(cancelTurn, async (c) =>
     sendResult(c, await service.cancelTurn(c.get("principal"), ...turnIds(c.req.valid("param")))),
   );

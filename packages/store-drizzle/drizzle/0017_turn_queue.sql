@@ -1,0 +1,1 @@
+CREATE INDEX "turns_queued_idx" ON "turns" USING btree ("principal","session_id","sequence") WHERE "turns"."status" = 'queued';

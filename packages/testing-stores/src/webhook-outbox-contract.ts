@@ -1,5 +1,5 @@
-import type { SessionStores, WebhookDelivery } from "@aptix/core";
-import { type ManualClock, newCallRecord, newLease } from "@aptix/core/testing";
+import type { SessionStores, TurnPatch, TurnRecord, WebhookDelivery } from "@aptix/core";
+import { type ManualClock, newCallRecord, newLease, newTurnRecord } from "@aptix/core/testing";
 import { describe, expect, it } from "vitest";
 import { CREATE, LEASE_MS, type SessionStoresHarness, sessionSuite } from "./session-stores-harness.js";
 
@@ -125,6 +125,30 @@ export function describeWebhookOutboxContract(
       });
       expect(cancelled.outcome).toBe("applied");
       expect((await claimAll("claimant-1")).map(({ deliveryId }) => deliveryId)).toEqual(["msg_cancelled"]);
+    });
+
+    it("keeps a queued turn's deliveries (its cancel) with the queue's write, none of a stale one", async () => {
+      await start("owner-1", "turn-1");
+      const queue = async (
+        write: { insertTurn?: TurnRecord; turnPatches?: { turnId: string; patch: TurnPatch }[] },
+        id: string,
+        expectVersion?: number,
+      ) =>
+        store.turns.write({
+          key,
+          guard: "queue",
+          now: clock.now(),
+          expectVersion: expectVersion ?? (await store.directory.getSession(key))?.version ?? 0,
+          webhooks: [delivery(id)],
+          ...write,
+        });
+      const queued = newTurnRecord(key, "turn-2", { status: "queued", sequence: 2, createdAt: clock.now() });
+      expect((await queue({ insertTurn: queued }, "msg_queued")).outcome).toBe("applied");
+      const cancel = { turnPatches: [{ turnId: "turn-2", patch: { status: "cancelled" as const } }] };
+      expect((await queue(cancel, "msg_stale", 999)).outcome).toBe("stale");
+      expect((await queue(cancel, "msg_cancelled")).outcome).toBe("applied");
+      const ids = (await claimAll("claimant-1")).map(({ deliveryId }) => deliveryId);
+      expect(ids.sort()).toEqual(["msg_cancelled", "msg_queued"]);
     });
 
     it("hands out at most `limit`, oldest first, and what is enqueued alone", async () => {

@@ -2,6 +2,7 @@
 export * from "./chromium.js";
 export * from "./console-browser.js";
 export * from "./event-stream.js";
+export * from "./gated-answer.js";
 export * from "./mcp-fixture.js";
 export * from "./neutral-script.js";
 export * from "./otlp-receiver.js";

@@ -15,6 +15,7 @@ import {
   expectFailure,
   expectFinal,
   expectOk,
+  gatedAnswer,
   type HttpAnswer,
   type ServiceClient,
   startTestService,
@@ -43,21 +44,6 @@ afterAll(async () => {
 afterEach(() => {
   checkAndResetHarness(harness);
 });
-
-/** A provider answer given only once `open` is called. */
-function gatedAnswer(text: string) {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return {
-    open,
-    step: async () => {
-      await opened;
-      return step.text(text);
-    },
-  };
-}
 
 /** How many provider calls so far asked the instruction `instruction`. */
 const callsFor = (instruction: string) =>

@@ -1,9 +1,10 @@
 /**
  * Webhook deliveries outlive the instance that was making them. On both stores, a delivery refused once is made
  * by a new instance after the first was killed (SIGKILL). On Postgres, two instances run turns and deliver while
- * one is killed mid-delivery and started again: every turn's last event arrives, and no webhook id ever carries
- * two bodies (a delivery may come twice, under its one id). The turns are `CHAOS_SCENARIOS`: a new kind of turn
- * is one more entry.
+ * one is killed mid-delivery and started again, while sessions hold turns queued through both: every turn ends once,
+ * each queued turn is asked of the provider once and in the order it was sent, every turn's last event arrives,
+ * and no webhook id ever carries two bodies (a delivery may come twice, under its one id). The turns are
+ * `CHAOS_SCENARIOS`: a new kind of turn is one more entry.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -172,14 +173,45 @@ const CHAOS_SCENARIOS: readonly ChaosScenario[] = [
 /** How many sessions of each scenario each instance starts. */
 const ROUNDS = 3;
 
-describe("postgres store, two instances delivering, one killed (SIGKILL) mid-delivery and started again", () => {
+/** Sessions whose first turn runs while more wait queued behind it, and how many turns each holds. */
+const QUEUE_SESSIONS = 4;
+const QUEUE_TURNS = 4;
+
+/** The instruction of a queued session's turn: the request asking it is known by its last such mark. */
+const queueMark = (sessionId: string, turnId: string) => `[queue ${sessionId} ${turnId}]`;
+const QUEUE_MARK = /\[queue (\S+) (t\d+)\]/g;
+
+/** The queued session's turn a provider request runs: the last mark of its body (earlier ones are history). */
+function queueTurnOf(request: RecordedRequest): { sessionId: string; turnId: string } | undefined {
+  const marks = [...JSON.stringify(request.body).matchAll(QUEUE_MARK)];
+  const last = marks.at(-1);
+  return last === undefined ? undefined : { sessionId: last[1] as string, turnId: last[2] as string };
+}
+
+/** A session's turns as the service holds them at the end: id, status and error code. */
+interface EndedTurn {
+  turnId: string;
+  status: string;
+  code: string | null;
+}
+
+describe("postgres store, two instances delivering and running queued turns, one killed (SIGKILL) and started again", () => {
   let harness: ScriptedOpenAI;
   let receiver: WebhookReceiver;
   let database: TestDatabase;
   const instances: ServerProcess[] = [];
 
-  /** The model: slow, so turns are running when the kill comes; tools for the turns that ask for a file. */
+  /**
+   * The model: slow, so turns are running when the kill comes (a queued session's first turn slowest, so the
+   * turns behind it are still queued then); tools for the turns that ask for a file.
+   */
   const model = (request: RecordedRequest) => {
+    const queued = queueTurnOf(request);
+    if (queued !== undefined) {
+      return step.text(`Answer to ${queueMark(queued.sessionId, queued.turnId)}`, {
+        delayMs: queued.turnId === "t1" ? 5_000 : 300,
+      });
+    }
     const asked = JSON.stringify(request.body).includes("Read the file.");
     return asked
       ? step.functionCalls([{ name: "read_file", callId: "call_1", arguments: { path: "a.txt" } }], {
@@ -201,23 +233,78 @@ describe("postgres store, two instances delivering, one killed (SIGKILL) mid-del
     await harness?.close();
   });
 
-  it("delivers every turn's last event, each id with one body only", async () => {
+  /**
+   * Starts each queued session: its first turn in the background, then the others enqueued one after the other,
+   * through both instances in turn; each is stored when its 202 comes, so the order they were sent is theirs.
+   */
+  async function startQueues(through: readonly ServerProcess[]): Promise<string[]> {
+    const sessions = Array.from({ length: QUEUE_SESSIONS }, () => uniqueId("chaos-queue"));
+    await Promise.all(
+      sessions.map(async (sessionId, index) => {
+        for (let turn = 1; turn <= QUEUE_TURNS; turn++) {
+          const via = serviceClient((through[(index + turn) % through.length] as ServerProcess).url);
+          const turnId = `t${turn}`;
+          const body = userTurn(sessionId, turnId, queueMark(sessionId, turnId), {
+            background: true,
+            ...(turn > 1 ? { multitask: "enqueue" } : {}),
+          });
+          expect((await via.send("POST", "/v1/agent/execute", body)).status).toBe(202);
+        }
+      }),
+    );
+    return sessions;
+  }
+
+  /**
+   * Reads every session until none of its turns is running or queued: its turns then, or none for a session the
+   * killed instance never stored.
+   */
+  async function untilEnded(client: ServiceClient, sessions: readonly string[]) {
+    const ended = new Map<string, EndedTurn[]>();
+    const deadline = Date.now() + 120_000;
+    while (ended.size < sessions.length) {
+      if (Date.now() > deadline) {
+        throw new Error(`sessions still running: ${sessions.filter((id) => !ended.has(id)).join(", ")}`);
+      }
+      for (const sessionId of sessions.filter((id) => !ended.has(id))) {
+        const summary = await client.session(sessionId);
+        if (summary.status === 404) ended.set(sessionId, []);
+        if (!summary.body.successful) continue;
+        const turns = summary.body.result.turns.map((turn) => ({
+          turnId: turn.turnId,
+          status: turn.status,
+          code: turn.error?.code ?? null,
+        }));
+        if (turns.every((turn) => turn.status !== "running" && turn.status !== "queued")) {
+          ended.set(sessionId, turns);
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return ended;
+  }
+
+  it("ends every turn once, runs each queued turn once and in order, and delivers every turn's last event under one body per id", async () => {
     const env = { ...(await instanceEnv(receiver, database)), OPENAI_BASE_URL: harness.baseUrl };
     const [doomed, survivor] = await Promise.all([
       spawnServer({ env, startTimeoutMs }),
       spawnServer({ env, startTimeoutMs }),
     ]);
     instances.push(doomed, survivor);
-    // Slow, and refusing every third attempt: deliveries are in flight and due again when the kill comes.
-    let seen = 0;
-    receiver.answer = async () => {
-      const refused = ++seen % 3 === 0;
+    // Slow, and refusing the first attempt of every third delivery: deliveries are in flight and due again when
+    // the kill comes (a delivery refused once comes again 5 s later; refused twice, it would wait 30 s more).
+    const attempted = new Set<string>();
+    receiver.answer = async (request) => {
+      const refused = !attempted.has(request.id) && attempted.size % 3 === 2;
+      attempted.add(request.id);
       await new Promise((resolve) => setTimeout(resolve, 150));
       return refused ? 500 : 200;
     };
 
+    const turns = 2 * ROUNDS * CHAOS_SCENARIOS.length + QUEUE_SESSIONS * QUEUE_TURNS;
+    harness.script(...Array.from({ length: turns }, () => model));
+    const queues = await startQueues([doomed, survivor]);
     const sessions: string[] = [];
-    harness.script(...Array.from({ length: 2 * ROUNDS * CHAOS_SCENARIOS.length }, () => model));
     const started: Promise<unknown>[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       for (const scenario of CHAOS_SCENARIOS) {
@@ -228,48 +315,89 @@ describe("postgres store, two instances delivering, one killed (SIGKILL) mid-del
         }
       }
     }
+    // The kill comes with deliveries under way and every queued session's first turn asking the provider, the
+    // turns behind it queued.
+    const firstsAsked = () =>
+      harness.responseRequests().filter((request) => queueTurnOf(request)?.turnId === "t1").length;
+    await waitFor(() => firstsAsked() >= QUEUE_SESSIONS, "the queued sessions' first calls", 60_000);
     await waitFor(() => receiver.received.length >= 2, "deliveries under way", 60_000);
     await doomed.kill();
     const restarted = await spawnServer({ env, startTimeoutMs });
     instances.push(restarted);
     await Promise.all(started);
 
-    // Every session's turn ends (the killed instance's running ones failed by the others once their lease expired)
-    // and its last event is delivered.
-    const client = serviceClient(survivor.url);
-    const ended = new Map<string, string>();
-    const deadline = Date.now() + 120_000;
-    while (ended.size < sessions.length && Date.now() < deadline) {
-      for (const sessionId of sessions.filter((id) => !ended.has(id))) {
-        const summary = await client.session(sessionId);
-        const status = summary.body.successful ? summary.body.result.turns[0]?.status : undefined;
-        if (status !== undefined && status !== "running") ended.set(sessionId, status);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    // A session the killed instance never created has no turn, and so no event: it is not counted.
-    const delivered = (sessionId: string, status: string) =>
-      receiver.received.some(
-        (delivery) =>
+    // Every turn ends (the killed instance's running ones failed by the others once their lease expired).
+    const ended = await untilEnded(serviceClient(survivor.url), [...sessions, ...queues]);
+    // A session the killed instance never stored has no turn, and so no event: it is not counted.
+    expect([...ended.values()].filter((each) => each.length > 0).length).toBeGreaterThanOrEqual(
+      ROUNDS * CHAOS_SCENARIOS.length + QUEUE_SESSIONS,
+    );
+    expectQueuesRanOnce(harness, queues, ended);
+    // The killed instance's first turns failed with the turns queued behind them run by the others.
+    const behindKilled = queues.filter((sessionId) => {
+      const [first, ...queued] = ended.get(sessionId) ?? [];
+      return first?.code === "TURN_INTERRUPTED" && queued.every((turn) => turn.status === "completed");
+    });
+    expect(behindKilled.length).toBeGreaterThan(0);
+
+    // Each ended turn's event is delivered.
+    const delivered = (sessionId: string, turn: EndedTurn) =>
+      receiver.received.some((delivery) => {
+        const { type, data } = bodyOf(delivery);
+        return (
           delivery.answered === 200 &&
-          bodyOf(delivery).type === `turn.${status}` &&
-          bodyOf(delivery).data.sessionId === sessionId,
-      );
+          type === `turn.${turn.status}` &&
+          data.sessionId === sessionId &&
+          data.turnId === turn.turnId
+        );
+      });
     await waitFor(
-      () => [...ended].every(([sessionId, status]) => delivered(sessionId, status)),
+      () => [...ended].every(([sessionId, each]) => each.every((turn) => delivered(sessionId, turn))),
       "every ended turn's event",
       90_000,
     );
-    expect(ended.size).toBeGreaterThanOrEqual(ROUNDS * CHAOS_SCENARIOS.length);
     await expectOneBodyPerId(receiver);
-    // One event per turn and status: written once, with its transition.
+    // One event per turn and status: written once, with its transition; and one end per turn.
     const events = new Map<string, Set<string>>();
+    const ends = new Map<string, Set<string>>();
     for (const delivery of receiver.received) {
       const { type, data } = bodyOf(delivery);
       const key = `${data.sessionId}/${data.turnId}/${type}`;
       events.set(key, (events.get(key) ?? new Set()).add(delivery.id));
+      if (type === "turn.awaiting_client_tools") continue;
+      const turn = `${data.sessionId}/${data.turnId}`;
+      ends.set(turn, (ends.get(turn) ?? new Set()).add(type));
     }
     expect([...events.entries()].filter(([, ids]) => ids.size > 1)).toEqual([]);
+    expect([...ends.entries()].filter(([, types]) => types.size > 1)).toEqual([]);
     harness.reset();
   });
 });
+
+/**
+ * Each queued session's turns: all stored, each completed, or failed as interrupted (the killed instance ran it);
+ * none asked of the provider twice, a completed one once; and asked in the order they were sent.
+ */
+function expectQueuesRanOnce(
+  harness: ScriptedOpenAI,
+  queues: readonly string[],
+  ended: ReadonlyMap<string, EndedTurn[]>,
+): void {
+  const asked = harness.responseRequests().flatMap((request) => queueTurnOf(request) ?? []);
+  for (const sessionId of queues) {
+    const turns = ended.get(sessionId) ?? [];
+    expect(turns.map((turn) => turn.turnId)).toEqual(
+      Array.from({ length: QUEUE_TURNS }, (_, index) => `t${index + 1}`),
+    );
+    const order = asked.filter((each) => each.sessionId === sessionId).map((each) => each.turnId);
+    for (const turn of turns) {
+      const calls = order.filter((turnId) => turnId === turn.turnId).length;
+      if (turn.status === "completed") expect(calls, `${sessionId} ${turn.turnId}`).toBe(1);
+      else {
+        expect([turn.status, turn.code]).toEqual(["failed", "TURN_INTERRUPTED"]);
+        expect(calls, `${sessionId} ${turn.turnId}`).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(order).toEqual([...order].sort());
+  }
+}

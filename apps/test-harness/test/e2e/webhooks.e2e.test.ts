@@ -2,7 +2,8 @@
  * Webhooks over HTTP on both stores, to real loopback receivers: a turn that completes, fails, is cancelled or
  * waits for client tools posts its event, signed as Standard Webhooks are (checked with the docs' `node:crypto`
  * verification and with the `standardwebhooks` package), to the webhooks whose events and principals it matches;
- * a delivery answered 500 comes again after 5 s with the same id and body; the metric counts each outcome.
+ * so do a turn cancelled while queued, a compaction asked for and a turn refused for a spent budget; a delivery
+ * answered 500 comes again after 5 s with the same id and body; the metric counts each outcome.
  */
 import { type ScriptedOpenAI, startScriptedOpenAI, step } from "@aptix/testing-llm-servers";
 import { Webhook } from "standardwebhooks";
@@ -13,7 +14,10 @@ import {
   E2E_CATALOG,
   E2E_STORES,
   expectContinuation,
+  expectFailure,
   expectFinal,
+  expectOk,
+  gatedAnswer,
   type ReceivedWebhook,
   startTestService,
   startWebhookReceiver,
@@ -53,6 +57,9 @@ async function awaitDeliveries(receiver: WebhookReceiver, sessionId: string, cou
 
 let verifyAsDocumented: WebhookVerification;
 
+/** Bob's budget: far above what his turns report, until one reports spending it all. */
+const BOB_TOKENS_DAILY = 1_000_000;
+
 /**
  * Checks a delivery's signature two ways: with the snippet of docs/operations.md, and with the `standardwebhooks`
  * package, an implementation other than ours.
@@ -82,6 +89,7 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     [everything, bobsCompleted] = await Promise.all([startWebhookReceiver(), startWebhookReceiver()]);
     const config = await writeCatalog({
       ...E2E_CATALOG,
+      budgets: { bob: { tokensDaily: BOB_TOKENS_DAILY } },
       webhooks: [
         { url: everything.url, secretEnv: "HOOK_SECRET_ALL" },
         {
@@ -218,6 +226,78 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     expect(service.logs.map((line) => JSON.stringify(line)).join("\n")).not.toContain(
       everything.secret.slice("whsec_".length),
     );
+    checkAndResetHarness(harness);
+  });
+
+  it("posts a turn cancelled while queued, and the session compacted when asked", async () => {
+    const sessionId = uniqueId("hook-queued");
+    const gate = gatedAnswer("First.");
+    harness.script(gate.step, step.text("The user said hello."));
+    const turn = (turnId: string, extra: Record<string, unknown>) =>
+      service.send("POST", "/v1/agent/execute", userTurn(sessionId, turnId, `Turn ${turnId}.`, extra));
+    expect((await turn("t1", { background: true })).status).toBe(202);
+    expect((await turn("t2", { background: true, multitask: "enqueue" })).status).toBe(202);
+    const cancelled = await service.send("POST", `/v1/sessions/${sessionId}/turns/t2/cancel`);
+    expect(expectOk(cancelled)).toMatchObject({ status: "cancelled" });
+    gate.open();
+    await awaitDeliveries(everything, sessionId, 2);
+    // t1 ended: the compaction has something to summarise.
+    expect(expectOk(await service.send("POST", `/v1/sessions/${sessionId}/compact`))).toMatchObject({
+      compacted: true,
+    });
+
+    const ofSession = await awaitDeliveries(everything, sessionId, 3);
+    for (const delivery of ofSession) expectSigned(everything, delivery);
+    const events = ofSession.map(bodyOf);
+    expect(events.map(({ type, data }) => [type, data.turnId]).sort()).toEqual([
+      ["session.compacted", expect.any(String)],
+      ["turn.cancelled", "t2"],
+      ["turn.completed", "t1"],
+    ]);
+    expect(events.find(({ type }) => type === "turn.cancelled")?.data).toMatchObject({
+      principal: "alice",
+      status: "cancelled",
+      result: { successful: false, errors: [{ code: "TURN_CANCELLED" }] },
+    });
+    // A compaction has no status and no result.
+    const compacted = events.find(({ type }) => type === "session.compacted");
+    expect(Object.keys(compacted?.data ?? {}).sort()).toEqual(["principal", "sessionId", "turnId"]);
+    expect(compacted?.data).toMatchObject({ principal: "alice", sessionId });
+    // The cancelled turn never asked the provider: its turn and the summary did.
+    expect(harness.responseRequests()).toHaveLength(2);
+    checkAndResetHarness(harness);
+  });
+
+  // Bob's budget is spent from here on: the tests after this one are alice's.
+  it("posts a turn refused for a spent budget as budget.exceeded, to the webhook that hears it", async () => {
+    const sessionId = uniqueId("hook-budget");
+    harness.script(
+      step.text("All of it.", {
+        usage: {
+          input_tokens: BOB_TOKENS_DAILY,
+          output_tokens: 1,
+          input_tokens_details: { cached_tokens: 0 },
+        },
+      }),
+    );
+    expectFinal(await service.post(userTurn(sessionId, "t1", "Spend it."), "bob"));
+    const refused = await service.post(userTurn(sessionId, "t2", "More."), "bob");
+    expectFailure(refused, 429, "BUDGET_EXCEEDED");
+
+    const ofSession = await awaitDeliveries(everything, sessionId, 2);
+    const exceeded = ofSession.find((delivery) => bodyOf(delivery).type === "budget.exceeded");
+    expectSigned(everything, exceeded as ReceivedWebhook);
+    expect(bodyOf(exceeded as ReceivedWebhook).data).toEqual({
+      principal: "bob",
+      sessionId,
+      turnId: "t2",
+      result: refused.body,
+    });
+    // Bob's webhook hears completed turns only.
+    await awaitDeliveries(bobsCompleted, sessionId);
+    expect(deliveriesOf(bobsCompleted, sessionId).map((delivery) => bodyOf(delivery).type)).toEqual([
+      "turn.completed",
+    ]);
     checkAndResetHarness(harness);
   });
 

@@ -168,6 +168,7 @@ describe("opening one schema from two processes at once", () => {
           "turns",
           "usage_days",
           "usage_session_days",
+          "webhook_deliveries",
           "workspace_chunks",
           "workspace_documents",
           "workspace_embeddings",

@@ -40,7 +40,7 @@ import {
 // Child processes compile the server with tsx: on two busy cores that has taken over 30 s. A claim held by a
 // killed instance expires after 30 s before another takes its deliveries.
 const startTimeoutMs = 90_000;
-vi.setConfig({ testTimeout: 180_000, hookTimeout: startTimeoutMs + 60_000 });
+vi.setConfig({ testTimeout: 300_000, hookTimeout: startTimeoutMs + 60_000 });
 
 /** Short, so turns the killed instance ran are failed by the other within seconds. */
 const LEASE_MS = 2_000;
@@ -354,7 +354,7 @@ describe("postgres store, two instances delivering and running queued turns, one
     await waitFor(
       () => [...ended].every(([sessionId, each]) => each.every((turn) => delivered(sessionId, turn))),
       "every ended turn's event",
-      90_000,
+      150_000,
     );
     await expectOneBodyPerId(receiver);
     // One event per turn and status: written once, with its transition; and one end per turn.

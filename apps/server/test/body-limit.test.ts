@@ -95,7 +95,7 @@ describe("the request body limit", () => {
     expect(APTIX_MAX_BODY_BYTES).toBe(32 * 1024 * 1024);
     // A user turn: 4 images of 4 MiB, 1 MiB of artifacts and 32 ragScope conditions of 16 values, its free
     // text at 6 bytes a character (`\u0001`).
-    expect(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS)).toBe(32_951_783);
+    expect(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS)).toBe(32_951_826);
     expect(maxRequestBodyBytes(DEFAULT_REQUEST_LIMITS)).toBeLessThanOrEqual(APTIX_MAX_BODY_BYTES);
     expect(DEFAULT_REQUEST_LIMITS.maxToolResultChars).toBe(262_144);
     expect(readServerEnv({ APTIX_MAX_BODY_BYTES: "2048" }).APTIX_MAX_BODY_BYTES).toBe(2048);

@@ -2,6 +2,7 @@ import {
   CLIPBOARD_IMAGE_MIME_TYPES,
   DEFAULT_REQUEST_LIMITS,
   FIELD_LENGTH_LIMITS,
+  MULTITASK_STRATEGIES,
   RAG_SCOPE_OPERATORS,
   type RequestLimits,
 } from "@aptix/contracts";
@@ -82,6 +83,9 @@ export function largestRequests(limits: RequestLimits = DEFAULT_REQUEST_LIMITS) 
     repo: text(fields.maxRepoChars),
     language: text(fields.maxLanguageChars),
     stream: false,
+    // Not with stream: true; `false` is the longer of the two.
+    background: false,
+    multitask: longestOf(MULTITASK_STRATEGIES),
     agentContextId: id(fields.maxIdChars),
     conversationContextId: id(fields.maxIdChars),
   };

@@ -44,35 +44,38 @@ const env = await readEnv();
 const log = await stdoutLogger(env.LOG_LEVEL);
 const { logger } = log;
 
-try {
-  const server = await startServer(env, logger);
-  let closing = false;
-  const shutdown = (signal: NodeJS.Signals) => {
-    if (closing) {
-      // A second Ctrl-C: the person does not want to wait for running turns.
-      logger.warn({ signal }, "second signal: exiting without waiting");
-      log.exit(128 + constants.signals[signal], 0);
-      return;
-    }
-    closing = true;
-    logger.info({ signal }, "shutting down: letting running turns finish");
-    // One deadline for the whole shutdown (requests, then MCP servers, the database, the trace exporter):
-    // whatever hangs, the process ends within APTIX_SHUTDOWN_TIMEOUT_MS of the signal.
-    const deadline = Date.now() + env.APTIX_SHUTDOWN_TIMEOUT_MS;
-    setTimeout(() => {
-      logger.error("shutdown did not finish in time: exiting");
-      log.exit(1, 0);
-    }, env.APTIX_SHUTDOWN_TIMEOUT_MS).unref();
-    server.close().then(
+let closing = false;
+const shutdown = (signal: NodeJS.Signals) => {
+  if (closing) {
+    // A second Ctrl-C: the person does not want to wait for running turns.
+    logger.warn({ signal }, "second signal: exiting without waiting");
+    log.exit(128 + constants.signals[signal], 0);
+    return;
+  }
+  closing = true;
+  logger.info({ signal }, "shutting down: letting running turns finish");
+  // One deadline for the whole shutdown (requests, then MCP servers, the database, the trace exporter):
+  // whatever hangs, the process ends within APTIX_SHUTDOWN_TIMEOUT_MS of the signal.
+  const deadline = Date.now() + env.APTIX_SHUTDOWN_TIMEOUT_MS;
+  setTimeout(() => {
+    logger.error("shutdown did not finish in time: exiting");
+    log.exit(1, 0);
+  }, env.APTIX_SHUTDOWN_TIMEOUT_MS).unref();
+  // A signal during start-up closes the server once it has started.
+  starting
+    .then((server) => server.close())
+    .then(
       () => log.exit(0, Math.min(LAST_LINES_MS, Math.max(0, deadline - Date.now()))),
       (error: unknown) => {
         logger.error({ error: String(error) }, "shutdown failed");
         log.exit(1, LAST_LINES_MS);
       },
     );
-  };
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
-} catch (error) {
-  await exitOnStartupFault(log, error, { env });
-}
+};
+
+// Before start-up begins: a signal sent while it runs (a process manager's, or a test's on a start-up line) stops
+// the server cleanly once it has started, rather than killing the process half-started.
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);
+// A start-up that fails ends the process (exitOnStartupFault settles never), so `starting` holds a started server.
+const starting = startServer(env, logger).catch((error: unknown) => exitOnStartupFault(log, error, { env }));

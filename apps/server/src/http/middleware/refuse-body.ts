@@ -6,18 +6,18 @@ import type { StatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../app-env.js";
 import { sendResult } from "../send-result.js";
 
-/** How long a refused body is read and dropped, at most, before its connection closes. */
+/** How long a refused connection is held open, at most, for its client to read the answer. */
 const DRAIN_MS = 5_000;
 
 /**
  * Answers `refusal` to a request whose body was not read, or not to its end (refused by its Content-Length, by
  * the bodies in flight, or past the limit as it streamed in), so that the client reads the answer: with
- * `Connection: close`, and under Node the body's rest is read and dropped for at most 5 s or `drainBytes` before
- * the answer ends and Node closes the connection. Closing on an unread body resets the connection, and a client
- * still writing it meets EPIPE, often before it has read the answer (Node's `http` client then loses the answer).
- * So the answer is written whole at once, and only its end (which closes) waits for the body: a client that
- * stops sending on an answer (fetch does) closes first, one that sends on (Node's `http`) has read the answer by
- * the time the connection closes under it.
+ * `Connection: close`, and under Node the body's rest is read and dropped, `drainBytes` of it at most, until it
+ * ends, the client closes, or 5 s pass; only then does the answer end and Node close the connection. Closing on
+ * an unread body resets the connection, and a client still writing it meets EPIPE, often before it has read the
+ * answer (Node's `http` client then loses it). So the answer is written whole at once, and only its end (which
+ * closes) waits: a client that stops sending on an answer (fetch does) closes first; past `drainBytes` nothing
+ * more is read, so TCP holds back one that sends on (Node's `http`) while it reads the answer and closes.
  */
 export async function refuseBody(
   c: Context<AppEnv>,
@@ -45,7 +45,10 @@ export async function refuseBody(
   });
 }
 
-/** Reads and drops `incoming`'s bytes until its end, `maxBytes` of them, or 5 s, whichever comes first. */
+/**
+ * Reads and drops `incoming`'s bytes, `maxBytes` of them at most, then `done` at its end, its close or after 5 s,
+ * whichever comes first.
+ */
 function drain(incoming: IncomingMessage, maxBytes: number, done: () => void): void {
   if (incoming.readableEnded) {
     done();
@@ -59,7 +62,9 @@ function drain(incoming: IncomingMessage, maxBytes: number, done: () => void): v
   };
   const onData = (chunk: Buffer) => {
     read += chunk.length;
-    if (read >= maxBytes) stop();
+    if (read < maxBytes) return;
+    incoming.off("data", onData);
+    incoming.pause();
   };
   const timer = setTimeout(stop, DRAIN_MS);
   incoming.on("data", onData).on("end", stop).on("error", stop).on("close", stop);

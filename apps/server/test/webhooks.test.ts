@@ -99,8 +99,12 @@ describe("WebhookDispatcher", () => {
     close = undefined;
   });
 
-  /** A loopback receiver answering each request with the next status of `statuses`, recording what it got. */
-  async function receiver(statuses: number[]) {
+  /**
+   * A loopback receiver answering each request as `answer` says (`"hang"`: never), recording what it got.
+   * `statuses`: the next of them each time, then 200.
+   */
+  async function receiver(answer: number[] | ((id: string) => number | "hang")) {
+    const answerOf = Array.isArray(answer) ? () => answer.shift() ?? 200 : answer;
     const received: Array<{ headers: IncomingMessage["headers"]; body: string }> = [];
     const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       let body = "";
@@ -109,13 +113,40 @@ describe("WebhookDispatcher", () => {
       });
       request.on("end", () => {
         received.push({ headers: request.headers, body });
-        response.statusCode = statuses.shift() ?? 200;
+        const status = answerOf(String(request.headers["webhook-id"]));
+        if (status === "hang") return;
+        response.statusCode = status;
         response.end();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    close = () => new Promise((resolve) => server.close(() => resolve()));
+    close = () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
+  }
+
+  /** A dispatcher over an in-memory outbox holding `deliveries` to `url`, counting each outcome in `counted`. */
+  async function dispatching(
+    url: string,
+    deliveries: Array<{ deliveryId: string; body: string }>,
+    options: { attemptTimeoutMs?: number } = {},
+  ) {
+    const clock = new ManualClock();
+    const stores = inMemorySessionStores(clock);
+    await stores.webhooks.enqueue(deliveries.map((delivery) => ({ ...delivery, target: url })));
+    const counted: string[] = [];
+    const dispatcher = new WebhookDispatcher({
+      outbox: stores.webhooks,
+      webhooks: [{ target: url, key: Buffer.alloc(16, 2) }],
+      metrics: { countWebhookDelivery: (outcome) => counted.push(outcome) },
+      logger: silentLogger,
+      pollMs: 5,
+      ...options,
+    });
+    return { clock, outbox: stores.webhooks, counted, dispatcher };
   }
 
   async function until(check: () => boolean): Promise<void> {
@@ -124,18 +155,8 @@ describe("WebhookDispatcher", () => {
 
   it("retries a failed delivery on the schedule with the same id and body, then drops it, counting each", async () => {
     const { url, received } = await receiver(Array(RETRY_DELAYS_MS.length + 1).fill(500));
-    const clock = new ManualClock();
-    const stores = inMemorySessionStores(clock);
     const body = '{"type":"turn.completed"}';
-    await stores.webhooks.enqueue([{ deliveryId: "msg_1", target: url, body }]);
-    const counted: string[] = [];
-    const dispatcher = new WebhookDispatcher({
-      outbox: stores.webhooks,
-      webhooks: [{ target: url, key: Buffer.alloc(16, 2) }],
-      metrics: { countWebhookDelivery: (outcome) => counted.push(outcome) },
-      logger: silentLogger,
-      pollMs: 5,
-    });
+    const { clock, outbox, counted, dispatcher } = await dispatching(url, [{ deliveryId: "msg_1", body }]);
     dispatcher.start();
     try {
       for (const [attempt, delayMs] of RETRY_DELAYS_MS.entries()) {
@@ -153,6 +174,38 @@ describe("WebhookDispatcher", () => {
     expect(counted).toEqual([...RETRY_DELAYS_MS.map(() => "retried"), "dropped"]);
     expect(new Set(received.map((each) => each.headers["webhook-id"]))).toEqual(new Set(["msg_1"]));
     expect(new Set(received.map((each) => each.body))).toEqual(new Set([body]));
-    expect(await stores.webhooks.claimDue({ claimant: "c", limit: 5, claimMs: 1 })).toEqual([]);
+    expect(await outbox.claimDue({ claimant: "c", limit: 5, claimMs: 1 })).toEqual([]);
+  });
+
+  it("fails an attempt the receiver leaves unanswered past its timeout, while other deliveries go on", async () => {
+    const attempts = new Map<string, number>();
+    const { url, received } = await receiver((id) => {
+      attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      return id === "msg_slow" && attempts.get(id) === 1 ? "hang" : 200;
+    });
+    const deliveries = [
+      { deliveryId: "msg_slow", body: '{"n":1}' },
+      { deliveryId: "msg_fast", body: '{"n":2}' },
+    ];
+    const { clock, outbox, counted, dispatcher } = await dispatching(url, deliveries, {
+      attemptTimeoutMs: 300,
+    });
+    dispatcher.start();
+    try {
+      await until(() => counted.length === 2);
+      // The fast one was delivered while the slow one hung; the slow one's attempt then timed out.
+      expect(counted).toEqual(["delivered", "retried"]);
+      clock.advance(retryDelayMs(0) ?? 0);
+      await until(() => counted.length === 3);
+    } finally {
+      await dispatcher.stop();
+    }
+    expect(counted).toEqual(["delivered", "retried", "delivered"]);
+    expect(received.map((each) => each.headers["webhook-id"]).sort()).toEqual([
+      "msg_fast",
+      "msg_slow",
+      "msg_slow",
+    ]);
+    expect(await outbox.claimDue({ claimant: "c", limit: 5, claimMs: 1 })).toEqual([]);
   });
 });

@@ -6,8 +6,6 @@ import type { ConfiguredWebhook } from "./configured-webhooks.js";
 import { retryDelayMs } from "./retry-schedule.js";
 import { webhookSignature } from "./webhook-signature.js";
 
-/** An answer later than this is a failed attempt. */
-const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Longer than an attempt with its row's update: a claim expires only when its instance stopped. */
 const CLAIM_MS = 30_000;
 
@@ -20,6 +18,8 @@ export interface WebhookDispatcherOptions {
   maxInFlight?: number;
   /** How often the outbox is asked for due deliveries while there is room. Default 1 s. */
   pollMs?: number;
+  /** An answer later than this is a failed attempt. Default 10 s; keep it well below the claim's 30 s. */
+  attemptTimeoutMs?: number;
 }
 
 type Outcome = "delivered" | "retried" | "dropped";
@@ -40,8 +40,8 @@ export class WebhookDispatcher {
   #stopped = false;
 
   constructor(options: WebhookDispatcherOptions) {
-    const { webhooks, maxInFlight = 8, pollMs = 1_000, ...rest } = options;
-    this.#options = { ...rest, maxInFlight, pollMs };
+    const { webhooks, maxInFlight = 8, pollMs = 1_000, attemptTimeoutMs = 10_000, ...rest } = options;
+    this.#options = { ...rest, maxInFlight, pollMs, attemptTimeoutMs };
     this.#webhooks = new Map(webhooks.map((webhook) => [webhook.target, webhook]));
   }
 
@@ -95,7 +95,8 @@ export class WebhookDispatcher {
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
     const webhook = this.#webhooks.get(delivery.target);
-    const status = webhook === undefined ? "unconfigured" : await post(webhook, delivery);
+    const status =
+      webhook === undefined ? "unconfigured" : await post(webhook, delivery, this.#options.attemptTimeoutMs);
     const delivered = typeof status === "number" && status >= 200 && status < 300;
     const delayMs = delivered || webhook === undefined ? undefined : retryDelayMs(delivery.attempts);
     const outcome: Outcome = delivered ? "delivered" : delayMs === undefined ? "dropped" : "retried";
@@ -130,14 +131,18 @@ export class WebhookDispatcher {
  * Posts one attempt, signed for now; its HTTP status, or why there was none (a timeout, a refused connection).
  * Redirects are not followed: a receiver answers where it was configured.
  */
-async function post(webhook: ConfiguredWebhook, delivery: ClaimedDelivery): Promise<number | string> {
+async function post(
+  webhook: ConfiguredWebhook,
+  delivery: ClaimedDelivery,
+  timeoutMs: number,
+): Promise<number | string> {
   const timestamp = Math.floor(Date.now() / 1_000);
   const { deliveryId: id, body } = delivery;
   try {
     const response = await fetch(webhook.target, {
       method: "POST",
       redirect: "manual",
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      signal: AbortSignal.timeout(timeoutMs),
       headers: {
         "content-type": "application/json",
         "webhook-id": id,

@@ -207,6 +207,28 @@ describe.each(E2E_STORES)("%s store", (store: TestStoreKind) => {
     ]);
   });
 
+  it("interrupts a turn awaiting client tools by abandoning it: its late tool results are refused, the new turn runs", async () => {
+    const sessionId = uniqueId("interrupt-awaiting");
+    harness.enqueue(
+      step.functionCalls({ name: "read_file", arguments: { path: "src/a.ts" }, callId: "call_1" }),
+    );
+    const asked = expectContinuation(await client().post(userTurn(sessionId, "t1", "Read it first.")));
+    harness.enqueue("Started over.");
+    const second = await client().post(userTurn(sessionId, "t2", "Forget it.", { multitask: "interrupt" }));
+    expect(expectFinal(second).primaryOutputText).toBe("Started over.");
+    const results = [{ toolCallId: asked.toolCalls[0]?.toolCallId ?? "", resultJson: '"export {}"' }];
+    const late = await client().post(toolContinuation(sessionId, "t1", results));
+    expect(expectFailure(late, 409, "TURN_NOT_AWAITING_TOOLS").details).toMatchObject({
+      status: "abandoned",
+    });
+    expect(await statuses(client(), sessionId)).toEqual([
+      ["t1", "abandoned"],
+      ["t2", "completed"],
+    ]);
+    // The new turn was the last call: the late results asked the model nothing.
+    expect(harness.responseRequests()).toHaveLength(2);
+  });
+
   it("queues a turn behind one awaiting client tools, and runs it once that turn's results end it", async () => {
     const sessionId = uniqueId("queue-awaiting");
     harness.enqueue(

@@ -112,6 +112,9 @@ export class InMemorySessionDirectory implements SessionDirectory {
     fork.compactions = source.compactions
       .filter((compaction) => copiedTurnIds.has(compaction.turnId))
       .map((compaction) => ({ ...copy(compaction), sessionId: input.sessionId }));
+    fork.modeHistory = source.modeHistory
+      .filter((change) => copiedTurnIds.has(change.turnId))
+      .map((change) => ({ ...copy(change), sessionId: input.sessionId }));
     this.#shared.shareFiles(input.source, input.sessionId, copiedTurnIds);
     for (const [position, item] of source.transcript)
       if (position < input.cursor.transcriptLength) fork.transcript.set(position, copy(item));

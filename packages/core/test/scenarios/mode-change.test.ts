@@ -160,6 +160,30 @@ describe("mode changes through agent_change_mode (AGN-011 §5)", () => {
     expect([again.mode, again.modeHistory.length]).toEqual(["general", 2]);
   });
 
+  it("gives a fork the mode changes of the turns it copies, none after its point, and its source keeps its own", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue(
+      { text: "Hello." },
+      { toolCalls: [{ name: "agent_change_mode", arguments: toReview, callId: "m1" }] },
+      { text: "Send me the diff." },
+    );
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t2", instruction: "Please review" }));
+    const source = resultOf(await agent.service.getSession(PRINCIPAL, "s"));
+
+    const whole = resultOf(await agent.service.forkSession(PRINCIPAL, "s", { newSessionId: "whole" }));
+    expect([whole.mode, whole.modeHistory]).toStrictEqual([source.mode, source.modeHistory]);
+    const before = resultOf(
+      await agent.service.forkSession(PRINCIPAL, "s", { newSessionId: "before-t2", atTurnId: "t2" }),
+    );
+    expect([before.mode, before.modeHistory]).toStrictEqual(["general", []]);
+    // Deleting the fork leaves the source's history whole.
+    expect((await agent.service.deleteSession(PRINCIPAL, "whole")).successful).toBe(true);
+    expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).modeHistory).toStrictEqual(
+      source.modeHistory,
+    );
+  });
+
   it("shows the new mode on a client tool continuation and keeps the old tools for the turn's continuation round", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

@@ -37,6 +37,19 @@ describe("the turn trace and usage", () => {
     expect(resultOf(await agent.service.getSession(PRINCIPAL, "s")).turns[0]?.usage).toEqual(usage);
   });
 
+  it("counts a fork's copied turns once: their calls stay in the source's traces and usage", async () => {
+    const agent = await createTestAgent();
+    agent.provider.enqueue({ text: "One." });
+    responseOf(await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Hi" }));
+    resultOf(await agent.service.forkSession(PRINCIPAL, "s", { newSessionId: "f" }));
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "f", "t1")).llmCalls).toEqual([]);
+    expect(resultOf(await agent.service.getTurnTrace(PRINCIPAL, "s", "t1")).llmCalls).toHaveLength(1);
+    // Reports count whole UTC days: up to tomorrow's start.
+    const today = { from: new Date(0), to: new Date(agent.clock.now().getTime() + 86_400_000) };
+    const bySession = await agent.service.usage(PRINCIPAL, today, { groupBy: "session" });
+    expect(bySession.buckets.map(({ key, llmCalls }) => [key, llmCalls])).toEqual([["s", 1]]);
+  });
+
   it("lists every LLM call with its composed request and normalized response", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue(

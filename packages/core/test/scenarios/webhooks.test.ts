@@ -80,6 +80,29 @@ describe("webhook events are kept with the writes that make them", () => {
     expect(kept[0]?.event.data).toEqual({ principal: "bob", sessionId: "b", turnId: "t2", result: refused });
   });
 
+  it("keeps a running turn the budget ended as turn.failed and budget.exceeded, both with its answer", async () => {
+    const agent = await createTestAgent({
+      webhooks: [EVERYTHING],
+      budgets: { defaults: { tokensDaily: 20 }, principals: {} },
+    });
+    // Its first call spends the budget and asks for a server tool: the turn ends before its next call.
+    agent.provider.enqueue({
+      text: "Looking it up.",
+      toolCalls: [{ name: "lookup", arguments: { query: "cart" } }],
+      usage: { inputTokens: 10, outputTokens: 15 },
+    });
+    const failed = await agent.execute({ sessionId: "s", turnId: "t1", instruction: "Look it up." });
+    expect(errorsOf(failed)[0]?.code).toBe("BUDGET_EXCEEDED");
+
+    const kept = await outbox(agent.store);
+    expect(kept.map(({ event }) => [event.type, event.data.turnId, event.data.status])).toEqual([
+      ["budget.exceeded", "t1", "failed"],
+      ["turn.failed", "t1", "failed"],
+    ]);
+    expect(kept[0]?.event.data.result).toEqual(failed);
+    expect(kept[1]?.event.data.result).toEqual(failed);
+  });
+
   it("keeps nothing without webhooks", async () => {
     const agent = await createTestAgent();
     agent.provider.enqueue({ text: "One." });

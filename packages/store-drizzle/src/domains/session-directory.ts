@@ -1,3 +1,4 @@
+import { SESSION_TITLE_LENGTH } from "@aptix/contracts";
 import type {
   DeleteSessionInput,
   DeleteSessionResult,
@@ -44,8 +45,6 @@ import {
 type ForkSessionInput = Parameters<SessionDirectory["forkSession"]>[0];
 type ForkSessionResult = Awaited<ReturnType<SessionDirectory["forkSession"]>>;
 
-/** A session title's length (contracts' SESSION_TITLE_LENGTH; the store contract suite holds the two equal). */
-const TITLE_LENGTH = 80;
 const TRAILING_SPACE = "\\s+$";
 
 /** `updatedAt` is written from a `Date` (milliseconds): the order and the page cursors agree exactly. */
@@ -274,6 +273,7 @@ export class DrizzleSessionDirectory implements SessionDirectory {
       if (copied.length > 0) {
         const copiedTurnIds = copied.map((turn) => turn.turnId);
         await copyCompactions(tx, source, input.sessionId, copiedTurnIds);
+        await copyModeHistory(tx, source, input.sessionId, copiedTurnIds);
         await shareFiles(tx, source, input.sessionId, copiedTurnIds);
       }
       return "forked";
@@ -365,6 +365,25 @@ async function copyCompactions(
   }
 }
 
+/** The mode changes the copied turns made, in their order (new ids, as the list is read by id). */
+async function copyModeHistory(
+  tx: StoreTransaction,
+  source: SessionKey,
+  forkId: string,
+  copiedTurnIds: string[],
+): Promise<void> {
+  const changes = await tx
+    .select()
+    .from(modeHistory)
+    .where(and(keyWhere(modeHistory, source), inArray(modeHistory.turnId, copiedTurnIds)))
+    .orderBy(asc(modeHistory.id));
+  if (changes.length > 0) {
+    await tx
+      .insert(modeHistory)
+      .values(changes.map(({ id: _id, ...change }) => ({ ...change, sessionId: forkId })));
+  }
+}
+
 /**
  * A fork's share of its source's files: those of the copied turns that the source produced or holds are held by
  * the fork too (`file_holders`). Shared rather than copied: the copied turns name them by id.
@@ -434,7 +453,7 @@ export function sessionPage(
   if (titleContains !== undefined) {
     // strpos, not LIKE: the text is matched as it is, `%` and `_` included. `left` counts characters where the
     // title counts UTF-16 code units: they differ only past the Basic Multilingual Plane.
-    const title = sql`regexp_replace(left(${sessions.firstInstruction}, ${TITLE_LENGTH}::int), ${TRAILING_SPACE}, '')`;
+    const title = sql`regexp_replace(left(${sessions.firstInstruction}, ${SESSION_TITLE_LENGTH}::int), ${TRAILING_SPACE}, '')`;
     where.push(sql`strpos(lower(${title}), lower(${titleContains}::text)) > 0`);
   }
   if (after !== undefined) {

@@ -260,9 +260,8 @@ describe("the request body limit", () => {
     const { server, port } = await listening(1_000_000);
     const refusedAndClosed = /^HTTP\/1\.1 413 .*\r\nconnection: close\r\n.*"PAYLOAD_TOO_LARGE"/is;
     try {
-      // Sent on and on: the server reads 1,000,000 bytes of it, dropping them, then no more, and closes after 5 s
-      // (this client never closes). What was written past that sits in the two sockets' buffers (a few MiB on
-      // loopback).
+      // Sent on and on: the server reads 1,000,000 bytes of it, dropping them, then no more, and closes after 5 s.
+      // What was written past that sits in the two sockets' buffers (a few MiB on loopback).
       const endless = await declaringGigabyte(port, Number.POSITIVE_INFINITY);
       expect(endless.answer).toMatch(refusedAndClosed);
       expect(endless.written).toBeLessThan(32 * 1024 * 1024);

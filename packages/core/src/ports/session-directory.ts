@@ -87,9 +87,9 @@ export interface FinishResponseDeletionsInput {
 
 /**
  * What `forkSession` makes, in one atomic step: a session `sessionId` of the source's principal, with the source's
- * context, its turns before `beforeSequence` (same ids, same records), the compactions and mode changes made in them and its
- * transcript up to `cursor.transcriptLength`, in `mode`, at `cursor` (which names nothing the provider stores: its
- * first call replays). Its version is 1 and it holds no open turn nor lease. The files the copied turns produced are shared,
+ * context, its turns before `beforeSequence` (same ids, same records), the compactions and mode changes made in
+ * them and its transcript up to `cursor.transcriptLength`, in `mode`, at `cursor` (which names nothing the provider
+ * stores: its first call replays). Its version is 1 and it holds no open turn nor lease. The files the copied turns produced are shared,
  * not copied (the copied records name them by id): a store sharing one database with the file store counts the
  * fork among their holders in the same step, so deleting either session leaves the other's downloads whole.
  */

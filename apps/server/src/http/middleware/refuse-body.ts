@@ -17,7 +17,8 @@ const DRAIN_MS = 5_000;
  * an unread body resets the connection, and a client still writing it meets EPIPE, often before it has read the
  * answer (Node's `http` client then loses it). So the answer is written whole at once, and only its end (which
  * closes) waits: a client that stops sending on an answer (fetch does) closes first; past `drainBytes` nothing
- * more is read, so TCP holds back one that sends on (Node's `http`) while it reads the answer and closes.
+ * more is read, so TCP holds back one that sends on (Node's `http`) while it reads the answer. Unread, its close
+ * goes unseen too: such a connection is held the whole 5 s.
  */
 export async function refuseBody(
   c: Context<AppEnv>,

@@ -61,6 +61,13 @@ describe("double texting", () => {
     agent.provider.enqueue({ text: "one" }, { text: "two" }, { text: "three" });
     const { first, release } = await runningFirst(agent);
     const second = agent.execute(userTurn("t2", { multitask: "enqueue" }));
+    // Sent once t2 is queued: two requests in flight at once are queued in whichever order they are admitted.
+    await expect
+      .poll(() => statuses(agent))
+      .toEqual([
+        ["t1", "running"],
+        ["t2", "queued"],
+      ]);
     const third = agent.execute(userTurn("t3", { multitask: "enqueue" }));
     await expect
       .poll(() => statuses(agent))
